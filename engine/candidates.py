@@ -1,0 +1,50 @@
+"""The record every search stage passes along: one chunk (or injected profile) and its story.
+
+Stages fill in their own fields, so a finished result can explain every number in its score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Decay:
+    factor: float  # multiplier applied to the fused score (>= the floor)
+    age_days: float | None  # None when the chunk has no content_date
+    half_life: float
+    floored: bool = False
+
+
+@dataclass
+class Candidate:
+    id: str
+    content: str
+    source_file: str
+    source_type: str
+    content_date: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    rowid: int | None = None
+    # keyword arm
+    keyword_rank: int | None = None  # 0-based rank in the keyword arm
+    bm25: float | None = None  # negated FTS5 bm25 (higher is better)
+    matched_terms: list[str] | None = None
+    snippet: str | None = None  # FTS5 snippet with matched terms between « and »
+    # semantic arm
+    semantic_rank: int | None = None  # 0-based rank in the semantic arm
+    similarity: float | None = None  # cosine similarity, 1 - distance
+    # fusion and later stages
+    rrf_terms: dict[str, float] = field(default_factory=dict)  # arm -> 1/(k + rank + 1)
+    score: float = 0.0
+    decay: Decay | None = None
+    mmr_position: int | None = None  # 0-based position in the diversified head, else None
+    injected: bool = False  # a synthesized people-profile row
+    embedding_truncated: bool = False
+    stale: bool = False
+    rerank_score: float | None = None
+
+    @property
+    def found_by(self) -> list[str]:
+        arms = [arm for arm in ("keyword", "semantic") if arm in self.rrf_terms]
+        return ["profile"] if self.injected else arms

@@ -1,0 +1,57 @@
+"""The extractor contract: a file in, Chunks out, problems reported instead of raised.
+
+Extractors stream: they yield chunks one at a time, so the indexer can sub-batch a 50 MB log
+with bounded memory. A malformed record is skipped and reported through ``problems``; only a
+file that cannot be read at all raises :class:`ExtractError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class ExtractError(Exception):
+    """The whole file could not be parsed; the indexer records it and moves on."""
+
+
+@dataclass
+class Chunk:
+    id: str
+    source_file: str  # POSIX path relative to the data root
+    source_type: str
+    content: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    content_hash: str = ""
+    content_date: str | None = None  # ISO date (YYYY-MM-DD) that drives recency decay
+
+    def __post_init__(self) -> None:
+        if not self.content_hash:
+            self.content_hash = self.compute_hash(self.content, self.metadata)
+
+    @staticmethod
+    def compute_hash(content: str, metadata: dict[str, Any] | None = None) -> str:
+        """16-hex-char SHA-256 prefix of what a chunk shows; drives chunk-level change detection."""
+        h = hashlib.sha256(content.encode("utf-8", "surrogatepass"))
+        if metadata:
+            h.update(json.dumps(metadata, sort_keys=True, default=str).encode())
+        return h.hexdigest()[:16]
+
+
+class Problems(list):
+    """Non-fatal issues met while extracting one file (line numbers where known)."""
+
+    def add(self, message: str, line: int | None = None) -> None:
+        self.append(f"line {line}: {message}" if line is not None else message)
+
+
+class BaseExtractor:
+    source_type: str = ""
+
+    def extract(self, path: Path, source_file: str, problems: Problems) -> Iterator[Chunk]:
+        """Yield the file's chunks in file order. ``source_file`` is the root-relative path."""
+        raise NotImplementedError

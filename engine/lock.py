@@ -1,0 +1,80 @@
+"""The single-writer lock: one reindex or maintenance run per index at a time.
+
+An advisory ``flock`` on ``<db>.lock``: the kernel drops it when the holder dies (even by
+SIGKILL), so a crash never leaves a stale lock behind. The file records who holds it, which
+lets a refused writer (and the UI/MCP ``index_transition`` line) say what is running.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+class WriterBusy(RuntimeError):
+    """Another process (or thread) is already writing to this index."""
+
+
+def lock_path(db_path: Path) -> Path:
+    return Path(str(db_path) + ".lock")
+
+
+def _holder(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text() or "{}")
+    except (OSError, ValueError):
+        return {}
+
+
+def _describe(holder: dict) -> str:
+    if not holder:
+        return "another memlens writer"
+    started = time.strftime("%H:%M:%S", time.localtime(holder.get("started", 0)))
+    return f"a {holder.get('purpose', 'write')} (pid {holder.get('pid', '?')}, since {started})"
+
+
+@contextmanager
+def writer_lock(db_path: Path, purpose: str) -> Iterator[None]:
+    """Hold the index's writer lock for ``purpose`` or raise :class:`WriterBusy` at once."""
+    path = lock_path(db_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise WriterBusy(
+                f"{_describe(_holder(path))} is already writing to {db_path}; "
+                f"wait for it to finish and try again") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps(
+            {"purpose": purpose, "pid": os.getpid(), "started": time.time()}).encode())
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def active_writer(db_path: Path) -> str | None:
+    """What is writing to the index right now (e.g. ``"reindex"``), or None."""
+    path = lock_path(db_path)
+    if not path.exists():
+        return None
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _holder(path).get("purpose", "write")
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)

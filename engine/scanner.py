@@ -1,0 +1,132 @@
+"""File discovery: FILE_ROUTES (path pattern -> source type) and mtime-level change detection.
+
+FILE_ROUTES is the canonical answer to "what is indexed". To add a source, add a route here and
+register an extractor in ``engine/extractors``. Patterns are globs relative to the data root;
+the first route that claims a file wins.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+FILE_ROUTES: list[tuple[str, str]] = [
+    ("data/slack/*.jsonl", "slack"),
+    ("data/telegram/*.jsonl", "telegram"),
+    ("data/signal/*.jsonl", "signal"),
+    ("data/meetings/processed/*.json", "meeting"),
+    ("data/email/catalog/*.jsonl", "email_catalog"),
+    ("data/photos/events.jsonl", "event"),
+    ("data/health/garmin/*.json", "garmin"),
+    ("data/health/cgm/*.json", "cgm"),
+    ("data/health/checkins.jsonl", "checkin"),
+    ("data/health/experiments.jsonl", "experiment"),
+    ("data/journal/*.jsonl", "journal"),
+    ("data/voice/*.json", "voice"),
+    ("data/identity/transcripts/*.md", "transcript"),
+    ("data/identity/quotes.jsonl", "quote"),
+    ("data/identity/observations.jsonl", "observation"),
+    ("data/identity/stories.jsonl", "story"),
+    ("data/interviews/sessions/*.json", "interview_meta"),
+    ("data/interviews/*.jsonl", "interview"),
+    ("data/podcasts/digests.jsonl", "podcast_digest"),
+    ("data/board/*.md", "board_summary"),
+    ("memory/entities/people/*.md", "entity_file"),
+    ("memory/entities/projects/*.md", "entity_file"),
+    ("memory/entities/topics/*.md", "entity_file"),
+    ("memory/codebase/*.md", "codebase_doc"),
+    ("memory/rwgps/*.md", "rwgps_memory"),
+    ("memory/scratch/*.md", "scratch"),
+    ("notes/**/*.md", "note"),
+]
+
+SOURCE_TYPES: tuple[str, ...] = tuple(dict.fromkeys(t for _, t in FILE_ROUTES))
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: Path  # absolute
+    rel: str  # POSIX path relative to the root: what chunks store as source_file
+    source_type: str
+    mtime: float
+    size: int
+
+
+def discover(root: Path, routes: Iterable[tuple[str, str]] = FILE_ROUTES) -> Iterator[SourceFile]:
+    """Every file the routes claim, each once (first route wins), in a stable order."""
+    root = Path(root)
+    seen: set[str] = set()
+    for pattern, source_type in routes:
+        for path in sorted(root.glob(pattern)):
+            if not path.is_file() or path.name.startswith("."):
+                continue
+            rel = path.relative_to(root).as_posix()
+            if rel in seen:
+                continue
+            seen.add(rel)
+            try:
+                st = path.stat()
+            except OSError:  # vanished between glob and stat
+                continue
+            yield SourceFile(path, rel, source_type, st.st_mtime, st.st_size)
+
+
+def indexed_mtimes(conn) -> dict[str, float]:
+    return {row[0]: row[1] for row in conn.execute("SELECT source_file, mtime FROM index_state")}
+
+
+def needs_indexing(files: Iterable[SourceFile], mtimes: dict[str, float]) -> list[SourceFile]:
+    """Level one of change detection: a file is a candidate if it is new or its mtime moved."""
+    return [f for f in files if mtimes.get(f.rel) != f.mtime]
+
+
+def vanished(files: Iterable[SourceFile], mtimes: dict[str, float]) -> list[str]:
+    """Indexed files that no route claims on disk any more."""
+    present = {f.rel for f in files}
+    return sorted(rel for rel in mtimes if rel not in present)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .config import ConfigError, load_config, resolve_root
+    from .db import connect
+
+    parser = argparse.ArgumentParser(
+        prog="python -m engine.scanner",
+        description="List the files the router would index (--discover) or those pending.")
+    parser.add_argument("--root", help="data root (default: $MEMLENS_ROOT, else the demo root)")
+    parser.add_argument("--db", help="index path (default: <root>/data/search/memlens.db)")
+    parser.add_argument("--discover", action="store_true", help="list every routed file")
+    args = parser.parse_args(argv)
+    root, _ = resolve_root(args.root)
+    try:
+        config = load_config(root, args.db)
+    except ConfigError as exc:
+        print(f"memlens: {exc}", file=sys.stderr)
+        return 2
+    files = list(discover(config.root, config.routes))
+    if args.discover:
+        for f in files:
+            print(f"{f.source_type:15} {f.rel}")
+        print(f"{len(files)} files", file=sys.stderr)
+        return 0
+    mtimes: dict[str, float] = {}
+    if config.db_path.exists():
+        conn = connect(config.db_path, readonly=True)
+        try:
+            mtimes = indexed_mtimes(conn)
+        finally:
+            conn.close()
+    pending = needs_indexing(files, mtimes)
+    for f in pending:
+        print(f"{f.source_type:15} {f.rel}")
+    for rel in vanished(files, mtimes):
+        print(f"{'(removed)':15} {rel}")
+    print(f"{len(pending)} of {len(files)} files need indexing", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

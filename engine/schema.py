@@ -1,0 +1,233 @@
+"""The index schema: chunks (authoritative), FTS5 and vec0 (derived), index_state, meta.
+
+Self-migrating and idempotent: ``ensure_schema`` is a fast no-op once ``PRAGMA user_version``
+is current. The vec0 table's dimension is fixed at creation, so the embedder that filled it is
+recorded in ``meta``; opening the index with another embedder never mixes vectors (see
+:func:`check_embedder`).
+
+Inserts reach chunks_fts and chunks_vec set-based, one ``INSERT ... SELECT`` per sub-batch in
+the indexer's transaction (``mirror_new_rows``): per-row FTS5 insert triggers were measured
+several times slower. Deletes and updates are mirrored by triggers, so no code path can leave a
+stale FTS5 or vec0 row behind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .db import Connection, transaction
+
+SCHEMA_VERSION = 1
+
+CORE_DDL = """
+CREATE TABLE IF NOT EXISTS chunks (
+    id TEXT PRIMARY KEY,
+    source_file TEXT NOT NULL,
+    source_type TEXT NOT NULL,
+    content TEXT NOT NULL,
+    metadata TEXT,
+    embedding BLOB,
+    indexed_at TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    content_date TEXT,
+    embedding_truncated INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS chunks_source_file ON chunks(source_file);
+CREATE INDEX IF NOT EXISTS chunks_source_type_date ON chunks(source_type, content_date);
+CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(content_hash) WHERE embedding IS NULL;
+
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    content, source_file, source_type,
+    content='chunks', content_rowid='rowid',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+
+CREATE TABLE IF NOT EXISTS index_state (
+    source_file TEXT PRIMARY KEY,
+    mtime REAL NOT NULL,
+    indexed_at TEXT NOT NULL,
+    source_type TEXT,
+    error TEXT
+);
+
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, content, source_file, source_type)
+    VALUES ('delete', old.rowid, old.content, old.source_file, old.source_type);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF content, source_file, source_type
+ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, content, source_file, source_type)
+    VALUES ('delete', old.rowid, old.content, old.source_file, old.source_type);
+    INSERT INTO chunks_fts(rowid, content, source_file, source_type)
+    VALUES (new.rowid, new.content, new.source_file, new.source_type);
+END;
+"""
+
+
+def vec_ddl(dim: int) -> str:
+    """vec0 with source_type as partition key (a filtered KNN scans only that type's vectors)
+    and content_date as a metadata column (date filters inside the KNN)."""
+    return f"""
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
+    source_type TEXT PARTITION KEY,
+    content_date TEXT,
+    embedding float[{int(dim)}] distance_metric=cosine
+);
+CREATE TRIGGER IF NOT EXISTS chunks_vec_ad AFTER DELETE ON chunks
+WHEN old.embedding IS NOT NULL BEGIN
+    DELETE FROM chunks_vec WHERE rowid = old.rowid;
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_vec_au AFTER UPDATE OF embedding, source_type, content_date
+ON chunks BEGIN
+    DELETE FROM chunks_vec WHERE rowid = old.rowid AND old.embedding IS NOT NULL;
+    INSERT INTO chunks_vec(rowid, source_type, content_date, embedding)
+    SELECT new.rowid, new.source_type, coalesce(new.content_date, ''), new.embedding
+    WHERE new.embedding IS NOT NULL;
+END;
+"""
+
+
+VEC_OBJECTS = ("chunks_vec_ad", "chunks_vec_au")
+
+
+@dataclass(frozen=True)
+class EmbedderInfo:
+    provider: str
+    model: str
+    dim: int
+
+    def describe(self) -> str:
+        return f"{self.provider}:{self.model} ({self.dim}-d)"
+
+
+class EmbedderMismatch(RuntimeError):
+    """The index holds vectors from another embedder than the configured one."""
+
+    def __init__(self, stored: EmbedderInfo, configured: EmbedderInfo):
+        self.stored = stored
+        self.configured = configured
+        super().__init__(
+            f"the index was embedded with {stored.describe()} but the configured embedder is "
+            f"{configured.describe()}; vectors are never mixed: run `memlens reindex --re-embed` "
+            f"to re-embed every chunk, or switch the embedder back")
+
+
+def ensure_schema(conn: Connection) -> None:
+    """Create or migrate the core tables; idempotent and cheap when current."""
+    (version,) = conn.execute("PRAGMA user_version").fetchone()
+    if version == SCHEMA_VERSION:
+        return
+    if version > SCHEMA_VERSION:
+        raise RuntimeError(
+            f"this index has schema version {version}, newer than this memlens "
+            f"({SCHEMA_VERSION}); upgrade memlens")
+    with transaction(conn):
+        for statement in _statements(CORE_DDL):
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def get_meta(conn: Connection, key: str, default: str | None = None) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else default
+
+
+def set_meta(conn: Connection, key: str, value: str) -> None:
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+
+def stored_embedder(conn: Connection) -> EmbedderInfo | None:
+    provider = get_meta(conn, "embedder_provider")
+    if provider is None:
+        return None
+    return EmbedderInfo(provider, get_meta(conn, "embedder_model", ""),
+                        int(get_meta(conn, "embedding_dim", "0")))
+
+
+def has_vec_table(conn: Connection) -> bool:
+    return conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").fetchone() is not None
+
+
+def create_vec_index(conn: Connection, info: EmbedderInfo) -> None:
+    """Create chunks_vec for ``info``'s dimension, record the embedder and backfill vectors."""
+    for statement in _statements(vec_ddl(info.dim)):
+        conn.execute(statement)
+    set_meta(conn, "embedder_provider", info.provider)
+    set_meta(conn, "embedder_model", info.model)
+    set_meta(conn, "embedding_dim", str(info.dim))
+    backfill_vec(conn)
+
+
+def drop_vec_index(conn: Connection) -> None:
+    for trigger in VEC_OBJECTS:
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    conn.execute("DROP TABLE IF EXISTS chunks_vec")
+
+
+def backfill_vec(conn: Connection) -> int:
+    cur = conn.execute(
+        "INSERT INTO chunks_vec(rowid, source_type, content_date, embedding) "
+        "SELECT rowid, source_type, coalesce(content_date, ''), embedding FROM chunks "
+        "WHERE embedding IS NOT NULL")
+    return cur.rowcount
+
+
+def ensure_vec_index(conn: Connection, info: EmbedderInfo) -> None:
+    """Make chunks_vec match ``info``; raise :class:`EmbedderMismatch` if it holds others."""
+    stored = stored_embedder(conn)
+    if stored is not None and stored != info:
+        raise EmbedderMismatch(stored, info)
+    if not has_vec_table(conn):
+        with transaction(conn):
+            create_vec_index(conn, info)
+
+
+def switch_embedder(conn: Connection, info: EmbedderInfo) -> None:
+    """Forget every vector and start over with ``info`` (all chunks become pending).
+
+    One transaction, so a crash leaves either the old embedder's index or the new empty one;
+    the pending pass of the next reindex then (re-)embeds whatever is left.
+    """
+    with transaction(conn):
+        drop_vec_index(conn)
+        conn.execute("UPDATE chunks SET embedding = NULL, embedding_truncated = 0 "
+                     "WHERE embedding IS NOT NULL")
+        create_vec_index(conn, info)
+
+
+def mirror_new_rows(conn: Connection, after_rowid: int) -> None:
+    """Index rows inserted into chunks with rowid > ``after_rowid`` in FTS5 and vec0."""
+    conn.execute(
+        "INSERT INTO chunks_fts(rowid, content, source_file, source_type) "
+        "SELECT rowid, content, source_file, source_type FROM chunks WHERE rowid > ?",
+        (after_rowid,))
+    conn.execute(
+        "INSERT INTO chunks_vec(rowid, source_type, content_date, embedding) "
+        "SELECT rowid, source_type, coalesce(content_date, ''), embedding FROM chunks "
+        "WHERE rowid > ? AND embedding IS NOT NULL", (after_rowid,))
+
+
+def max_rowid(conn: Connection) -> int:
+    return conn.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchone()[0]
+
+
+def _statements(script: str) -> list[str]:
+    """Split a DDL script into statements (executescript would COMMIT our transaction)."""
+    import sqlean
+
+    statements, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlean.complete_statement(current):
+            if current.strip():
+                statements.append(current.strip())
+            current = ""
+    return statements

@@ -1,0 +1,107 @@
+"""Shared fixtures: real data roots in tmp dirs, real SQLite, the real local embedder."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.config import Config, load_config
+from engine.db import connect
+from engine.embedder import EmbeddingError, LocalEmbedder
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+BENCH_DATA = SHARED / "bench-data"
+
+
+def slack_lines(n: int, start: int = 0, channel_people=("Maya Chen", "Sam Rivera")) -> str:
+    t0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone(timedelta(hours=-8)))
+    lines = []
+    for i in range(start, start + n):
+        ts = (t0 + timedelta(minutes=7 * i)).isoformat()
+        who = channel_people[i % len(channel_people)]
+        lines.append(json.dumps({"ts": ts, "user": who,
+                                 "text": f"message {i} about the harbor bridge project"}))
+    return "\n".join(lines) + "\n"
+
+
+NOTE = """---
+title: Garden plan
+date: 2026-04-02
+tags: [garden, home]
+---
+Intro paragraph about the allotment.
+
+# Vegetables
+
+Tomatoes go along the south fence.
+
+## Watering
+
+Drip irrigation on a timer, twice a day in July.
+
+# Flowers
+
+Dahlias near the shed.
+"""
+
+
+def make_root(root: Path) -> Path:
+    (root / "data/slack").mkdir(parents=True)
+    (root / "data/slack/general.jsonl").write_text(slack_lines(95))
+    (root / "data/slack/random.jsonl").write_text(slack_lines(12, channel_people=("Ola",)))
+    (root / "notes/home").mkdir(parents=True)
+    (root / "notes/home/garden.md").write_text(NOTE)
+    return root
+
+
+@pytest.fixture
+def data_root(tmp_path) -> Path:
+    return make_root(tmp_path / "root")
+
+
+@pytest.fixture
+def config(data_root) -> Config:
+    return load_config(data_root)
+
+
+class CountingEmbedder(LocalEmbedder):
+    """The real local embedder, counting what it embeds; can be told to fail like a provider."""
+
+    def __init__(self, fail_with: str | None = None):
+        self.texts: list[str] = []
+        self.fail_with = fail_with
+
+    def embed(self, texts):
+        if self.fail_with:
+            raise EmbeddingError(self.fail_with, "provider unreachable (test)")
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+@pytest.fixture
+def embedder() -> CountingEmbedder:
+    return CountingEmbedder()
+
+
+def assert_consistent(db_path: Path) -> None:
+    """The derived indexes match chunks exactly: FTS5 integrity-check and vec0 rowids."""
+    conn = connect(db_path)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+        with_vec = {r[0] for r in conn.execute(
+            "SELECT rowid FROM chunks WHERE embedding IS NOT NULL")}
+        in_vec = {r[0] for r in conn.execute("SELECT rowid FROM chunks_vec_rowids")}
+        assert with_vec == in_vec
+        for rowid, blob in conn.execute(
+                "SELECT c.rowid, v.embedding FROM chunks c JOIN chunks_vec v "
+                "ON v.rowid = c.rowid LIMIT 20"):
+            stored = conn.execute("SELECT embedding FROM chunks WHERE rowid = ?",
+                                  (rowid,)).fetchone()[0]
+            assert np.allclose(np.frombuffer(blob, np.float32), np.frombuffer(stored, np.float32))
+    finally:
+        conn.close()

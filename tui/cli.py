@@ -1,0 +1,273 @@
+"""The ``memlens`` command: the app by default, plus reindex/search/maintenance/... subcommands.
+
+Errors are one clear line on stderr and a non-zero exit; long work shows a progress bar on a
+terminal and stays quiet with ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+class CliError(Exception):
+    """A user-facing failure: printed as one line, exit code 1."""
+
+
+def _config(args):
+    from engine.config import load_config, resolve_root
+
+    root, is_demo = resolve_root(getattr(args, "root", None))
+    if is_demo and not (root / ".memlens-demo.json").exists():
+        raise CliError(
+            f"no data root given and no demo root at {root}: pass --root, set $MEMLENS_ROOT, "
+            "or run `memlens demo` to create the demo root")
+    if not root.is_dir():
+        raise CliError(f"data root {root} does not exist")
+    return load_config(root, getattr(args, "db", None))
+
+
+def _human_bytes(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+def _progress_printer(quiet: bool):
+    """A rich progress bar on a terminal; None when quiet or not a terminal."""
+    if quiet or not sys.stderr.isatty():
+        return None, None
+    from rich.progress import (
+        BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn)
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[detail]}"), TimeRemainingColumn(),
+                   transient=True)
+    task = bar.add_task("scanning", total=None, detail="")
+
+    def update(p) -> None:
+        if p.phase == "pending":
+            bar.update(task, description="embedding pending", total=p.pending_total or None,
+                       completed=p.pending_done, detail=f"{p.chunks_embedded} embedded")
+        elif p.phase == "index":
+            name = (p.current_file or "")[-40:]
+            bar.update(task, description="indexing", total=p.files_total or None,
+                       completed=p.files_done, detail=f"{p.chunks_embedded} embedded  {name}")
+    return bar, update
+
+
+def cmd_reindex(args) -> int:
+    from engine.indexer import reindex
+
+    config = _config(args)
+    bar, update = _progress_printer(args.json)
+    if bar:
+        with bar:
+            stats = reindex(config=config, progress=update, full=args.full,
+                            re_embed=args.re_embed)
+    else:
+        stats = reindex(config=config, full=args.full, re_embed=args.re_embed)
+    if args.json:
+        print(json.dumps(stats.to_dict()))
+    else:
+        print(f"indexed {stats.files} files ({stats.skipped} unchanged, "
+              f"{stats.removed_files} removed): {stats.chunks} chunks written, "
+              f"{stats.unchanged_chunks} unchanged, {stats.deleted_chunks} deleted, "
+              f"{stats.embedded} embedded, {stats.pending_embeddings} pending "
+              f"in {stats.seconds:.1f}s")
+        for e in stats.errors:
+            print(f"error: {e.source_file}: {e.message}", file=sys.stderr)
+        for w in stats.warnings:
+            print(f"warning: {w.source_file}: {w.message}", file=sys.stderr)
+        for e in stats.embedding_errors:
+            print(f"embedding: {e}", file=sys.stderr)
+        if stats.cancelled:
+            print("cancelled: run `memlens reindex` again to finish", file=sys.stderr)
+    return 1 if stats.errors and not stats.files else 0
+
+
+def cmd_maintenance(args) -> int:
+    from engine.maintenance import rebuild_vec_index
+
+    config = _config(args)
+    if not args.json and sys.stderr.isatty():
+        print("rebuilding the vector index" + ("" if args.no_vacuum else " and vacuuming")
+              + "...", file=sys.stderr)
+    stats = rebuild_vec_index(config.db_path, vacuum=not args.no_vacuum)
+    if args.json:
+        print(json.dumps(stats))
+    else:
+        print(f"rebuilt {stats['vectors']} vectors: {_human_bytes(stats['size_before'])} -> "
+              f"{_human_bytes(stats['size_after'])} (reclaimed "
+              f"{_human_bytes(max(stats['reclaimed_bytes'], 0))}), dead slots "
+              f"{stats['dead_slots_before']} -> {stats['dead_slots_after']}")
+    return 0
+
+
+def cmd_discover(args) -> int:
+    from engine.db import connect
+    from engine.scanner import discover, indexed_mtimes, needs_indexing, vanished
+
+    config = _config(args)
+    files = list(discover(config.root, config.routes))
+    if not args.pending:
+        for pattern, source_type in config.routes:
+            count = sum(1 for f in files if f.source_type == source_type
+                        and Path(f.rel).match(pattern))
+            print(f"{source_type:15} {count:6}  {pattern}")
+        print(f"{len(files)} files routed")
+        return 0
+    mtimes = {}
+    if config.db_path.exists():
+        conn = connect(config.db_path, readonly=True)
+        try:
+            mtimes = indexed_mtimes(conn)
+        finally:
+            conn.close()
+    pending = needs_indexing(files, mtimes)
+    for f in pending:
+        print(f"{f.source_type:15} {f.rel}")
+    for rel in vanished(files, mtimes):
+        print(f"{'(removed)':15} {rel}")
+    print(f"{len(pending)} of {len(files)} files need indexing")
+    return 0
+
+
+def cmd_stats(args) -> int:
+    from engine.db import connect
+    from engine.schema import ensure_schema
+    from engine.stats import index_statistics
+
+    config = _config(args)
+    if not config.db_path.exists():
+        raise CliError(f"no index at {config.db_path}: run `memlens reindex` first")
+    conn = connect(config.db_path)
+    try:
+        ensure_schema(conn)
+        st = index_statistics(conn, config.db_path)
+    finally:
+        conn.close()
+    if args.json:
+        print(json.dumps(st.to_dict()))
+        return 0
+    print(f"index      {st.db_path} ({_human_bytes(st.db_bytes)})")
+    print(f"embedder   {st.embedder or '(none yet)'}")
+    print(f"chunks     {st.chunks} in {st.files} files; {st.pending_embeddings} pending "
+          f"embeddings, {st.truncated_embeddings} truncated")
+    if st.bloat:
+        b = st.bloat
+        print(f"vec0       {b.live_rows} vectors, {b.dead_slots} dead slots "
+              f"({_human_bytes(b.dead_bytes)}), fill {b.slot_fill:.0%}"
+              + ("  -> run `memlens maintenance`" if b.suggest_maintenance else ""))
+    print(f"reindexed  {st.last_reindex_at or 'never'}")
+    width = max((len(t) for t in st.per_type), default=0)
+    top = max(st.per_type.values(), default=1)
+    for source_type, count in st.per_type.items():
+        print(f"  {source_type:{width}} {count:8}  {'#' * max(1, round(30 * count / top))}")
+    for e in st.files_with_errors:
+        print(f"error: {e['source_file']}: {e['error']}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from engine.config import default_demo_root, load_config
+    from engine.demo import generate_demo_root
+    from engine.indexer import reindex
+
+    root = Path(args.root).expanduser().resolve() if args.root else default_demo_root()
+    print(f"demo root: {root}", file=sys.stderr)
+    generate_demo_root(root, chunks=args.chunks)
+    config = load_config(root)
+    bar, update = _progress_printer(False)
+    if bar:
+        with bar:
+            stats = reindex(config=config, progress=update)
+    else:
+        stats = reindex(config=config)
+    print(f"indexed {stats.chunks} new chunks ({stats.unchanged_chunks} unchanged) "
+          f"in {stats.seconds:.1f}s", file=sys.stderr)
+    if args.no_app:
+        return 0
+    return _open_app(root, None)
+
+
+def _open_app(root, db) -> int:
+    try:
+        from tui.app import run_app
+    except ImportError as exc:
+        raise CliError(f"the app is not available in this build ({exc})") from exc
+    return run_app(root, db)
+
+
+def cmd_app(args) -> int:
+    from engine.config import resolve_root
+
+    root, is_demo = resolve_root(args.root)
+    if is_demo and not (root / ".memlens-demo.json").exists():
+        args.root, args.chunks, args.no_app = None, None, False
+        return cmd_demo(args)
+    return _open_app(root, args.db)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--root", help="data root (default: $MEMLENS_ROOT, else the demo root)")
+    common.add_argument("--db", help="index file (default: <root>/data/search/memlens.db)")
+
+    parser = argparse.ArgumentParser(
+        prog="memlens", parents=[common],
+        description="A person's long-term memory, browsable from the terminal.")
+    sub = parser.add_subparsers(dest="command")
+
+    p = sub.add_parser("reindex", parents=[common], help="index new and changed files")
+    p.add_argument("--json", action="store_true", help="print the IndexStats as JSON")
+    p.add_argument("--full", action="store_true", help="re-read every file (ignore mtimes)")
+    p.add_argument("--re-embed", action="store_true",
+                   help="re-embed every chunk with the configured embedder")
+    p.set_defaults(func=cmd_reindex)
+
+    p = sub.add_parser("maintenance", parents=[common],
+                       help="rebuild the vector index and VACUUM (reclaims dead slots)")
+    p.add_argument("--no-vacuum", action="store_true", help="rebuild only")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_maintenance)
+
+    p = sub.add_parser("discover", parents=[common], help="routes and routed files")
+    p.add_argument("--pending", action="store_true", help="only files that need indexing")
+    p.set_defaults(func=cmd_discover)
+
+    p = sub.add_parser("stats", parents=[common], help="index statistics")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("demo", help="create and index the demo data root, then open the app")
+    p.add_argument("--root", help="where to create it (default: the user data dir)")
+    p.add_argument("--chunks", type=int, help="grow the demo to about N chunks")
+    p.add_argument("--no-app", action="store_true", help="stop after indexing")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    func = getattr(args, "func", cmd_app)
+    from engine.config import ConfigError
+    from engine.lock import WriterBusy
+    from engine.schema import EmbedderMismatch
+
+    try:
+        return func(args)
+    except (CliError, ConfigError, WriterBusy, EmbedderMismatch, FileNotFoundError) as exc:
+        print(f"memlens: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("memlens: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
