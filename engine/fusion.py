@@ -1,0 +1,304 @@
+"""Ranking stages over lists of :class:`Candidate` (seed stages 4, 5, 7, 8 and truncation).
+
+Every function takes a list and returns a new list of copied candidates: inputs are never
+mutated, so a stage can be tested (and a pipeline re-run) in isolation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import replace
+from datetime import UTC, date, datetime
+from typing import Any
+
+from .candidates import Candidate, Decay
+from .config import DIVERSITY_LAMBDA, DIVERSITY_TARGET, MAX_PER_SOURCE_TYPE, Config
+
+ARMS = ("keyword", "semantic")
+# Fields an arm may know and the other may not; when an id is in both arms, each fills the gaps.
+_MERGED_FIELDS = ("content_date", "rowid", "bm25", "matched_terms", "snippet", "similarity",
+                  "keyword_rank", "semantic_rank")
+# The MMR pool admits this many times max_per_type of one type: spare same-type candidates let
+# MMR prefer another file of that type, without one type crowding every other out of the pool.
+POOL_FACTOR = 2
+
+
+# --- RRF ------------------------------------------------------------------------------------
+
+def rrf_term(rank: int, k: int) -> float:
+    """One arm's contribution for a 0-based rank: 1 / (k + rank + 1)."""
+    return 1.0 / (k + rank + 1)
+
+
+def _merge_into(into: Candidate, other: Candidate) -> None:
+    """Fill ``into``'s unknown fields from ``other`` (the same chunk seen by the other arm)."""
+    for name in _MERGED_FIELDS:
+        if getattr(into, name) is None and getattr(other, name) is not None:
+            setattr(into, name, getattr(other, name))
+    into.metadata = {**other.metadata, **into.metadata}
+    into.embedding_truncated = into.embedding_truncated or other.embedding_truncated
+    into.stale = into.stale or other.stale
+
+
+def best_rank(c: Candidate) -> int:
+    """The candidate's best (lowest) rank over the arms that found it."""
+    ranks = [r for r in (c.keyword_rank, c.semantic_rank) if r is not None]
+    return min(ranks) if ranks else 1 << 30
+
+
+def rrf_merge(keyword: list[Candidate], semantic: list[Candidate], k: int) -> list[Candidate]:
+    """Reciprocal Rank Fusion: score = sum over arms of 1/(k + rank + 1).
+
+    Rank-based, so cosine similarities and bm25 values never have to share a scale. Ties are
+    broken by the best single rank, then by id, so the order is fully deterministic. An id
+    repeated inside one arm counts once, at its best rank.
+    """
+    merged: dict[str, Candidate] = {}
+    for arm, hits in zip(ARMS, (keyword, semantic), strict=True):
+        for rank, hit in enumerate(hits):
+            current = merged.get(hit.id)
+            if current is not None and arm in current.rrf_terms:
+                continue
+            copy = replace(hit, rrf_terms={}, metadata=dict(hit.metadata),
+                           keyword_rank=None, semantic_rank=None)
+            setattr(copy, f"{arm}_rank", rank)
+            if current is None:
+                merged[hit.id] = current = copy
+            else:
+                _merge_into(current, copy)
+            current.rrf_terms[arm] = rrf_term(rank, k)
+    for c in merged.values():
+        c.score = sum(c.rrf_terms.values())
+    return sorted(merged.values(), key=lambda c: (-c.score, best_rank(c), c.id))
+
+
+# --- recency decay --------------------------------------------------------------------------
+
+def parse_content_date(value: str | None, tz: Any = None) -> datetime | None:
+    """A content_date (``YYYY-MM-DD`` or full ISO) as a datetime, or None if unparseable.
+
+    A date-only value means midnight; a naive value is read in ``tz`` (the clock's zone) so it
+    can be subtracted from ``now``.
+    """
+    if not value or not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    if parsed.tzinfo is None and tz is not None:
+        parsed = parsed.replace(tzinfo=tz)
+    return parsed
+
+
+def age_in_days(content_date: str | None, now: datetime) -> float | None:
+    """Fractional days from content_date to now; never negative (the future is "now")."""
+    when = parse_content_date(content_date, now.tzinfo)
+    if when is None:
+        return None
+    if when.tzinfo is not None and now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    return max(0.0, (now - when).total_seconds() / 86400.0)
+
+
+def recency_factor(content_date: str | None, half_life: float, floor: float,
+                   now: datetime) -> Decay:
+    """score multiplier = max(floor, 2 ** (-age_days / half_life)).
+
+    A missing or unparseable date gives factor 1.0 and age None: an unknown age is not
+    evidence of staleness, and punishing it would bury undated material (profiles, some notes)
+    behind anything dated. A non-positive half-life means "does not decay".
+    """
+    age = age_in_days(content_date, now)
+    if age is None or half_life <= 0:
+        return Decay(factor=1.0, age_days=age, half_life=half_life, floored=False)
+    raw = 2.0 ** (-age / half_life)
+    return Decay(factor=max(floor, raw), age_days=age, half_life=half_life, floored=raw < floor)
+
+
+def apply_recency_decay(cands: list[Candidate], config: Config,
+                        now: datetime) -> list[Candidate]:
+    """Multiply each fused score by its type's decay, record the Decay, re-sort by score.
+
+    The sort is stable, so equal scores keep the fusion's deterministic order.
+    """
+    out = []
+    for c in cands:
+        decay = recency_factor(c.content_date, config.half_life(c.source_type),
+                               config.decay_floor, now)
+        out.append(replace(c, score=c.score * decay.factor, decay=decay))
+    return sorted(out, key=lambda c: -c.score)
+
+
+# --- filters --------------------------------------------------------------------------------
+
+def strict_equal(a: Any, b: Any) -> bool:
+    """Equality that also requires equal types, all the way down: "0" != 0, True != 1, 1 != 1.0.
+
+    Frontmatter filters compare YAML values, where a quoted "1" and a bare 1 mean different
+    things; Python's ``==`` would conflate True with 1 (also inside lists).
+    """
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(strict_equal(a[key], b[key]) for key in a)
+    return a == b
+
+
+def _as_date(value: str | date | None) -> date | None:
+    """A filter bound or a content_date reduced to its calendar date (None if unparseable)."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value).strip()[:10])
+    except ValueError:
+        return None
+
+
+def in_date_range(content_date: str | None, since: str | date | None,
+                  until: str | date | None) -> bool:
+    """since <= date part of content_date <= until (both inclusive; None = open).
+
+    With a bound set, an undated chunk fails: it cannot be shown to be in range.
+    """
+    if since is None and until is None:
+        return True
+    day = _as_date(content_date)
+    if day is None:
+        return False
+    lo, hi = _as_date(since), _as_date(until)
+    return (lo is None or day >= lo) and (hi is None or day <= hi)
+
+
+def has_tags(metadata: Mapping[str, Any], tags: Iterable[str]) -> bool:
+    """Every requested tag is in metadata["tags"] (a list, or a single string)."""
+    present = metadata.get("tags") or []
+    if isinstance(present, str):
+        present = [present]
+    return all(tag in present for tag in tags)
+
+
+def matches_frontmatter(metadata: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
+    """Every requested key is in metadata["frontmatter"] with a strictly equal value."""
+    fm = metadata.get("frontmatter")
+    if not isinstance(fm, Mapping):
+        return not wanted
+    return all(key in fm and strict_equal(fm[key], value) for key, value in wanted.items())
+
+
+def passes_filters(c: Candidate, source_types: Collection[str] | None = None,
+                   since: str | date | None = None, until: str | date | None = None,
+                   path_prefix: str | None = None, tags: Iterable[str] | None = None,
+                   frontmatter: Mapping[str, Any] | None = None) -> bool:
+    """One candidate against every filter. An empty source_types means no type filter.
+
+    An injected profile passes when the type filter is absent or includes "profile"; the other
+    filters do not apply to it: it has no date, file path, tags or frontmatter of its own, and
+    the user named the person, so hiding the profile for lacking those would only lose recall.
+    """
+    if source_types and c.source_type not in source_types:
+        return False
+    if c.injected:
+        return True
+    return (in_date_range(c.content_date, since, until)
+            and (not path_prefix or c.source_file.startswith(path_prefix))
+            and (not tags or has_tags(c.metadata, tags))
+            and (not frontmatter or matches_frontmatter(c.metadata, frontmatter)))
+
+
+def filter_candidates(cands: list[Candidate], source_types: Collection[str] | None = None,
+                      since: str | date | None = None, until: str | date | None = None,
+                      path_prefix: str | None = None, tags: Iterable[str] | None = None,
+                      frontmatter: Mapping[str, Any] | None = None) -> list[Candidate]:
+    """The post-fusion re-check of the caller's filters (they are also pushed into each arm).
+
+    Re-checking after fusion guarantees nothing outside the filters slips in from an arm that
+    could not apply one exactly; order is preserved.
+    """
+    tags = list(tags) if tags else None
+    return [c for c in cands
+            if passes_filters(c, source_types, since, until, path_prefix, tags, frontmatter)]
+
+
+# --- diversity (MMR) ------------------------------------------------------------------------
+
+def pair_similarity(a: Candidate, b: Candidate) -> float:
+    """The seed's coarse redundancy measure: same file 1.0, same source type 0.5, else 0."""
+    if a.source_file == b.source_file:
+        return 1.0
+    return 0.5 if a.source_type == b.source_type else 0.0
+
+
+def build_pool(cands: list[Candidate], per_type: int) -> list[int]:
+    """Indices of the candidates allowed into the MMR pool: at most ``per_type`` of each type,
+    taken in rank order."""
+    counts: dict[str, int] = {}
+    pool = []
+    for i, c in enumerate(cands):
+        if counts.get(c.source_type, 0) < per_type:
+            counts[c.source_type] = counts.get(c.source_type, 0) + 1
+            pool.append(i)
+    return pool
+
+
+def relevances(cands: list[Candidate]) -> list[float]:
+    """Scores normalised by the pool's maximum, so relevance is in [0, 1] and comparable with
+    the [0, 1] similarity (raw RRF scores are ~1/60 and would be swamped by it)."""
+    top = max((c.score for c in cands), default=0.0)
+    return [c.score / top if top > 0 else 0.0 for c in cands]
+
+
+def mmr_select(pool: list[Candidate], target: int, lam: float, max_per_type: int) -> list[int]:
+    """Greedy MMR over the pool: pick argmax λ·rel − (1−λ)·max_sim_to_selected, at most
+    ``max_per_type`` per source type, until ``target`` are picked or none is eligible.
+    Ties go to the earlier (better-ranked) pool member."""
+    rel = relevances(pool)
+    chosen: list[int] = []
+    counts: dict[str, int] = {}
+    while len(chosen) < target:
+        best, best_mmr = None, None
+        for i, c in enumerate(pool):
+            if i in chosen or counts.get(c.source_type, 0) >= max_per_type:
+                continue
+            redundancy = max((pair_similarity(c, pool[j]) for j in chosen), default=0.0)
+            mmr = lam * rel[i] - (1 - lam) * redundancy
+            if best_mmr is None or mmr > best_mmr:
+                best, best_mmr = i, mmr
+        if best is None:
+            break
+        chosen.append(best)
+        counts[pool[best].source_type] = counts.get(pool[best].source_type, 0) + 1
+    return chosen
+
+
+def diversity_rerank(cands: list[Candidate], limit: int, target: int = DIVERSITY_TARGET,
+                     lam: float = DIVERSITY_LAMBDA,
+                     max_per_type: int = MAX_PER_SOURCE_TYPE) -> list[Candidate]:
+    """The seed's MMR pass: a diversified head of up to ``target``, then the rest of the pool,
+    then the tail, truncated to ``limit``.
+
+    The head is computed on the whole list before truncation, so the first results never
+    depend on ``limit``. Head members get mmr_position 0..n-1; everything else None.
+    """
+    pool_idx = build_pool(cands, max_per_type * POOL_FACTOR)
+    pool = [cands[i] for i in pool_idx]
+    head_local = mmr_select(pool, target, lam, max_per_type)
+    head_idx = [pool_idx[i] for i in head_local]
+    taken = set(head_idx)
+    rest_pool = [i for i in pool_idx if i not in taken]
+    in_pool = set(pool_idx)
+    tail = [i for i in range(len(cands)) if i not in in_pool]
+    out = [replace(cands[i], mmr_position=pos) for pos, i in enumerate(head_idx)]
+    out += [replace(cands[i], mmr_position=None) for i in rest_pool + tail]
+    return truncate(out, limit)
+
+
+def truncate(cands: list[Candidate], limit: int) -> list[Candidate]:
+    """The first ``limit`` candidates (none for a non-positive limit)."""
+    return list(cands[: max(0, limit)])

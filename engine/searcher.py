@@ -1,0 +1,493 @@
+"""search(): the read half of the engine.
+
+query -> embed -> vector KNN + BM25 (both with filters pushed down) -> RRF -> recency decay ->
+entity injection -> filter re-check -> MMR diversity -> truncation (seed: "The search
+pipeline"). Each stage is a named function in fts_query / fusion / entities; this module wires
+them together, times them, and explains every result.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .candidates import Candidate, Decay
+from .config import Config, load_config, resolve_root
+from .db import Connection, connect
+from .embedder import Embedder, EmbeddingError, get_embedder
+from .entities import inject_entity, load_people
+from .fts_query import ParsedQuery, build_match, matched_terms, parse_query
+from .fusion import apply_recency_decay, diversity_rerank, filter_candidates, rrf_merge
+from .lock import active_writer
+from .schema import EmbedderMismatch, ensure_schema, has_vec_table, stored_embedder
+from .vector_index import VectorIndex
+
+MODES = ("hybrid", "keyword", "semantic")
+MAX_LIMIT = 200
+SNIPPET_TOKENS = 24
+
+
+class SearchError(ValueError):
+    """The caller asked for something invalid (bad mode, limit, filter)."""
+
+
+@dataclass
+class SearchResult:
+    # the seed's fields
+    id: str
+    content: str
+    source_file: str
+    source_type: str
+    score: float
+    matched_terms: list[str] | None
+    content_date: str | None
+    # explain fields (SPEC 5)
+    keyword_rank: int | None = None  # 1-based
+    semantic_rank: int | None = None  # 1-based
+    similarity: float | None = None
+    bm25: float | None = None
+    rrf_terms: dict[str, float] = field(default_factory=dict)
+    decay: Decay | None = None
+    mmr_position: int | None = None  # 1-based position in the diversified head
+    found_by: list[str] = field(default_factory=list)
+    injected: bool = False
+    stale: bool = False
+    embedding_truncated: bool = False
+    section_path: list[str] | None = None
+    section: int | None = None
+    snippet: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    rerank_score: float | None = None
+
+
+@dataclass
+class SearchResponse(Sequence):
+    """The results (iterable like the seed's list) plus how they were found."""
+
+    query: str
+    results: list[SearchResult]
+    mode: str
+    arms: str  # "both" | "keyword" | "semantic" | "keyword-only (semantic unavailable: ...)"
+    arm_depth: dict[str, tuple[int, int]]  # arm -> (candidates found, depth asked)
+    confidence: str  # "ok" | "low"
+    terms: list[str]
+    matched_all_terms: bool
+    best_similarity: float | None
+    rrf_k: int
+    reranked: bool
+    rerank_reason: str | None
+    timings_ms: dict[str, float]
+    index_transition: str | None = None
+    semantic_error: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, i):
+        return self.results[i]
+
+    def __iter__(self) -> Iterator[SearchResult]:
+        return iter(self.results)
+
+
+# -- filters pushed into both arms -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Filters:
+    source_types: tuple[str, ...] | None = None
+    since: str | None = None
+    until: str | None = None
+    path_prefix: str | None = None
+    tags: tuple[str, ...] | None = None
+    frontmatter: tuple[tuple[str, Any], ...] | None = None
+
+    @property
+    def beyond_type(self) -> bool:
+        return any(v is not None for v in (self.since, self.until, self.path_prefix, self.tags,
+                                            self.frontmatter))
+
+    @property
+    def any(self) -> bool:
+        return bool(self.source_types) or self.beyond_type
+
+    def sql(self, alias: str = "c") -> tuple[str, list]:
+        """A WHERE fragment over chunks (exact, so pushing it down never changes results)."""
+        clauses, args = [], []
+        if self.source_types:
+            clauses.append(f"{alias}.source_type IN ({','.join('?' * len(self.source_types))})")
+            args += list(self.source_types)
+        if self.since:
+            clauses.append(f"{alias}.content_date >= ?")
+            args.append(self.since[:10])
+        if self.until:
+            clauses.append(f"{alias}.content_date <= ?")
+            args.append(self.until[:10])
+        if self.path_prefix:
+            clauses.append(f"substr({alias}.source_file, 1, ?) = ?")
+            args += [len(self.path_prefix), self.path_prefix]
+        for tag in self.tags or ():
+            clauses.append(
+                f"EXISTS (SELECT 1 FROM json_each({alias}.metadata, '$.tags') WHERE value = ?)")
+            args.append(tag)
+        for key, value in self.frontmatter or ():
+            path = '$.frontmatter."' + key.replace('"', '') + '"'
+            kind, sql_value = _json_type(value)
+            clauses.append(f"json_type({alias}.metadata, ?) = ?"
+                           + ("" if sql_value is None else f" AND json_extract({alias}.metadata, ?) = ?"))
+            args += [path, kind] + ([] if sql_value is None else [path, sql_value])
+        return (" AND ".join(clauses) or "1=1"), args
+
+
+def _json_type(value: Any) -> tuple[str, Any]:
+    """SQLite's json_type name for a Python value: strict typing ("0" never equals 0)."""
+    if value is True:
+        return "true", None
+    if value is False:
+        return "false", None
+    if value is None:
+        return "null", None
+    if isinstance(value, int):
+        return "integer", value
+    if isinstance(value, float):
+        return "real", value
+    if isinstance(value, str):
+        return "text", value
+    raise SearchError(f"frontmatter values must be strings, numbers, booleans or null, "
+                      f"not {type(value).__name__}")
+
+
+# -- the searcher -------------------------------------------------------------------------------
+
+class Searcher:
+    """A long-lived reader over one index: a connection, the vector index and the people file.
+
+    Safe to share between threads (calls are serialised); readers never block a reindex (WAL).
+    """
+
+    def __init__(self, config: Config, embedder: Embedder | None = None):
+        self.config = config
+        self._embedder = embedder
+        self._conn: Connection | None = None
+        self._vectors: VectorIndex | None = None
+        self._lock = threading.RLock()
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = get_embedder(self.config.embedder, self.config.root)
+        return self._embedder
+
+    def connection(self) -> Connection:
+        if self._conn is None:
+            if not self.config.db_path.exists():
+                raise FileNotFoundError(
+                    f"no index at {self.config.db_path}: run `memlens reindex` first")
+            self._conn = connect(self.config.db_path)
+            ensure_schema(self._conn)
+        return self._conn
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+            self._vectors = None
+
+    # -- arms -------------------------------------------------------------------------------
+    def keyword_arm(self, parsed: ParsedQuery, depth: int, filters: Filters) -> list[Candidate]:
+        """BM25 over FTS5 with the filters in the same SQL; a malformed query gives []."""
+        match = build_match(parsed, "or")
+        if match is None:
+            return []
+        where, args = filters.sql()
+        try:
+            rows = self.connection().execute(
+                "SELECT c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
+                "c.metadata, c.embedding_truncated, -bm25(chunks_fts) AS score "
+                "FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
+                f"WHERE chunks_fts MATCH ? AND {where} ORDER BY bm25(chunks_fts) LIMIT ?",
+                [match, *args, depth]).fetchall()
+        except Exception:  # noqa: BLE001 - the seed: BM25 degrades, never raises
+            return []
+        out = []
+        for rank, r in enumerate(rows):
+            cand = _candidate(r)
+            cand.keyword_rank, cand.bm25 = rank, float(r["score"])
+            out.append(cand)
+        return out
+
+    def matched_all(self, parsed: ParsedQuery, filters: Filters) -> bool:
+        match = build_match(parsed, "and")
+        if match is None:
+            return False
+        where, args = filters.sql()
+        try:
+            return self.connection().execute(
+                "SELECT 1 FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
+                f"WHERE chunks_fts MATCH ? AND {where} LIMIT 1", [match, *args]
+            ).fetchone() is not None
+        except Exception:  # noqa: BLE001
+            return False
+
+    def vector_index(self) -> VectorIndex | None:
+        conn = self.connection()
+        if not has_vec_table(conn):
+            return None
+        info = stored_embedder(conn)
+        if info != self.embedder.info:
+            raise EmbedderMismatch(info, self.embedder.info)
+        if self._vectors is None:
+            self._vectors = VectorIndex(info.dim)
+        self._vectors.refresh(conn)
+        return self._vectors
+
+    def semantic_arm(self, query_vec: np.ndarray, depth: int,
+                     filters: Filters) -> list[Candidate]:
+        index = self.vector_index()
+        if index is None or len(index) == 0:
+            return []
+        mask = index.type_mask(filters.source_types)
+        if filters.beyond_type:
+            where, args = filters.sql()
+            allowed = np.fromiter((r[0] for r in self.connection().execute(
+                f"SELECT c.rowid FROM chunks c WHERE {where}", args)), np.int64)
+            rmask = index.rowid_mask(allowed)
+            mask = rmask if mask is None else (mask & rmask)
+        hits = index.search(query_vec, depth, mask)
+        rows = _fetch_rows(self.connection(), [h[0] for h in hits])
+        out = []
+        for rank, (rowid, sim) in enumerate(hits):
+            if rowid not in rows:
+                continue  # deleted since the index refreshed
+            cand = _candidate(rows[rowid])
+            cand.semantic_rank, cand.similarity = rank, sim
+            out.append(cand)
+        return out
+
+    # -- the pipeline ----------------------------------------------------------------------
+    def search(self, query: str, limit: int = 10, source_types: Sequence[str] | None = None,
+               *, mode: str = "hybrid", since: str | None = None, until: str | None = None,
+               path_prefix: str | None = None, tags: Sequence[str] | None = None,
+               frontmatter: dict[str, Any] | None = None, rerank: bool = False,
+               now: datetime | None = None, weights=None) -> SearchResponse:
+        """Run the pipeline. ``weights`` is accepted for backward compatibility and ignored."""
+        del weights  # deprecated in the seed: RRF is rank-based
+        if mode not in MODES:
+            raise SearchError(f"mode must be one of {', '.join(MODES)}")
+        if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+            raise SearchError(f"limit must be between 1 and {MAX_LIMIT}")
+        filters = Filters(
+            tuple(source_types) if source_types else None, since, until, path_prefix or None,
+            tuple(tags) if tags else None,
+            tuple(sorted(frontmatter.items())) if frontmatter else None)
+        if filters.frontmatter:
+            for _, value in filters.frontmatter:
+                _json_type(value)
+        now = now or datetime.now(UTC)
+        query = query if isinstance(query, str) else str(query)
+        with self._lock:
+            return self._search(query, limit, filters, mode, rerank, now)
+
+    def _search(self, query, limit, filters, mode, rerank, now) -> SearchResponse:
+        timings: dict[str, float] = {}
+        clock = time.perf_counter()
+
+        def lap(name: str) -> None:
+            nonlocal clock
+            t = time.perf_counter()
+            timings[name] = round((t - clock) * 1000, 2)
+            clock = t
+
+        depth = max(limit * 5, 50)
+        parsed = parse_query(query)
+        lap("parse")
+
+        semantic_error = None
+        query_vec = None
+        if mode in ("hybrid", "semantic") and query.strip():
+            try:
+                query_vec = self.embedder.embed_single(query[: self.config.max_embed_chars])
+            except EmbeddingError as exc:
+                semantic_error = exc.kind
+            lap("embed")
+
+        keyword = (self.keyword_arm(parsed, depth, filters)
+                   if mode in ("hybrid", "keyword") else [])
+        lap("keyword")
+        semantic = (self.semantic_arm(query_vec, depth, filters)
+                    if query_vec is not None else [])
+        lap("semantic")
+
+        fused = rrf_merge(keyword, semantic, self.config.rrf_k)
+        lap("rrf")
+        pure_arm = mode != "hybrid" or semantic_error is not None
+        if not pure_arm:
+            fused = apply_recency_decay(fused, self.config, now)
+            lap("decay")
+            people = load_people(self.config.root / "profile" / "relationships.json")
+            fused = inject_entity(fused, query, people)
+            lap("entities")
+        else:
+            for cand in fused:  # shown in the explain view, not applied: arm order is kept
+                cand.decay = None
+        fused = filter_candidates(
+            fused, source_types=filters.source_types, since=filters.since,
+            until=filters.until, path_prefix=filters.path_prefix, tags=filters.tags,
+            frontmatter=dict(filters.frontmatter) if filters.frontmatter else None)
+        lap("filter")
+        ranked = diversity_rerank(fused, limit) if not pure_arm else fused[:limit]
+        lap("mmr")
+
+        reranked, rerank_reason = False, "not_requested"
+        if rerank:
+            ranked, reranked, rerank_reason = self._rerank(query, ranked)
+            lap("rerank")
+
+        results = [self._result(c, parsed) for c in ranked]
+        self._add_snippets(results, parsed)
+        lap("explain")
+        matched_all = self.matched_all(parsed, filters) if not parsed.empty else False
+        best_sim = max((c.similarity for c in semantic), default=None)
+        threshold = self.config.similarity_threshold
+        low = (threshold is not None and not matched_all
+               and (best_sim is None or best_sim < threshold))
+        timings["total"] = round(sum(timings.values()), 2)
+
+        if mode == "hybrid":
+            arms = ("both" if semantic_error is None
+                    else f"keyword-only (semantic unavailable: {semantic_error})")
+        else:
+            arms = mode if semantic_error is None else (
+                f"none (semantic unavailable: {semantic_error})")
+        arm_depth = {}
+        if mode in ("hybrid", "keyword"):
+            arm_depth["keyword"] = (len(keyword), depth)
+        if mode in ("hybrid", "semantic"):
+            arm_depth["semantic"] = (len(semantic), depth)
+        return SearchResponse(
+            query=query, results=results, mode=mode, arms=arms, arm_depth=arm_depth,
+            confidence="low" if low else "ok", terms=list(parsed.terms),
+            matched_all_terms=matched_all, best_similarity=best_sim, rrf_k=self.config.rrf_k,
+            reranked=reranked, rerank_reason=None if reranked else rerank_reason,
+            timings_ms=timings, index_transition=active_writer(self.config.db_path),
+            semantic_error=semantic_error)
+
+    def _rerank(self, query: str, ranked: list[Candidate]):
+        from .rerank import rerank as call_reranker
+
+        outcome = call_reranker(query, [c.content for c in ranked], self.config.reranker)
+        if not outcome.reranked:
+            return ranked, False, outcome.reason
+        for i, c in enumerate(ranked):
+            c.rerank_score = outcome.scores.get(i)
+        return [ranked[i] for i in outcome.order], True, None
+
+    def _result(self, c: Candidate, parsed: ParsedQuery) -> SearchResult:
+        meta = c.metadata or {}
+        return SearchResult(
+            id=c.id, content=c.content, source_file=c.source_file, source_type=c.source_type,
+            score=c.score, matched_terms=matched_terms(c.content, parsed) or None,
+            content_date=c.content_date,
+            keyword_rank=None if c.keyword_rank is None else c.keyword_rank + 1,
+            semantic_rank=None if c.semantic_rank is None else c.semantic_rank + 1,
+            similarity=c.similarity, bm25=c.bm25, rrf_terms=dict(c.rrf_terms), decay=c.decay,
+            mmr_position=None if c.mmr_position is None else c.mmr_position + 1,
+            found_by=c.found_by, injected=c.injected, stale=self._is_stale(c),
+            embedding_truncated=c.embedding_truncated,
+            section_path=meta.get("section_path"), section=meta.get("section"),
+            snippet="", metadata=meta, rerank_score=c.rerank_score)
+
+    def _is_stale(self, c: Candidate) -> bool:
+        """The source file changed (or vanished) after it was indexed."""
+        if c.injected:
+            return False
+        row = self.connection().execute(
+            "SELECT mtime FROM index_state WHERE source_file = ?", (c.source_file,)).fetchone()
+        try:
+            return row is None or os.stat(self.config.root / c.source_file).st_mtime != row[0]
+        except OSError:
+            return True
+
+    def _add_snippets(self, results: list[SearchResult], parsed: ParsedQuery) -> None:
+        """FTS5 snippets with the matched terms in «»; the chunk head for semantic-only hits."""
+        match = build_match(parsed, "or")
+        by_id = {r.id: r for r in results if not r.injected}
+        if match and by_id:
+            try:
+                rows = self.connection().execute(
+                    "SELECT c.id, snippet(chunks_fts, 0, '«', '»', '…', ?) FROM chunks_fts "
+                    "JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ? "
+                    f"AND c.id IN ({','.join('?' * len(by_id))})",
+                    [SNIPPET_TOKENS, match, *by_id]).fetchall()
+                for chunk_id, snippet in rows:
+                    by_id[chunk_id].snippet = " ".join(snippet.split())
+            except Exception:  # noqa: BLE001 - a snippet is decoration; the head will do
+                pass
+        for r in results:
+            if not r.snippet:
+                r.snippet = _head(r.content)
+
+
+def _head(text: str, width: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _candidate(row) -> Candidate:
+    import json
+
+    try:
+        metadata = json.loads(row["metadata"]) if row["metadata"] else {}
+    except ValueError:
+        metadata = {}
+    return Candidate(
+        id=row["id"], content=row["content"], source_file=row["source_file"],
+        source_type=row["source_type"], content_date=row["content_date"], metadata=metadata,
+        rowid=row["rowid"], embedding_truncated=bool(row["embedding_truncated"]))
+
+
+def _fetch_rows(conn: Connection, rowids: list[int]) -> dict[int, Any]:
+    if not rowids:
+        return {}
+    rows = conn.execute(
+        "SELECT rowid, id, content, source_file, source_type, content_date, metadata, "
+        f"embedding_truncated FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})",
+        rowids).fetchall()
+    return {r["rowid"]: r for r in rows}
+
+
+_default: dict[Path, Searcher] = {}
+_default_lock = threading.Lock()
+
+
+def get_searcher(root: str | Path | None = None, config: Config | None = None) -> Searcher:
+    """A cached Searcher per index, so repeated search() calls reuse the warm vector index."""
+    if config is None:
+        config = load_config(resolve_root(root)[0])
+    with _default_lock:
+        searcher = _default.get(config.db_path)
+        if searcher is None or searcher.config != config:
+            searcher = _default[config.db_path] = Searcher(config)
+        return searcher
+
+
+def search(query: str, limit: int = 10, weights=None, source_types: Sequence[str] | None = None,
+           *, root: str | Path | None = None, config: Config | None = None,
+           **options) -> SearchResponse:
+    """Hybrid search over the index of ``root`` (default: $MEMLENS_ROOT, else the demo root).
+
+    Returns a :class:`SearchResponse`: iterate it for :class:`SearchResult` rows (the seed's
+    fields plus explain fields); its header fields say which arms ran, how deep, how confident.
+    ``weights`` is deprecated and ignored (the seed kept it for backward compatibility).
+    Options: mode, since, until, path_prefix, tags, frontmatter, rerank, now.
+    """
+    return get_searcher(root, config).search(query, limit, source_types, weights=weights,
+                                             **options)

@@ -1,0 +1,266 @@
+"""Fusion stages on hand-built candidate lists, with exact expected numbers."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from engine.candidates import Candidate, Decay
+from engine.config import Config
+from engine.fusion import (
+    apply_recency_decay,
+    diversity_rerank,
+    filter_candidates,
+    pair_similarity,
+    recency_factor,
+    rrf_merge,
+    strict_equal,
+    truncate,
+)
+
+NOW = datetime(2026, 6, 1, 12, 0)
+
+
+def cand(cid: str, score: float = 0.0, source_type: str = "slack", source_file: str | None = None,
+         **kw) -> Candidate:
+    return Candidate(id=cid, content=f"content of {cid}", source_type=source_type,
+                     source_file=source_file or f"data/{source_type}/{cid}.jsonl",
+                     score=score, **kw)
+
+
+def config() -> Config:
+    return Config(root=Path("/tmp/root"), db_path=Path("/tmp/root/db"), routes=())
+
+
+# --- RRF ------------------------------------------------------------------------------------
+
+def test_rrf_single_arm_rank_zero():
+    [c] = rrf_merge([cand("a")], [], k=60)
+    assert c.score == 1 / 61
+    assert c.rrf_terms == {"keyword": 1 / 61}
+    assert c.keyword_rank == 0 and c.semantic_rank is None
+    assert c.found_by == ["keyword"]
+
+
+def test_rrf_both_arms_accumulate():
+    keyword = [cand("a", bm25=3.5, matched_terms=["harbor"], snippet="«harbor»"),
+               cand("b"), cand("c", bm25=1.0)]
+    semantic = [cand("a", similarity=0.9), cand("x", similarity=0.8), cand("c", similarity=0.7)]
+    out = rrf_merge(keyword, semantic, k=60)
+    by_id = {c.id: c for c in out}
+    assert by_id["a"].score == 1 / 61 + 1 / 61
+    assert by_id["c"].score == 1 / 63 + 1 / 63
+    assert by_id["c"].rrf_terms == {"keyword": 1 / 63, "semantic": 1 / 63}
+    a = by_id["a"]
+    assert (a.keyword_rank, a.semantic_rank) == (0, 0)
+    assert (a.bm25, a.similarity, a.matched_terms, a.snippet) == (3.5, 0.9, ["harbor"], "«harbor»")
+    assert by_id["c"].bm25 == 1.0 and by_id["c"].similarity == 0.7
+    assert a.found_by == ["keyword", "semantic"]
+    assert [c.id for c in out] == ["a", "c", "b", "x"]
+
+
+def test_rrf_rank_zero_and_two():
+    out = rrf_merge([cand("a")], [cand("y"), cand("z"), cand("a")], k=60)
+    assert out[0].id == "a"
+    assert out[0].score == pytest.approx(1 / 61 + 1 / 63, abs=0)
+    assert out[0].rrf_terms == {"keyword": 1 / 61, "semantic": 1 / 63}
+
+
+def test_rrf_ties_broken_by_best_rank_then_id():
+    # b: keyword rank 1 ; q: semantic rank 1 -> equal score and equal best rank -> by id
+    out = rrf_merge([cand("a"), cand("b")], [cand("p"), cand("q")], k=60)
+    assert [c.id for c in out] == ["a", "p", "b", "q"]
+
+
+def test_rrf_does_not_mutate_inputs_and_merges_metadata():
+    k1 = cand("a", metadata={"tags": ["x"]})
+    s1 = cand("a", metadata={"section": "Intro"}, content_date="2026-01-01")
+    [c] = rrf_merge([k1], [s1], k=60)
+    assert c.metadata == {"tags": ["x"], "section": "Intro"}
+    assert c.content_date == "2026-01-01"
+    assert k1.rrf_terms == {} and k1.keyword_rank is None and k1.score == 0.0
+    assert s1.metadata == {"section": "Intro"}
+
+
+def test_rrf_repeated_id_in_one_arm_counts_once():
+    [c] = rrf_merge([cand("a"), cand("a")], [], k=60)
+    assert c.score == 1 / 61 and c.keyword_rank == 0
+
+
+# --- recency --------------------------------------------------------------------------------
+
+def test_decay_one_half_life_is_exactly_half():
+    d = recency_factor("2026-04-27", 35.0, 0.25, datetime(2026, 6, 1))
+    assert d == Decay(factor=0.5, age_days=35.0, half_life=35.0, floored=False)
+
+
+def test_decay_floored():
+    d = recency_factor((datetime(2026, 6, 1) - timedelta(days=350)).date().isoformat(),
+                       35.0, 0.25, datetime(2026, 6, 1))
+    assert d.factor == 0.25 and d.floored and d.age_days == 350.0
+
+
+def test_decay_garmin_seven_days():
+    d = recency_factor("2026-05-25", 14.0, 0.25, datetime(2026, 6, 1))
+    assert d.factor == 2 ** -0.5
+
+
+def test_decay_full_iso_and_fractional_age():
+    d = recency_factor("2026-05-31T00:00:00", 60.0, 0.25, NOW)
+    assert d.age_days == 1.5
+    d = recency_factor("2026-05-31T12:00:00+00:00", 60.0, 0.25,
+                       datetime(2026, 6, 1, 14, 0, tzinfo=timezone(timedelta(hours=2))))
+    assert d.age_days == 1.0
+    d = recency_factor("2026-05-31T12:00:00Z", 60.0, 0.25, datetime(2026, 6, 1, 12, 0))
+    assert d.age_days == 1.0  # naive now read as UTC against an aware date
+
+
+def test_decay_future_date_is_age_zero():
+    d = recency_factor("2027-01-01", 35.0, 0.25, NOW)
+    assert d.factor == 1.0 and d.age_days == 0.0
+
+
+@pytest.mark.parametrize("value", [None, "", "not a date", "2026-13-45", "2026/05/01"])
+def test_decay_unknown_date_is_not_punished(value):
+    d = recency_factor(value, 35.0, 0.25, NOW)
+    assert d.factor == 1.0 and d.age_days is None and not d.floored
+
+
+def test_apply_recency_decay_multiplies_and_resorts():
+    now = datetime(2026, 6, 1, tzinfo=UTC)
+    cands = [cand("old", 0.04, "slack", content_date="2026-04-27"),   # 35 d, hl 35 -> x0.5
+             cand("new", 0.03, "slack", content_date="2026-06-01"),   # x1
+             cand("nodate", 0.01, "note")]
+    out = apply_recency_decay(cands, config(), now)
+    assert [(c.id, c.score) for c in out] == [("new", 0.03), ("old", 0.02), ("nodate", 0.01)]
+    assert out[1].decay == Decay(0.5, 35.0, 35.0, False)
+    assert cands[0].score == 0.04 and cands[0].decay is None  # input untouched
+
+
+# --- filters --------------------------------------------------------------------------------
+
+def test_strict_equal():
+    assert strict_equal(1, 1) and strict_equal("a", "a") and strict_equal([1, "x"], [1, "x"])
+    assert not strict_equal("0", 0)
+    assert not strict_equal(True, 1)
+    assert not strict_equal(1, 1.0)
+    assert not strict_equal([True], [1])
+    assert not strict_equal({"a": 1}, {"a": True})
+
+
+def test_filter_frontmatter_strict_types():
+    a = cand("a", source_type="note", metadata={"frontmatter": {"draft": False, "rev": 0}})
+    b = cand("b", source_type="note", metadata={"frontmatter": {"draft": 0, "rev": "0"}})
+    c = cand("c", source_type="note")
+    assert [x.id for x in filter_candidates([a, b, c], frontmatter={"draft": False})] == ["a"]
+    assert [x.id for x in filter_candidates([a, b, c], frontmatter={"rev": "0"})] == ["b"]
+    assert [x.id for x in filter_candidates([a, b, c], frontmatter={"rev": 0})] == ["a"]
+    assert filter_candidates([a, b, c], frontmatter={"missing": None}) == []
+
+
+def test_filter_tags_all_required():
+    a = cand("a", metadata={"tags": ["garden", "home"]})
+    b = cand("b", metadata={"tags": ["garden"]})
+    c = cand("c", metadata={"tags": "garden"})
+    assert [x.id for x in filter_candidates([a, b, c], tags=["garden"])] == ["a", "b", "c"]
+    assert [x.id for x in filter_candidates([a, b, c], tags=["garden", "home"])] == ["a"]
+
+
+def test_filter_dates_inclusive_on_date_part():
+    cs = [cand("a", content_date="2026-03-01"), cand("b", content_date="2026-03-15T23:59:00"),
+          cand("c", content_date="2026-03-31"), cand("d", content_date=None)]
+    got = filter_candidates(cs, since="2026-03-01", until="2026-03-15")
+    assert [x.id for x in got] == ["a", "b"]
+    assert [x.id for x in filter_candidates(cs, since="2026-03-15")] == ["b", "c"]
+    assert [x.id for x in filter_candidates(cs)] == ["a", "b", "c", "d"]
+
+
+def test_filter_source_types_and_path_prefix():
+    cs = [cand("a", source_type="slack", source_file="data/slack/general.jsonl"),
+          cand("b", source_type="note", source_file="notes/garden.md"),
+          cand("c", source_type="note", source_file="notes/work/x.md")]
+    assert [x.id for x in filter_candidates(cs, source_types=["note"])] == ["b", "c"]
+    assert [x.id for x in filter_candidates(cs, path_prefix="notes/work/")] == ["c"]
+    assert [x.id for x in filter_candidates(cs, source_types=[])] == ["a", "b", "c"]
+
+
+def test_filter_injected_profile_passes_only_with_profile_type_allowed():
+    p = cand("profile:maya", source_type="profile", source_file="profile/relationships.json",
+             injected=True)
+    n = cand("n", source_type="note", content_date="2026-01-01")
+    assert filter_candidates([p, n], since="2025-01-01", tags=None) == [p, n]
+    assert filter_candidates([p, n], tags=["x"]) == [p]
+    assert filter_candidates([p, n], source_types=["note"]) == [n]
+    assert filter_candidates([p, n], source_types=["note", "profile"]) == [p, n]
+
+
+# --- diversity ------------------------------------------------------------------------------
+
+def test_pair_similarity():
+    a = cand("a", source_file="f1")
+    assert pair_similarity(a, cand("b", source_file="f1")) == 1.0
+    assert pair_similarity(a, cand("c", source_file="f2")) == 0.5
+    assert pair_similarity(a, cand("d", source_type="note", source_file="f3")) == 0.0
+
+
+def slack_heavy() -> list[Candidate]:
+    cs = [cand(f"s{i}", 1.0 - i * 0.01, "slack") for i in range(10)]
+    cs += [cand("n0", 0.5, "note"), cand("n1", 0.45, "note"), cand("g0", 0.4, "garmin")]
+    return cs
+
+
+def test_mmr_caps_type_and_lets_minorities_in():
+    out = diversity_rerank(slack_heavy(), limit=13)
+    head = [c for c in out if c.mmr_position is not None]
+    assert [c.mmr_position for c in head] == list(range(len(head)))
+    assert sum(c.source_type == "slack" for c in head) <= 3
+    assert {"n0", "n1", "g0"} <= {c.id for c in head}
+    assert out[:len(head)] == head
+    assert len(out) == 13 and {c.id for c in out} == {c.id for c in slack_heavy()}
+
+
+def test_mmr_exact_order():
+    # relevance (max 1.0): s_i = 1 - 0.01 i ; n0 .5, n1 .45, g0 .4 ; mmr = .7 rel - .3 sim
+    # s1: .693 - .15 = .543 beats n0 .35; s2 .536; slack now capped; n0 .35 > g0 .28;
+    # then g0 .28 > n1 .315 - .15 = .165; then n1. Pool rest s3..s5 (pool cap 6), tail s6...
+    out = diversity_rerank(slack_heavy(), limit=10)
+    assert [c.id for c in out] == ["s0", "s1", "s2", "n0", "g0", "n1",
+                                   "s3", "s4", "s5", "s6"]
+    assert [c.mmr_position for c in out] == [0, 1, 2, 3, 4, 5] + [None] * 4
+
+
+def test_mmr_same_file_penalised():
+    # a1 and a2 share a file; b1 is another file of the same type, slightly less relevant
+    cs = [cand("a1", 1.0, "note", "notes/a.md"), cand("a2", 0.95, "note", "notes/a.md"),
+          cand("b1", 0.9, "note", "notes/b.md")]
+    out = diversity_rerank(cs, limit=3, target=2)
+    assert [c.id for c in out] == ["a1", "b1", "a2"]
+    assert [c.mmr_position for c in out] == [0, 1, None]
+
+
+def test_mmr_limit_invariance():
+    cs = slack_heavy()
+    assert diversity_rerank(cs, limit=3) == diversity_rerank(cs, limit=10)[:3]
+    assert diversity_rerank(cs, limit=1) == diversity_rerank(cs, limit=13)[:1]
+
+
+def test_mmr_pool_then_tail_order():
+    # 8 slack: pool admits 6 (2 x cap); head takes 3; rest of pool, then the tail
+    cs = [cand(f"s{i}", 1.0 - i * 0.1, "slack", source_file=f"f{i}") for i in range(8)]
+    out = diversity_rerank(cs, limit=20)
+    assert [c.id for c in out] == [f"s{i}" for i in range(8)]
+    assert [c.mmr_position for c in out] == [0, 1, 2] + [None] * 5
+
+
+def test_mmr_zero_scores_and_empty():
+    assert diversity_rerank([], limit=5) == []
+    cs = [cand("a", 0.0), cand("b", 0.0, "note")]
+    assert [c.id for c in diversity_rerank(cs, limit=5)] == ["a", "b"]
+
+
+def test_truncate():
+    cs = slack_heavy()
+    assert truncate(cs, 2) == cs[:2]
+    assert truncate(cs, 0) == [] and truncate(cs, -1) == []
