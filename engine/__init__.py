@@ -5,5 +5,7 @@ library (textual, rich); a test enforces it.
 """
 
 from .indexer import FileError, IndexStats, Progress, reindex
+from .searcher import SearchResponse, SearchResult, Searcher, search
 
-__all__ = ["FileError", "IndexStats", "Progress", "reindex"]
+__all__ = ["FileError", "IndexStats", "Progress", "SearchResponse", "SearchResult", "Searcher",
+           "reindex", "search"]

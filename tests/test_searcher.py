@@ -1,0 +1,159 @@
+"""The whole search pipeline over a real index built from real files."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from engine import reindex, search
+from engine.config import load_config
+from engine.searcher import SearchError, Searcher
+from tests.conftest import CountingEmbedder, make_root
+
+NOW = datetime(2026, 4, 10, tzinfo=UTC)
+
+CGM = {"date": "2026-03-03", "unit": "mg/dL", "mean": 104, "min": 71, "max": 162,
+       "time_in_range_pct": 93, "readings": 288, "events": []}
+
+
+@pytest.fixture(scope="module")
+def searcher(tmp_path_factory):
+    root = make_root(tmp_path_factory.mktemp("search") / "root")
+    (root / "data/health/cgm").mkdir(parents=True)
+    (root / "data/health/cgm/2026-03-03.json").write_text(json.dumps(CGM))
+    (root / "notes/work").mkdir(parents=True)
+    (root / "notes/work/launch.md").write_text(
+        "---\ntitle: Launch\ndate: 2026-03-20\ntags: [work, launch]\nstatus: active\n"
+        "priority: 1\n---\n# Checklist\n\nShip the harbor bridge dashboard on Friday.\n")
+    (root / "notes/work/retro.md").write_text(
+        "---\ntitle: Retro\ndate: 2026-03-27\ntags: [work]\nstatus: done\npriority: \"1\"\n"
+        "---\n# Retro\n\nThe team felt exhausted and burned out after the launch crunch.\n")
+    (root / "profile").mkdir()
+    (root / "profile/relationships.json").write_text(json.dumps({"people": [
+        {"name": "Maya Chen", "aliases": ["Maya"], "relationship": "colleague",
+         "context": "harbor bridge project lead", "interests": ["climbing"]}]}))
+    config = load_config(root)
+    reindex(config=config)
+    s = Searcher(config)
+    yield s
+    s.close()
+
+
+def ids(response):
+    return [r.id for r in response]
+
+
+def test_hybrid_response_carries_header_fields(searcher):
+    r = searcher.search("harbor bridge dashboard", now=NOW)
+    assert r.arms == "both" and r.mode == "hybrid"
+    assert r.arm_depth["keyword"][1] == 50 and r.arm_depth["semantic"][1] == 50
+    assert r.confidence == "ok" and r.rrf_k == 60
+    assert {"embed", "keyword", "semantic", "rrf", "decay", "mmr", "total"} <= set(r.timings_ms)
+    top = r[0]
+    assert top.id == "notes/work/launch.md#s1"
+    assert top.keyword_rank == 1 and top.semantic_rank is not None
+    assert top.rrf_terms["keyword"] == pytest.approx(1 / 61)
+    assert "«harbor»" in top.snippet and top.matched_terms == ["harbor", "bridge", "dashboard"]
+    assert top.section_path == ["Checklist"] and top.decay.half_life == 365.0
+
+
+def test_person_query_injects_the_profile(searcher):
+    r = searcher.search("what did Maya say", now=NOW)
+    profiles = [x for x in r if x.injected]
+    assert len(profiles) == 1 and profiles[0].source_type == "profile"
+    assert "colleague" in profiles[0].content and profiles[0].found_by == ["profile"]
+
+
+def test_source_type_filter_is_pushed_into_both_arms(searcher):
+    r = searcher.search("harbor bridge", source_types=["cgm"], now=NOW)
+    # cgm has no keyword match, but the semantic arm still returns the only cgm chunk
+    assert ids(r) == ["data/health/cgm/2026-03-03.json#day"]
+    assert r.arm_depth["keyword"][0] == 0
+
+
+def test_tag_frontmatter_and_folder_filters_are_strict(searcher):
+    assert ids(searcher.search("launch", tags=["work", "launch"])) == ["notes/work/launch.md#s1"]
+    assert ids(searcher.search("launch", frontmatter={"priority": 1})) == [
+        "notes/work/launch.md#s1"]
+    assert ids(searcher.search("launch", frontmatter={"priority": "1"})) == [
+        "notes/work/retro.md#s1"]
+    r = searcher.search("launch", path_prefix="notes/work/", mode="keyword")
+    assert {x.source_file for x in r} == {"notes/work/launch.md", "notes/work/retro.md"}
+    with pytest.raises(SearchError):
+        searcher.search("x", frontmatter={"a": {"nested": 1}})
+
+
+def test_date_filters(searcher):
+    r = searcher.search("harbor bridge", since="2026-03-15", until="2026-03-31", now=NOW)
+    assert r.results and all("2026-03-15" <= x.content_date <= "2026-03-31" for x in r)
+
+
+def test_paraphrase_found_semantically_and_keyword_arm_misses_it(searcher):
+    keyword = searcher.search("job fatigue", mode="keyword")
+    assert "notes/work/retro.md#s1" not in ids(keyword)
+    semantic = searcher.search("job fatigue", mode="semantic")
+    assert semantic.arms == "semantic" and "notes/work/retro.md#s1" in ids(semantic)[:3]
+
+
+def test_increasing_limit_never_changes_the_first_results(searcher):
+    small = ids(searcher.search("harbor bridge project", limit=3, now=NOW))
+    large = ids(searcher.search("harbor bridge project", limit=12, now=NOW))
+    assert large[:3] == small
+
+
+def test_no_type_has_more_than_three_in_the_first_seven(searcher):
+    r = searcher.search("message about the harbor bridge project", limit=10, now=NOW)
+    head = [x.source_type for x in r][:7]
+    assert all(head.count(t) <= 3 for t in set(head))
+    assert [x.mmr_position for x in r][:3] == [1, 2, 3]
+
+
+BAD_QUERIES = ["", "   ", "the of and", "???!!!", "NEAR(", "col:term", 'unbalanced "quote',
+               "x" * 10_000, "ctrl\x00\x1b[31m\x07chars", "'; DROP TABLE chunks; --",
+               "AND OR NOT", "\"\"", "*"]
+
+
+@pytest.mark.parametrize("query", BAD_QUERIES)
+@pytest.mark.parametrize("mode", ["hybrid", "keyword", "semantic"])
+def test_bad_queries_return_cleanly(searcher, query, mode):
+    r = searcher.search(query, mode=mode)
+    assert r.arms in ("both", mode)
+    assert len(r) <= 10
+
+
+def test_invalid_arguments_raise_search_error(searcher):
+    with pytest.raises(SearchError):
+        searcher.search("x", limit=0)
+    with pytest.raises(SearchError):
+        searcher.search("x", mode="fuzzy")
+
+
+def test_provider_failure_gives_keyword_only(searcher):
+    broken = Searcher(searcher.config, embedder=CountingEmbedder(fail_with="provider_error"))
+    r = broken.search("harbor bridge", now=NOW)
+    assert r.arms == "keyword-only (semantic unavailable: provider_error)"
+    assert r.results and all(x.found_by == ["keyword"] for x in r)
+    keyword = searcher.search("harbor bridge", mode="keyword")
+    assert ids(r) == ids(keyword)
+    broken.close()
+
+
+def test_stale_flag_when_the_file_changed_after_indexing(searcher):
+    note = searcher.config.root / "notes/work/launch.md"
+    text = note.read_text()
+    note.write_text(text + "\n")
+    try:
+        r = searcher.search("harbor bridge dashboard", mode="keyword")
+        assert r[0].stale
+    finally:
+        note.write_text(text)
+        reindex(config=searcher.config)
+
+
+def test_module_level_search_uses_the_root(searcher, monkeypatch):
+    monkeypatch.setenv("MEMLENS_ROOT", str(searcher.config.root))
+    r = search("dahlias", limit=3)
+    assert r[0].content.endswith("Dahlias near the shed.")
+    assert list(r)[0] is r[0]
