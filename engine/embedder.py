@@ -38,6 +38,10 @@ class Embedder:
         """Return an (n, dim) float32 array of unit vectors, or raise EmbeddingError."""
         raise NotImplementedError
 
+    def discover_dim(self) -> int:
+        """The vector size; providers that learn it from their first answer override this."""
+        return self.dim
+
     def embed_single(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
 

@@ -267,6 +267,13 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
         if progress:
             progress(p)
 
+    if not embedder.dim:
+        try:
+            embedder.discover_dim()
+        except EmbeddingError as exc:
+            raise RuntimeError(
+                f"cannot learn the embedding size from {embedder.provider} ({exc}); set "
+                "[embedder] dimensions in memlens.toml to index without it") from exc
     with writer_lock(config.db_path, "re-embed" if re_embed else "reindex"):
         conn = connect(config.db_path)
         try:

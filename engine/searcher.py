@@ -85,8 +85,9 @@ class SearchResponse(Sequence):
     reranked: bool
     rerank_reason: str | None
     timings_ms: dict[str, float]
-    index_transition: str | None = None
-    semantic_error: str | None = None
+    index_transition: str | None = None  # "reindex" | "re-embed" | "maintenance" while running
+    semantic_error: str | None = None  # provider_error | provider_input_rejected | embedder_mismatch
+    semantic_detail: str | None = None  # the full message (e.g. how to re-embed)
 
     def __len__(self) -> int:
         return len(self.results)
@@ -242,6 +243,8 @@ class Searcher:
         if not has_vec_table(conn):
             return None
         info = stored_embedder(conn)
+        if not self.embedder.dim:
+            self.embedder.discover_dim()
         if info != self.embedder.info:
             raise EmbedderMismatch(info, self.embedder.info)
         if self._vectors is None:
@@ -310,13 +313,16 @@ class Searcher:
         parsed = parse_query(query)
         lap("parse")
 
-        semantic_error = None
+        semantic_error = semantic_detail = None
         query_vec = None
         if mode in ("hybrid", "semantic") and query.strip():
             try:
                 query_vec = self.embedder.embed_single(query[: self.config.max_embed_chars])
+                self.vector_index()  # refuses another embedder's vectors before they are used
             except EmbeddingError as exc:
-                semantic_error = exc.kind
+                semantic_error, semantic_detail, query_vec = exc.kind, str(exc), None
+            except EmbedderMismatch as exc:
+                semantic_error, semantic_detail, query_vec = "embedder_mismatch", str(exc), None
             lap("embed")
 
         keyword = (self.keyword_arm(parsed, depth, filters)
@@ -378,7 +384,7 @@ class Searcher:
             matched_all_terms=matched_all, best_similarity=best_sim, rrf_k=self.config.rrf_k,
             reranked=reranked, rerank_reason=None if reranked else rerank_reason,
             timings_ms=timings, index_transition=active_writer(self.config.db_path),
-            semantic_error=semantic_error)
+            semantic_error=semantic_error, semantic_detail=semantic_detail)
 
     def _rerank(self, query: str, ranked: list[Candidate]):
         from .rerank import rerank as call_reranker

@@ -157,3 +157,15 @@ def test_module_level_search_uses_the_root(searcher, monkeypatch):
     r = search("dahlias", limit=3)
     assert r[0].content.endswith("Dahlias near the shed.")
     assert list(r)[0] is r[0]
+
+
+def test_another_embedder_never_mixes_vectors(searcher):
+    class Other(CountingEmbedder):
+        model = "other-model"
+
+    other = Searcher(searcher.config, embedder=Other())
+    r = other.search("harbor bridge", now=NOW)
+    assert r.arms == "keyword-only (semantic unavailable: embedder_mismatch)"
+    assert "memlens reindex --re-embed" in r.semantic_detail
+    assert r.results and all(x.semantic_rank is None for x in r)
+    other.close()

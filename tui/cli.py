@@ -42,7 +42,12 @@ def _progress_printer(quiet: bool):
     if quiet or not sys.stderr.isatty():
         return None, None
     from rich.progress import (
-        BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn)
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[detail]}"), TimeRemainingColumn(),
@@ -88,6 +93,74 @@ def cmd_reindex(args) -> int:
         if stats.cancelled:
             print("cancelled: run `memlens reindex` again to finish", file=sys.stderr)
     return 1 if stats.errors and not stats.files else 0
+
+
+def _jsonable(obj):
+    from dataclasses import asdict, is_dataclass
+
+    if is_dataclass(obj):
+        return {k: _jsonable(v) for k, v in asdict(obj).items()}
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    return obj
+
+
+def _explain_lines(r, rrf_k: int) -> list[str]:
+    terms = " + ".join(f"{arm} 1/({rrf_k}+{rank}) = {value:.5f}" for arm, value, rank in (
+        (arm, value, r.keyword_rank if arm == "keyword" else r.semantic_rank)
+        for arm, value in r.rrf_terms.items()))
+    lines = [f"    rrf: {terms or '-'}"]
+    if r.keyword_rank:
+        lines.append(f"    keyword: rank {r.keyword_rank}, bm25 {r.bm25:.3f}, matched "
+                     f"{', '.join(r.matched_terms or []) or '-'}")
+    if r.semantic_rank:
+        lines.append(f"    semantic: rank {r.semantic_rank}, similarity {r.similarity:.3f}")
+    if r.decay:
+        age = "unknown age" if r.decay.age_days is None else f"age {r.decay.age_days:.0f} d"
+        lines.append(f"    decay: x{r.decay.factor:.3f} ({age}, half-life "
+                     f"{r.decay.half_life:.0f} d{', floored' if r.decay.floored else ''})")
+    flags = [f for f, on in (("stale", r.stale), ("embedding truncated",
+                                                  r.embedding_truncated)) if on]
+    lines.append(f"    mmr position: {r.mmr_position or '-'}"
+                 + (f"; {', '.join(flags)}" if flags else ""))
+    return lines
+
+
+def cmd_search(args) -> int:
+    from engine.searcher import SearchError, Searcher
+
+    config = _config(args)
+    searcher = Searcher(config)
+    try:
+        response = searcher.search(
+            args.query, limit=args.limit, source_types=args.source or None, mode=args.mode,
+            since=args.since, until=args.until, path_prefix=args.folder, tags=args.tag or None)
+    except SearchError as exc:
+        raise CliError(str(exc)) from exc
+    finally:
+        searcher.close()
+    if args.json:
+        print(json.dumps(_jsonable(response), ensure_ascii=False))
+        return 0
+    depth = ", ".join(f"{arm} {n}/{d}" for arm, (n, d) in response.arm_depth.items())
+    print(f"arms: {response.arms} | depth: {depth} | confidence: {response.confidence} | "
+          f"{len(response)} results in {response.timings_ms.get('total', 0):.0f} ms")
+    for i, r in enumerate(response, 1):
+        mark = " [profile]" if r.injected else ""
+        print(f"{i:2}. {r.score:.4f} {r.source_type:13} {r.content_date or '':10} "
+              f"{r.source_file}{mark}")
+        print(f"    {_printable(r.snippet)[:160]}")
+        if args.explain:
+            print("\n".join(_explain_lines(r, response.rrf_k)))
+    return 0
+
+
+def _printable(text: str) -> str:
+    """Chunk text on a terminal: control characters shown, never executed."""
+    return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in
+                   " ".join(text.split()))
 
 
 def cmd_maintenance(args) -> int:
@@ -174,8 +247,9 @@ def cmd_stats(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from engine.config import default_demo_root, load_config
     from engine.demo import generate_demo_root
+
+    from engine.config import default_demo_root, load_config
     from engine.indexer import reindex
 
     root = Path(args.root).expanduser().resolve() if args.root else default_demo_root()
@@ -223,6 +297,20 @@ def build_parser() -> argparse.ArgumentParser:
         description="A person's long-term memory, browsable from the terminal.")
     sub = parser.add_subparsers(dest="command")
 
+    p = sub.add_parser("search", parents=[common], help="hybrid search from the command line")
+    p.add_argument("query")
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--source", action="append", metavar="TYPE", help="only this source type "
+                   "(repeatable)")
+    p.add_argument("--since", metavar="DATE", help="content dated on or after (YYYY-MM-DD)")
+    p.add_argument("--until", metavar="DATE", help="content dated on or before (YYYY-MM-DD)")
+    p.add_argument("--folder", metavar="PREFIX", help="only files under this path prefix")
+    p.add_argument("--tag", action="append", help="only notes with this tag (repeatable, ALL)")
+    p.add_argument("--mode", choices=["hybrid", "keyword", "semantic"], default="hybrid")
+    p.add_argument("--json", action="store_true", help="the whole response as JSON")
+    p.add_argument("--explain", action="store_true", help="ranks, RRF terms, decay, MMR")
+    p.set_defaults(func=cmd_search)
+
     p = sub.add_parser("reindex", parents=[common], help="index new and changed files")
     p.add_argument("--json", action="store_true", help="print the IndexStats as JSON")
     p.add_argument("--full", action="store_true", help="re-read every file (ignore mtimes)")
@@ -267,6 +355,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("memlens: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `memlens search x --json | head`
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":
