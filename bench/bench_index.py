@@ -18,9 +18,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from common import machine, peak_rss_mb, rss_mb
-from engine.demo import generate_demo_root
 
 from engine.config import load_config
+from engine.demo import generate_demo_root
 from engine.indexer import reindex
 
 

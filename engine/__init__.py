@@ -5,7 +5,7 @@ library (textual, rich); a test enforces it.
 """
 
 from .indexer import FileError, IndexStats, Progress, reindex
-from .searcher import SearchResponse, SearchResult, Searcher, search
+from .searcher import Searcher, SearchResponse, SearchResult, search
 
 __all__ = ["FileError", "IndexStats", "Progress", "SearchResponse", "SearchResult", "Searcher",
            "reindex", "search"]

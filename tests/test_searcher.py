@@ -9,7 +9,7 @@ import pytest
 
 from engine import reindex, search
 from engine.config import load_config
-from engine.searcher import SearchError, Searcher
+from engine.searcher import Searcher, SearchError
 from tests.conftest import CountingEmbedder, make_root
 
 NOW = datetime(2026, 4, 10, tzinfo=UTC)

@@ -129,7 +129,7 @@ def _explain_lines(r, rrf_k: int) -> list[str]:
 
 
 def cmd_search(args) -> int:
-    from engine.searcher import SearchError, Searcher
+    from engine.searcher import Searcher, SearchError
 
     config = _config(args)
     searcher = Searcher(config)
@@ -247,9 +247,8 @@ def cmd_stats(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from engine.demo import generate_demo_root
-
     from engine.config import default_demo_root, load_config
+    from engine.demo import generate_demo_root
     from engine.indexer import reindex
 
     root = Path(args.root).expanduser().resolve() if args.root else default_demo_root()
