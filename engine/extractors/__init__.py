@@ -1,0 +1,119 @@
+"""Extractors: one per source type, turning a data-layer file into Chunks.
+
+``EXTRACTORS`` maps every source type of ``engine.scanner.SOURCE_TYPES`` to its class;
+``get_extractor(source_type)`` returns an instance. Formats: ``docs/data-layer.md``.
+"""
+
+from __future__ import annotations
+
+from .base import BaseExtractor, Chunk, ExtractError, Problems
+from .documents import (
+    CGMExtractor,
+    GarminExtractor,
+    InterviewMetaExtractor,
+    MeetingExtractor,
+    VoiceExtractor,
+)
+from .markdown import (
+    BoardSummaryExtractor,
+    CodebaseDocExtractor,
+    EntityFileExtractor,
+    MarkdownExtractor,
+    MarkdownTranscriptExtractor,
+    NoteExtractor,
+    RwgpsMemoryExtractor,
+    ScratchExtractor,
+)
+from .messaging import MessagingExtractor, SignalExtractor, SlackExtractor, TelegramExtractor
+from .records import (
+    CheckinExtractor,
+    EmailCatalogExtractor,
+    EventExtractor,
+    ExperimentExtractor,
+    InterviewExtractor,
+    JournalExtractor,
+    ObservationExtractor,
+    PodcastDigestExtractor,
+    QuoteExtractor,
+    RecordExtractor,
+    StoryExtractor,
+)
+
+_CLASSES: tuple[type[BaseExtractor], ...] = (
+    SlackExtractor,
+    TelegramExtractor,
+    SignalExtractor,
+    MeetingExtractor,
+    EmailCatalogExtractor,
+    EventExtractor,
+    GarminExtractor,
+    CGMExtractor,
+    CheckinExtractor,
+    ExperimentExtractor,
+    JournalExtractor,
+    VoiceExtractor,
+    MarkdownTranscriptExtractor,
+    QuoteExtractor,
+    ObservationExtractor,
+    StoryExtractor,
+    InterviewMetaExtractor,
+    InterviewExtractor,
+    PodcastDigestExtractor,
+    BoardSummaryExtractor,
+    EntityFileExtractor,
+    CodebaseDocExtractor,
+    RwgpsMemoryExtractor,
+    ScratchExtractor,
+    NoteExtractor,
+)
+
+EXTRACTORS: dict[str, type[BaseExtractor]] = {cls.source_type: cls for cls in _CLASSES}
+
+
+def get_extractor(source_type: str) -> BaseExtractor:
+    """A fresh extractor instance for ``source_type``; KeyError names the known types."""
+    try:
+        cls = EXTRACTORS[source_type]
+    except (KeyError, TypeError):
+        known = ", ".join(sorted(EXTRACTORS))
+        raise KeyError(f"no extractor for source type {source_type!r}; known types: {known}")\
+            from None
+    return cls()
+
+
+__all__ = [
+    "EXTRACTORS",
+    "BaseExtractor",
+    "BoardSummaryExtractor",
+    "CGMExtractor",
+    "CheckinExtractor",
+    "Chunk",
+    "CodebaseDocExtractor",
+    "EmailCatalogExtractor",
+    "EntityFileExtractor",
+    "EventExtractor",
+    "ExperimentExtractor",
+    "ExtractError",
+    "GarminExtractor",
+    "InterviewExtractor",
+    "InterviewMetaExtractor",
+    "JournalExtractor",
+    "MarkdownExtractor",
+    "MarkdownTranscriptExtractor",
+    "MeetingExtractor",
+    "MessagingExtractor",
+    "NoteExtractor",
+    "ObservationExtractor",
+    "PodcastDigestExtractor",
+    "Problems",
+    "QuoteExtractor",
+    "RecordExtractor",
+    "RwgpsMemoryExtractor",
+    "ScratchExtractor",
+    "SignalExtractor",
+    "SlackExtractor",
+    "StoryExtractor",
+    "TelegramExtractor",
+    "VoiceExtractor",
+    "get_extractor",
+]

@@ -1,0 +1,398 @@
+"""Markdown source types: one heading-based chunker shared by all of them.
+
+A file is optional YAML frontmatter (``---`` … ``---`` at the very top) plus a body. The body is
+cut at ATX headings (``#`` … ``######``, never inside fenced code). Section ``#0`` is the text
+before the first heading; ``#1``, ``#2`` … are the headings in document order, numbered whether
+or not their section has text, so a number keeps naming the same heading. Each non-empty
+section becomes a chunk whose content starts with its heading-path line; a section longer than
+:data:`SECTION_MAX_CHARS` is split at paragraph boundaries into parts ``#sN.1``, ``#sN.2`` ….
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .base import BaseExtractor, Chunk, Problems
+from .common import (
+    date_from_filename,
+    iso_timestamp,
+    json_safe,
+    make_chunk,
+    mtime_date,
+    read_text,
+    to_date_str,
+)
+
+SECTION_MAX_CHARS = 2000
+PATH_SEPARATOR = " > "
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_WIKILINK = re.compile(r"\[\[[^\]\n]*\]\]")
+_MD_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
+_INLINE_TAG = re.compile(r"(?<!\S)#([\w/-]+)")
+_TAG_HAS_LETTER = re.compile(r"[^\W\d]")  # #1985 or #2024-01 is not a tag; #y-1985 is
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+@dataclass
+class Section:
+    number: int
+    path: list[str]
+    lines: list[str] = field(default_factory=list)
+
+
+@dataclass
+class MarkdownDoc:
+    frontmatter: dict[str, Any]
+    sections: list[Section]
+    first_h1: str | None
+    body_lines: list[str]
+    fenced: list[bool]  # per body line: inside a fenced code block (fence lines included)
+
+
+def split_frontmatter(text: str, problems: Problems) -> tuple[dict[str, Any], str]:
+    """(frontmatter, body). Broken YAML is reported; the body is still returned."""
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        return {}, text
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in ("---", "..."):
+            break
+    else:
+        return {}, text  # a leading '---' with no closing line is a rule, not frontmatter
+    raw = "\n".join(lines[1:i])
+    body = "\n".join(lines[i + 1:])
+    try:
+        data = yaml.safe_load(raw) if raw.strip() else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at frontmatter line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
+        problems.add(f"broken YAML frontmatter{where} ({problem}); frontmatter ignored, "
+                     "body indexed")
+        return {}, body
+    if data is None:
+        return {}, body
+    if not isinstance(data, dict):
+        problems.add(f"frontmatter is not a mapping (got {type(data).__name__}); ignored")
+        return {}, body
+    return data, body
+
+
+def parse_markdown(text: str, problems: Problems) -> MarkdownDoc:
+    frontmatter, body = split_frontmatter(text, problems)
+    body_lines = body.split("\n")
+    sections = [Section(0, [])]
+    stack: list[tuple[int, str]] = []
+    fenced: list[bool] = []
+    fence: str | None = None
+    first_h1: str | None = None
+    number = 0
+    for line in body_lines:
+        if fence is not None:
+            fenced.append(True)
+            stripped = line.strip()
+            if stripped.startswith(fence) and set(stripped) == {fence[0]}:
+                fence = None
+            sections[-1].lines.append(line)
+            continue
+        m = _FENCE.match(line)
+        if m:
+            fence = m.group(1)
+            fenced.append(True)
+            sections[-1].lines.append(line)
+            continue
+        fenced.append(False)
+        h = _HEADING.match(line)
+        if h:
+            level = len(h.group(1))
+            title = _CLOSING_HASHES.sub("", h.group(2) or "").strip()
+            if level == 1 and first_h1 is None and title:
+                first_h1 = title
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title))
+            number += 1
+            sections.append(Section(number, [t for _, t in stack]))
+            continue
+        sections[-1].lines.append(line)
+    return MarkdownDoc(frontmatter, sections, first_h1, body_lines, fenced)
+
+
+# --------------------------------------------------------------------------- splitting
+
+
+def _blocks(lines: list[str]) -> list[str]:
+    """Paragraphs: runs of lines separated by blank lines; a fenced block is never cut."""
+    blocks: list[str] = []
+    current: list[str] = []
+    fence: str | None = None
+    for line in lines:
+        if fence is not None:
+            current.append(line)
+            stripped = line.strip()
+            if stripped.startswith(fence) and set(stripped) == {fence[0]}:
+                fence = None
+            continue
+        m = _FENCE.match(line)
+        if m:
+            fence = m.group(1)
+            current.append(line)
+            continue
+        if not line.strip():
+            if current:
+                blocks.append("\n".join(current))
+                current = []
+            continue
+        current.append(line)
+    if current:
+        blocks.append("\n".join(current))
+    return blocks
+
+
+def _hard_split(text: str, limit: int) -> list[str]:
+    """Cut an oversize block at line ends, then at spaces, then anywhere."""
+    pieces: list[str] = []
+    current = ""
+    for line in text.split("\n"):
+        while len(line) > limit:
+            cut = line.rfind(" ", 0, limit + 1)
+            cut = cut if cut > limit // 2 else limit
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(line[:cut].rstrip())
+            line = line[cut:].lstrip()
+        if current and len(current) + 1 + len(line) > limit:
+            pieces.append(current)
+            current = line
+        else:
+            current = f"{current}\n{line}" if current else line
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def split_section(body: str, limit: int = SECTION_MAX_CHARS) -> list[str]:
+    """The section body, or parts of at most ``limit`` chars cut at paragraph boundaries."""
+    if len(body) <= limit:
+        return [body]
+    parts: list[str] = []
+    current = ""
+    for block in _blocks(body.split("\n")):
+        for piece in ([block] if len(block) <= limit else _hard_split(block, limit)):
+            if current and len(current) + 2 + len(piece) > limit:
+                parts.append(current)
+                current = piece
+            else:
+                current = f"{current}\n\n{piece}" if current else piece
+    if current:
+        parts.append(current)
+    return parts
+
+
+# --------------------------------------------------------------------------- tags
+
+
+def _norm_tag(tag: str) -> str:
+    return tag.strip().lstrip("#").strip().rstrip("/")
+
+
+def frontmatter_tags(frontmatter: dict[str, Any]) -> list[str]:
+    """``tags`` (or ``tag``): a list, or a string of comma/space-separated tags; '#' stripped."""
+    raw = frontmatter.get("tags", frontmatter.get("tag"))
+    items: list[Any]
+    if raw is None:
+        return []
+    if isinstance(raw, str):
+        items = re.split(r"[,\s]+", raw)
+    elif isinstance(raw, list | tuple):
+        items = []
+        for item in raw:
+            if isinstance(item, str):
+                items.extend(re.split(r"[,\s]+", item))
+            elif isinstance(item, int | float) and not isinstance(item, bool):
+                items.append(str(item))
+    elif isinstance(raw, int | float) and not isinstance(raw, bool):
+        items = [str(raw)]
+    else:
+        return []
+    return [t for t in (_norm_tag(str(i)) for i in items) if t]
+
+
+def inline_tags(doc: MarkdownDoc) -> list[str]:
+    """``#tag`` / ``#nested/tag`` in the body: not in code, links, or after a backslash;
+    a heading's ``#`` markers are not tags, nor is ``#1985`` (a tag needs a letter or ``_``)."""
+    found: list[str] = []
+    for line, in_fence in zip(doc.body_lines, doc.fenced, strict=True):
+        if in_fence or "#" not in line:
+            continue
+        h = _HEADING.match(line)
+        if h:
+            line = h.group(2) or ""
+        line = _INLINE_CODE.sub(" ", line)
+        line = _WIKILINK.sub(" ", line)
+        line = _MD_LINK_TARGET.sub("] ", line)
+        for m in _INLINE_TAG.finditer(line):
+            tag = _norm_tag(m.group(1))
+            if _TAG_HAS_LETTER.search(tag):
+                found.append(tag)
+    return found
+
+
+def dedupe_tags(tags: list[str]) -> list[str]:
+    """First spelling wins; comparison is case-insensitive."""
+    seen: set[str] = set()
+    out = []
+    for tag in tags:
+        key = tag.casefold()
+        if key not in seen:
+            seen.add(key)
+            out.append(tag)
+    return out
+
+
+# --------------------------------------------------------------------------- extractor
+
+
+class MarkdownExtractor(BaseExtractor):
+    """The shared heading-based chunker; subclasses set ``source_type`` and extras."""
+
+    collect_inline_tags = False  # notes also collect #tags written in the body
+    date_keys: tuple[str, ...] = ("date", "created")
+
+    def extract(self, path: Path, source_file: str, problems: Problems) -> Iterator[Chunk]:
+        text = read_text(path, problems)
+        if not text.strip():
+            return
+        doc = parse_markdown(text, problems)
+        fm = doc.frontmatter
+        title = self.title(fm, doc, path)
+        tags = frontmatter_tags(fm)
+        if self.collect_inline_tags:
+            tags += inline_tags(doc)
+        tags = dedupe_tags(tags)
+        content_date, timestamp = self.content_date(fm, path, problems)
+        base: dict[str, Any] = {"title": title, "frontmatter": json_safe(fm), "tags": tags}
+        if timestamp:
+            base["timestamp"] = timestamp
+        base.update(self.extra_metadata(path, source_file, fm))
+        for section in doc.sections:
+            body = "\n".join(section.lines).strip("\n")
+            if not body.strip():
+                continue
+            heading_line = self.heading_line(title, section.path)
+            parts = split_section(body)
+            for k, part in enumerate(parts, start=1):
+                meta = dict(base)
+                meta["section_path"] = section.path
+                meta["section"] = section.number
+                suffix = f"s{section.number}"
+                if len(parts) > 1:
+                    meta["part"] = k
+                    suffix += f".{k}"
+                yield make_chunk(f"{source_file}#{suffix}", source_file, self.source_type,
+                                 f"{heading_line}\n\n{part}", meta, content_date)
+
+    # -- overridable pieces -----------------------------------------------------------
+
+    @staticmethod
+    def title(fm: dict[str, Any], doc: MarkdownDoc, path: Path) -> str:
+        value = fm.get("title")
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return str(value)
+        return doc.first_h1 or path.stem
+
+    @staticmethod
+    def heading_line(title: str, section_path: list[str]) -> str:
+        """The note title, then the heading path (the title is not repeated when the first
+        heading is the title)."""
+        parts = [p for p in section_path if p]
+        if not parts or parts[0] != title:
+            parts = [title, *parts]
+        return PATH_SEPARATOR.join(parts)
+
+    def content_date(self, fm: dict[str, Any], path: Path,
+                     problems: Problems) -> tuple[str | None, str | None]:
+        for key in self.date_keys:
+            raw = fm.get(key)
+            if raw in (None, ""):
+                continue
+            day = to_date_str(raw)
+            if day:
+                ts = raw.isoformat() if isinstance(raw, datetime) else (
+                    None if isinstance(raw, date) else iso_timestamp(raw))
+                return day, ts
+            problems.add(f"frontmatter {key!r}: unparseable date {raw!r:.40}")
+        return date_from_filename(path.name) or mtime_date(path), None
+
+    def extra_metadata(self, path: Path, source_file: str, fm: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+
+class MarkdownTranscriptExtractor(MarkdownExtractor):
+    """``data/identity/transcripts/*.md``."""
+
+    source_type = "transcript"
+
+
+class BoardSummaryExtractor(MarkdownExtractor):
+    """``data/board/*.md``."""
+
+    source_type = "board_summary"
+
+
+class EntityFileExtractor(MarkdownExtractor):
+    """``memory/entities/{people,projects,topics}/*.md``; metadata ``entity_type``."""
+
+    source_type = "entity_file"
+    _KINDS = {"people": "person", "projects": "project", "topics": "topic"}
+
+    def extra_metadata(self, path: Path, source_file: str, fm: dict[str, Any]) -> dict[str, Any]:
+        folder = Path(source_file).parent.name
+        return {"entity_type": self._KINDS.get(folder, folder)}
+
+
+class RwgpsMemoryExtractor(MarkdownExtractor):
+    """``memory/rwgps/*.md`` (and, as a dynamic subclass, ``memory/codebase/*.md``)."""
+
+    source_type = "rwgps_memory"
+
+
+# The seed's codebase_doc extractor is a dynamic subclass of the rwgps one.
+CodebaseDocExtractor: type[RwgpsMemoryExtractor] = type(
+    "CodebaseDocExtractor", (RwgpsMemoryExtractor,),
+    {"source_type": "codebase_doc", "__doc__": "``memory/codebase/*.md``.",
+     "__module__": __name__})
+
+
+class ScratchExtractor(MarkdownExtractor):
+    """``memory/scratch/<YYYY-MM-DD>.md`` or ``<YYYY>-W<ww>.md`` (dated by the week's Monday)."""
+
+    source_type = "scratch"
+
+
+class NoteExtractor(MarkdownExtractor):
+    """``notes/**/*.md``: a vault. Tags also from inline ``#tags``; metadata ``folder``."""
+
+    source_type = "note"
+    collect_inline_tags = True
+
+    def extra_metadata(self, path: Path, source_file: str, fm: dict[str, Any]) -> dict[str, Any]:
+        rel = source_file[len("notes/"):] if source_file.startswith("notes/") else source_file
+        parent = Path(rel).parent.as_posix()
+        return {"folder": "" if parent == "." else parent}

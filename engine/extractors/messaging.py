@@ -1,0 +1,182 @@
+"""Messaging logs (slack, telegram, signal): JSONL, one message per line, windows of 10.
+
+Window *i* holds the file's valid messages 10*i … 10*i+9 in file order, so appending messages
+changes only the last window and adds new ones; every earlier window keeps its id and hash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .base import BaseExtractor, Chunk, Problems
+from .common import clean_text, fmt_minute, iter_jsonl, make_chunk, parse_datetime
+
+WINDOW_SIZE = 10
+
+
+@dataclass(frozen=True)
+class Message:
+    line: int
+    dt: datetime
+    sender: str
+    text: str
+    thread: str | None = None
+
+
+class MessagingExtractor(BaseExtractor):
+    """Shared windowing; subclasses name their fields."""
+
+    ts_field = "ts"
+    sender_field = "user"
+    text_field = "text"
+    epoch_unit = "auto"  # how a numeric timestamp is read: "s", "ms" or "auto"
+    sender_fallbacks: tuple[str, ...] = ()
+
+    def extract(self, path: Path, source_file: str, problems: Problems) -> Iterator[Chunk]:
+        channel = path.stem
+        window: list[Message] = []
+        index = 0
+        for line, record in iter_jsonl(path, problems):
+            msg = self.parse_message(line, record, problems)
+            if msg is None:
+                continue
+            window.append(msg)
+            if len(window) == WINDOW_SIZE:
+                yield self._window_chunk(source_file, channel, index, window)
+                index += 1
+                window = []
+        if window:
+            yield self._window_chunk(source_file, channel, index, window)
+
+    # -- parsing ------------------------------------------------------------------
+
+    def parse_message(self, line: int, record: dict[str, Any],
+                      problems: Problems) -> Message | None:
+        text = self.message_text(record.get(self.text_field), line, problems)
+        if text is None:
+            return None
+        raw_ts = record.get(self.ts_field)
+        if raw_ts is None:
+            problems.add(f"message has no {self.ts_field!r}; skipped", line=line)
+            return None
+        dt = parse_datetime(raw_ts, epoch_unit=self.epoch_unit)
+        if dt is None:
+            problems.add(f"unparseable {self.ts_field!r} {raw_ts!r:.60}; message skipped",
+                         line=line)
+            return None
+        return Message(line, dt, self.sender(record), text, self.thread(record))
+
+    def message_text(self, value: Any, line: int, problems: Problems) -> str | None:
+        """The message body; None (skipped) for a missing/blank body or a non-text value."""
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = clean_text(value)
+            return value if value.strip() else None
+        if isinstance(value, bool | int | float):
+            return str(value)
+        problems.add(f"{self.text_field!r} should be text, got {type(value).__name__}; "
+                     "message skipped", line=line)
+        return None
+
+    def sender(self, record: dict[str, Any]) -> str:
+        for key in (self.sender_field, *self.sender_fallbacks):
+            value = record.get(key)
+            if isinstance(value, str) and value.strip():
+                return clean_text(value.strip())
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return str(value)
+        return "unknown"
+
+    def thread(self, record: dict[str, Any]) -> str | None:
+        return None
+
+    # -- chunk ----------------------------------------------------------------------
+
+    def _window_chunk(self, source_file: str, channel: str, index: int,
+                      msgs: list[Message]) -> Chunk:
+        content = "\n".join(f"[{fmt_minute(m.dt)}] {m.sender}: {m.text}" for m in msgs)
+        first, last = msgs[0], msgs[-1]
+        metadata: dict[str, Any] = {
+            "channel": channel,
+            "window": index,
+            "participants": sorted({m.sender for m in msgs}),
+            "message_count": len(msgs),
+            "first_ts": first.dt.isoformat(),
+            "last_ts": last.dt.isoformat(),
+            "timestamp": last.dt.isoformat(),
+            "lines": [first.line, last.line],
+        }
+        threads = sorted({m.thread for m in msgs if m.thread})
+        if threads:
+            metadata["threads"] = threads
+        return make_chunk(f"{source_file}#w{index}", source_file, self.source_type, content,
+                          metadata, last.dt.date().isoformat())
+
+
+class SlackExtractor(MessagingExtractor):
+    """``data/slack/<channel>.jsonl``: {"ts", "user", "text", "thread_ts"}.
+
+    ``ts`` is ISO 8601, or Slack's own epoch-seconds string ("1773479525.000200").
+    """
+
+    source_type = "slack"
+    ts_field = "ts"
+    sender_field = "user"
+    text_field = "text"
+    epoch_unit = "s"
+    sender_fallbacks = ("user_name", "username")
+
+    def thread(self, record: dict[str, Any]) -> str | None:
+        value = record.get("thread_ts")
+        if isinstance(value, str | int | float) and not isinstance(value, bool) and value != "":
+            return str(value)
+        return None
+
+
+class TelegramExtractor(MessagingExtractor):
+    """``data/telegram/<chat>.jsonl``: {"date", "from", "text"}.
+
+    ``text`` may also be Telegram Desktop's list of entities (strings and {"type", "text"}
+    objects); it is flattened to plain text.
+    """
+
+    source_type = "telegram"
+    ts_field = "date"
+    sender_field = "from"
+    text_field = "text"
+    epoch_unit = "s"
+    sender_fallbacks = ("from_id",)
+
+    def message_text(self, value: Any, line: int, problems: Problems) -> str | None:
+        if isinstance(value, list):
+            parts: list[str] = []
+            for item in value:
+                if isinstance(item, str):
+                    parts.append(item)
+                elif isinstance(item, dict) and isinstance(item.get("text"), str):
+                    parts.append(item["text"])
+                else:
+                    problems.add("'text' entity list holds a non-text item; message skipped",
+                                 line=line)
+                    return None
+            value = "".join(parts)
+        return super().message_text(value, line, problems)
+
+
+class SignalExtractor(MessagingExtractor):
+    """``data/signal/<thread>.jsonl``: {"timestamp" (epoch ms), "sender", "body"}.
+
+    Epoch timestamps are shown in UTC (deterministic on any machine).
+    """
+
+    source_type = "signal"
+    ts_field = "timestamp"
+    sender_field = "sender"
+    text_field = "body"
+    epoch_unit = "ms"
+    sender_fallbacks = ("source",)
