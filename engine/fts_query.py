@@ -8,6 +8,7 @@ index's tokenizer (``porter unicode61 remove_diacritics 2``), so the query side 
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -140,6 +141,7 @@ def fold(word: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
+@functools.lru_cache(maxsize=65536)
 def light_stem(word: str) -> str:
     """A deliberately small suffix strip (s, es, ed, ing), repeated until stable.
 
@@ -180,12 +182,14 @@ def matched_terms(content: str, parsed: ParsedQuery) -> list[str]:
     Comparison is token-wise on :func:`light_stem`, so it explains a result honestly without
     claiming the exact porter behaviour of the index. Phrases must occur as consecutive words.
     """
-    stems = [light_stem(t) for t in tokenize(content)]
-    present = set(stems)
+    tokens = _WORD.findall(content.lower())  # content is stored clean: no need for clean_text
+    present = {light_stem(t) for t in set(tokens)}
     found = [t for t in parsed.terms if light_stem(t) in present]
-    for phrase in parsed.phrases:
-        if _contains_run(stems, [light_stem(w) for w in phrase]):
-            found.append(" ".join(phrase))
+    if parsed.phrases:
+        stems = [light_stem(t) for t in tokens]
+        for phrase in parsed.phrases:
+            if _contains_run(stems, [light_stem(w) for w in phrase]):
+                found.append(" ".join(phrase))
     return found
 
 

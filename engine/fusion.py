@@ -7,7 +7,6 @@ mutated, so a stage can be tested (and a pipeline re-run) in isolation.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -24,6 +23,13 @@ POOL_FACTOR = 2
 
 
 # --- RRF ------------------------------------------------------------------------------------
+
+def _with(c: Candidate, **changes) -> Candidate:
+    """A shallow copy with some fields changed (dataclasses.replace re-runs __init__: slow)."""
+    out = object.__new__(type(c))
+    out.__dict__ = {**c.__dict__, **changes}
+    return out
+
 
 def rrf_term(rank: int, k: int) -> float:
     """One arm's contribution for a 0-based rank: 1 / (k + rank + 1)."""
@@ -59,13 +65,13 @@ def rrf_merge(keyword: list[Candidate], semantic: list[Candidate], k: int) -> li
             current = merged.get(hit.id)
             if current is not None and arm in current.rrf_terms:
                 continue
-            copy = replace(hit, rrf_terms={}, metadata=dict(hit.metadata),
-                           keyword_rank=None, semantic_rank=None)
-            setattr(copy, f"{arm}_rank", rank)
+            fresh = _with(hit, rrf_terms={}, metadata=dict(hit.metadata),
+                          keyword_rank=None, semantic_rank=None)
+            setattr(fresh, f"{arm}_rank", rank)
             if current is None:
-                merged[hit.id] = current = copy
+                merged[hit.id] = current = fresh
             else:
-                _merge_into(current, copy)
+                _merge_into(current, fresh)
             current.rrf_terms[arm] = rrf_term(rank, k)
     for c in merged.values():
         c.score = sum(c.rrf_terms.values())
@@ -126,7 +132,7 @@ def apply_recency_decay(cands: list[Candidate], config: Config,
     for c in cands:
         decay = recency_factor(c.content_date, config.half_life(c.source_type),
                                config.decay_floor, now)
-        out.append(replace(c, score=c.score * decay.factor, decay=decay))
+        out.append(_with(c, score=c.score * decay.factor, decay=decay))
     return sorted(out, key=lambda c: -c.score)
 
 
@@ -294,8 +300,8 @@ def diversity_rerank(cands: list[Candidate], limit: int, target: int = DIVERSITY
     rest_pool = [i for i in pool_idx if i not in taken]
     in_pool = set(pool_idx)
     tail = [i for i in range(len(cands)) if i not in in_pool]
-    out = [replace(cands[i], mmr_position=pos) for pos, i in enumerate(head_idx)]
-    out += [replace(cands[i], mmr_position=None) for i in rest_pool + tail]
+    out = [_with(cands[i], mmr_position=pos) for pos, i in enumerate(head_idx)]
+    out += [_with(cands[i], mmr_position=None) for i in rest_pool + tail]
     return truncate(out, limit)
 
 
