@@ -1,0 +1,156 @@
+"""Search latency and vector-arm recall on a demo corpus (issue: engine search).
+
+    python bench/bench_search.py --root /tmp/demo500k [--queries 150]
+
+Prints p50/p95 over natural queries (3-6 content words taken from random chunks) for hybrid,
+keyword-only and semantic-only search, the per-stage share, the semantic arm's recall@50
+against exact float32 search, vec0's own KNN time for comparison, and whether a filter on a
+small source type finds its chunks when none is in the unfiltered top 250.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import statistics
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+from common import machine, peak_rss_mb, percentiles
+
+from engine.config import load_config
+from engine.fts_query import FTS5_STOP_WORDS
+from engine.searcher import Searcher
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)
+WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def natural_queries(conn, n: int, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    max_rowid = conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0]
+    queries: list[str] = []
+    while len(queries) < n:
+        row = conn.execute("SELECT content FROM chunks WHERE rowid >= ? LIMIT 1",
+                           (rng.randint(1, max_rowid),)).fetchone()
+        words = [w.lower() for w in WORD.findall(row[0]) if w.lower() not in FTS5_STOP_WORDS]
+        words = list(dict.fromkeys(words))
+        if len(words) < 3:
+            continue
+        k = rng.randint(3, min(6, len(words)))
+        start = rng.randint(0, len(words) - k)
+        queries.append(" ".join(words[start:start + k]))
+    return queries
+
+
+def timed(searcher: Searcher, queries: list[str], **kw) -> tuple[dict, dict]:
+    latencies, stages = [], {}
+    for q in queries:
+        t = time.perf_counter()
+        r = searcher.search(q, now=NOW, **kw)
+        latencies.append((time.perf_counter() - t) * 1000)
+        for stage, ms in r.timings_ms.items():
+            stages.setdefault(stage, []).append(ms)
+    return percentiles(latencies), {s: round(statistics.median(v), 2) for s, v in stages.items()}
+
+
+def exact_float32(conn, dim: int):
+    rowids, vectors = [], []
+    for cid, size, validity, rids in conn.execute(
+            "SELECT chunk_id, size, validity, rowids FROM chunks_vec_chunks"):
+        blob = conn.execute("SELECT vectors FROM chunks_vec_vector_chunks00 WHERE rowid = ?",
+                            (cid,)).fetchone()[0]
+        live = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[:size]
+        live = live.astype(bool)
+        rowids.append(np.frombuffer(rids, np.int64)[live])
+        vectors.append(np.frombuffer(blob, np.float32).reshape(size, dim)[live])
+    return np.concatenate(rowids), np.concatenate(vectors)
+
+
+def recall_at_50(searcher: Searcher, queries: list[str]) -> dict:
+    conn = searcher.connection()
+    index = searcher.vector_index()
+    rowids, matrix = exact_float32(conn, index.dim)
+    recalls, approx_ms, exact_ms = [], [], []
+    for q in queries:
+        vec = searcher.embedder.embed_single(q)
+        t = time.perf_counter()
+        got = {r for r, _ in index.search(vec, 50)}
+        approx_ms.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        sims = matrix @ vec
+        truth = set(rowids[np.argpartition(-sims, 50)[:50]].tolist())
+        exact_ms.append((time.perf_counter() - t) * 1000)
+        recalls.append(len(got & truth) / 50)
+    return {"recall@50_mean": round(statistics.fmean(recalls), 4),
+            "recall@50_min": round(min(recalls), 3),
+            "prefix_dims": index.pdim, "index_ms": percentiles(approx_ms),
+            "numpy_exact_float32_ms": percentiles(exact_ms)}
+
+
+def vec0_knn_ms(searcher: Searcher, queries: list[str], n: int = 5) -> dict:
+    conn = searcher.connection()
+    times = []
+    for q in queries[:n]:
+        blob = searcher.embedder.embed_single(q).astype(np.float32).tobytes()
+        t = time.perf_counter()
+        conn.execute("SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = 50",
+                     (blob,)).fetchall()
+        times.append((time.perf_counter() - t) * 1000)
+    return percentiles(times)
+
+
+def small_type_filter(searcher: Searcher, queries: list[str], source_type: str = "cgm") -> dict:
+    checked = found = 0
+    for q in queries:
+        unfiltered = searcher.search(q, limit=50, now=NOW, mode="hybrid")
+        top = searcher.search(q, limit=50, now=NOW)  # depth 250 per arm
+        if any(r.source_type == source_type for r in list(unfiltered) + list(top)):
+            continue
+        checked += 1
+        filtered = searcher.search(q, limit=10, source_types=[source_type], now=NOW)
+        found += bool(filtered.results) and all(r.source_type == source_type for r in filtered)
+    return {"source_type": source_type, "queries_without_it_in_top250": checked,
+            "filtered_search_returned_only_that_type": found}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", required=True, type=Path)
+    parser.add_argument("--queries", type=int, default=150)
+    parser.add_argument("--skip", default="", help="comma list: recall,vec0,filter")
+    args = parser.parse_args()
+    skip = set(args.skip.split(","))
+    config = load_config(args.root)
+    searcher = Searcher(config)
+    conn = searcher.connection()
+    chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    queries = natural_queries(conn, args.queries)
+    t = time.perf_counter()
+    searcher.search("warm up the vector index", now=NOW)
+    cold_ms = (time.perf_counter() - t) * 1000
+    for q in queries[:5]:
+        searcher.search(q, now=NOW)
+    print(json.dumps({"machine": machine(), "chunks": chunks, "queries": len(queries),
+                      "first_search_ms_incl_vector_load": round(cold_ms, 1),
+                      "sample_queries": queries[:5]}))
+    for mode in ("hybrid", "keyword", "semantic"):
+        latency, stages = timed(searcher, queries, mode=mode)
+        print(json.dumps({"mode": mode, "latency_ms": latency, "stage_p50_ms": stages}),
+              flush=True)
+    if "recall" not in skip:
+        print(json.dumps({"vector_arm": recall_at_50(searcher, queries[:100])}), flush=True)
+    if "vec0" not in skip:
+        print(json.dumps({"vec0_knn_k50_ms": vec0_knn_ms(searcher, queries)}), flush=True)
+    if "filter" not in skip:
+        print(json.dumps({"filter": small_type_filter(searcher, queries[:40])}), flush=True)
+    print(json.dumps({"peak_rss_mb": round(peak_rss_mb(), 1)}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""The memlens command line and the seed's module entry points, on a real root."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.lock import writer_lock
+from tests.conftest import make_root
+from tui.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    monkeypatch.delenv("MEMLENS_ROOT", raising=False)
+    return make_root(tmp_path / "root")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_reindex_json_prints_the_seed_fields(root, capsys):
+    code, out, err = run(capsys, "reindex", "--root", str(root), "--json")
+    assert code == 0 and err == ""
+    stats = json.loads(out)
+    for field in ("files", "chunks", "skipped", "unchanged_chunks", "deleted_chunks", "errors",
+                  "pending_embeddings"):
+        assert field in stats
+    assert stats["files"] == 3 and stats["chunks"] == 16
+    code, out, _ = run(capsys, "reindex", "--root", str(root), "--json")
+    assert json.loads(out)["skipped"] == 3
+
+
+def test_stats_discover_search_and_maintenance(root, capsys):
+    run(capsys, "reindex", "--root", str(root))
+    code, out, _ = run(capsys, "stats", "--root", str(root), "--json")
+    st = json.loads(out)
+    assert code == 0 and st["per_type"] == {"slack": 12, "note": 4}
+    assert st["pending_embeddings"] == 0 and st["embedder"].startswith("local:")
+    code, out, _ = run(capsys, "stats", "--root", str(root))
+    assert "slack" in out and "embedder" in out
+
+    code, out, _ = run(capsys, "discover", "--root", str(root))
+    assert code == 0 and "slack" in out and "3 files routed" in out
+    (root / "notes/new.md").write_text("# New\n\nfresh")
+    code, out, _ = run(capsys, "discover", "--root", str(root), "--pending")
+    assert "notes/new.md" in out and "1 of 4 files need indexing" in out
+
+    code, out, _ = run(capsys, "search", "dahlias", "--root", str(root), "--json")
+    response = json.loads(out)
+    assert response["arms"] == "both" and response["results"][0]["id"] == \
+        "notes/home/garden.md#s3"
+    code, out, _ = run(capsys, "search", "dahlias", "--root", str(root), "--explain",
+                       "--limit", "3")
+    assert "rrf: keyword 1/(60+1)" in out and "decay:" in out and "mmr position: 1" in out
+    code, out, _ = run(capsys, "search", "harbor", "--root", str(root), "--source", "note",
+                       "--mode", "keyword")
+    assert "slack" not in out
+
+    code, out, _ = run(capsys, "maintenance", "--root", str(root), "--json")
+    assert code == 0 and json.loads(out)["vacuumed"] is True
+    code, out, _ = run(capsys, "maintenance", "--root", str(root), "--no-vacuum")
+    assert code == 0 and "rebuilt 16 vectors" in out
+
+
+def test_errors_are_one_line_and_non_zero(root, tmp_path, capsys):
+    code, out, err = run(capsys, "search", "x", "--root", str(tmp_path / "missing"))
+    assert code == 1 and err.count("\n") == 1 and err.startswith("memlens: ")
+    code, out, err = run(capsys, "stats", "--root", str(root))
+    assert code == 1 and "no index" in err and "Traceback" not in err
+    code, out, err = run(capsys, "search", "x", "--root", str(root), "--limit", "0")
+    assert code == 1 and err.startswith("memlens: ")
+    (root / "memlens.toml").write_text("[search]\nrrf_k = 'sixty'\n")
+    code, out, err = run(capsys, "reindex", "--root", str(root))
+    assert code == 1 and "rrf_k must be a number" in err
+    (root / "memlens.toml").unlink()
+    with writer_lock(root / "data/search/memlens.db", "reindex"):
+        code, out, err = run(capsys, "reindex", "--root", str(root))
+    assert code == 1 and "already writing" in err and err.count("\n") == 1
+
+
+def test_root_from_environment(root, capsys, monkeypatch):
+    monkeypatch.setenv("MEMLENS_ROOT", str(root))
+    code, out, _ = run(capsys, "reindex", "--json")
+    assert code == 0 and json.loads(out)["files"] == 3
+
+
+@pytest.mark.parametrize("argv, expect", [
+    (["-m", "engine.scanner", "--discover"], "notes/home/garden.md"),
+    (["-m", "engine.indexer"], '"chunks": 16'),
+    (["-m", "engine.maintenance", "--no-vacuum"], '"vacuumed": false'),
+])
+def test_seed_module_entry_points(root, argv, expect):
+    env_root = ["--root", str(root)]
+    if argv[1] == "engine.maintenance":
+        subprocess.run([sys.executable, "-m", "engine.indexer", *env_root], cwd=REPO,
+                       check=True, capture_output=True)
+    out = subprocess.run([sys.executable, *argv, *env_root], cwd=REPO, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert expect in out.stdout
