@@ -25,6 +25,7 @@ from common import machine, peak_rss_mb, percentiles
 from engine.config import load_config
 from engine.fts_query import FTS5_STOP_WORDS
 from engine.searcher import Searcher
+from engine.vector_index import RESCORE_DEPTH
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 WORD = re.compile(r"[A-Za-z]{3,}")
@@ -88,7 +89,7 @@ def recall_at_50(searcher: Searcher, queries: list[str]) -> dict:
         recalls.append(len(got & truth) / 50)
     return {"recall@50_mean": round(statistics.fmean(recalls), 4),
             "recall@50_min": round(min(recalls), 3),
-            "prefix_dims": index.pdim, "index_ms": percentiles(approx_ms),
+            "projection_dims": index.pdim, "rescore_depth": RESCORE_DEPTH, "index_ms": percentiles(approx_ms),
             "numpy_exact_float32_ms": percentiles(exact_ms)}
 
 

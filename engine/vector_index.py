@@ -1,11 +1,12 @@
 """The semantic arm's fast path: an in-memory copy of vec0's vectors, kept in step with vec0.
 
 vec0's brute-force KNN reads every float of every vector (406 ms at 500k x 256 here, without
-SIMD). This index reads vec0's own shadow tables once (vec0 stays the store of record), keeps a
-low-dimensional prefix of every vector as float32 for a first pass and the full vectors as
-float16 for exact rescoring of the best few hundred. Embedders trained Matryoshka-style
-(WordLlama, text-embedding-3) keep most of their ranking in the leading dimensions, so the
-prefix pass finds the true neighbours among its top candidates (recall measured in bench/).
+SIMD). This index reads vec0's own shadow tables once (vec0 stays the store of record), keeps
+every vector projected onto its top principal components as float32 for a first pass, and the
+full vectors as float16 to rescore the best candidates exactly. The projection keeps far more
+of the ranking than a plain prefix of the dimensions (WordLlama's first 64 dimensions gave
+recall@50 0.87 where 64 principal components gave 0.96; see docs/benchmarks.md). Small indexes
+(up to EXACT_BELOW vectors) are searched exactly.
 
 Staying in step is cheap: a change shows as a moved ``PRAGMA data_version``; then each vec0
 chunk's validity bitmap (128 bytes per 1,024 slots) is compared with the cached one, and only
@@ -21,30 +22,33 @@ import numpy as np
 
 from .db import Connection
 
-SLOTS = 1024  # vec0's default chunk_size
+EXACT_BELOW = 20_000  # vectors; below this a full exact scan is cheaper than two passes
+PCA_SAMPLE = 20_000
+RESCORE_DEPTH = 2_000  # first-pass candidates rescored exactly
 
 
 @dataclass
 class _VecChunk:
     validity: bytes
     rowids: np.ndarray  # int64, live slots only
-    prefix: np.ndarray  # float32 (n, prefix_dim), re-normalised
     full: np.ndarray  # float16 (n, dim)
     source_type: str
+    projected: np.ndarray | None = None  # float32 (n, pdim), once a basis exists
 
 
-def prefix_dims(dim: int) -> int:
-    return min(dim, max(64, dim // 8))
+def projection_dims(dim: int) -> int:
+    return min(dim, max(96, dim // 8))
 
 
 class VectorIndex:
     def __init__(self, dim: int):
         self.dim = dim
-        self.pdim = prefix_dims(dim)
+        self.pdim = projection_dims(dim)
+        self.basis: np.ndarray | None = None  # (dim, pdim) float32, fixed once computed
         self._chunks: dict[int, _VecChunk] = {}
         self._data_version: int | None = None
         self._lock = threading.Lock()
-        self._matrix: tuple | None = None  # assembled (rowids, prefix, full, type codes)
+        self._matrix: tuple | None = None  # assembled (rowids, projected, full, type codes)
         self.types: list[str] = []
 
     # -- keeping in step with vec0 ------------------------------------------------------
@@ -81,11 +85,7 @@ class VectorIndex:
         live = live.astype(bool)
         rowids = np.frombuffer(rowids_blob, np.int64)[live]
         full = np.frombuffer(vectors_blob, np.float32).reshape(size, self.dim)[live]
-        prefix = full[:, : self.pdim].copy()
-        norms = np.linalg.norm(prefix, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return _VecChunk(validity, rowids.copy(), prefix / norms, full.astype(np.float16),
-                         source_type)
+        return _VecChunk(validity, rowids.copy(), full.astype(np.float16), source_type)
 
     def _assemble(self) -> None:
         chunks = [self._chunks[c] for c in sorted(self._chunks)]
@@ -93,16 +93,22 @@ class VectorIndex:
         code = {t: i for i, t in enumerate(self.types)}
         if chunks:
             rowids = np.concatenate([c.rowids for c in chunks])
-            prefix = np.concatenate([c.prefix for c in chunks])
             full = np.concatenate([c.full for c in chunks])
             types = np.concatenate([np.full(len(c.rowids), code[c.source_type], np.int16)
                                     for c in chunks])
         else:
             rowids = np.zeros(0, np.int64)
-            prefix = np.zeros((0, self.pdim), np.float32)
             full = np.zeros((0, self.dim), np.float16)
             types = np.zeros(0, np.int16)
-        self._matrix = (rowids, prefix, full, types)
+        projected = None
+        if len(rowids) > EXACT_BELOW:
+            if self.basis is None:
+                self.basis = principal_basis(full, self.pdim)
+            for c in chunks:
+                if c.projected is None:
+                    c.projected = project(c.full, self.basis)
+            projected = np.concatenate([c.projected for c in chunks])
+        self._matrix = (rowids, projected, full, types)
 
     def __len__(self) -> int:
         return 0 if self._matrix is None else len(self._matrix[0])
@@ -119,22 +125,21 @@ class VectorIndex:
         return np.isin(self._matrix[0], allowed_rowids)
 
     def search(self, query: np.ndarray, k: int, mask: np.ndarray | None = None,
-               rescore: int = 400) -> list[tuple[int, float]]:
+               rescore: int = RESCORE_DEPTH) -> list[tuple[int, float]]:
         """Top ``k`` (rowid, cosine similarity), exact over the rescored candidates."""
-        rowids, prefix, full, _ = self._matrix
+        rowids, projected, full, _ = self._matrix
         if len(rowids) == 0 or k <= 0:
             return []
         query = np.asarray(query, np.float32)
         query = query / (np.linalg.norm(query) or 1.0)
-        if mask is not None:
-            candidates = np.flatnonzero(mask)
-            if len(candidates) <= max(rescore, 20_000):
-                return self._exact(query, candidates, k)
-        q_prefix = query[: self.pdim] / (np.linalg.norm(query[: self.pdim]) or 1.0)
-        scores = prefix @ q_prefix
+        candidates = np.flatnonzero(mask) if mask is not None else None
+        if projected is None or (candidates is not None and len(candidates) <= EXACT_BELOW):
+            return self._exact(query, candidates if candidates is not None
+                               else np.arange(len(rowids)), k)
+        scores = projected @ (query @ self.basis)
         if mask is not None:
             scores[~mask] = -np.inf
-        depth = min(len(scores), max(rescore, k))
+        depth = min(len(scores), max(rescore, k * 4))
         top = np.argpartition(-scores, depth - 1)[:depth]
         top = top[np.isfinite(scores[top])]
         return self._exact(query, top, k)
@@ -146,3 +151,20 @@ class VectorIndex:
         sims = full[idx].astype(np.float32) @ query
         order = np.argsort(-sims, kind="stable")[:k]
         return [(int(rowids[idx[i]]), float(sims[i])) for i in order]
+
+
+def principal_basis(vectors: np.ndarray, dims: int, seed: int = 0) -> np.ndarray:
+    """The top ``dims`` principal directions (uncentred: dot products are what we rank by)."""
+    rng = np.random.default_rng(seed)
+    take = rng.choice(len(vectors), min(len(vectors), PCA_SAMPLE), replace=False)
+    sample = vectors[np.sort(take)].astype(np.float32)
+    eigenvalues, eigenvectors = np.linalg.eigh(sample.T @ sample)
+    return np.ascontiguousarray(eigenvectors[:, ::-1][:, :dims], dtype=np.float32)
+
+
+def project(vectors: np.ndarray, basis: np.ndarray, block: int = 65_536) -> np.ndarray:
+    """float16 vectors onto the basis, in blocks so the float32 copy stays small."""
+    out = np.empty((len(vectors), basis.shape[1]), np.float32)
+    for start in range(0, len(vectors), block):
+        out[start:start + block] = vectors[start:start + block].astype(np.float32) @ basis
+    return out
