@@ -39,6 +39,8 @@ MAX_EMBED_CHARS = 20_000
 DIVERSITY_TARGET = 7
 DIVERSITY_LAMBDA = 0.7
 MAX_PER_SOURCE_TYPE = 3
+# a query word found in at least this many chunks counts as common (see engine/keyword_arm.py)
+KEYWORD_COMMON_DF = 2000
 
 
 class ConfigError(ValueError):
@@ -72,6 +74,7 @@ class Config:
     decay_floor: float = DECAY_FLOOR
     rrf_k: int = RRF_K
     similarity_threshold: float | None = None
+    keyword_common_df: int = KEYWORD_COMMON_DF
     embedding_batch_size: int = EMBEDDING_BATCH_SIZE
     chunk_batch_size: int = CHUNK_BATCH_SIZE
     max_embed_chars: int = MAX_EMBED_CHARS
@@ -164,6 +167,7 @@ def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
         decay_floor=_number(search, "decay_floor", float, DECAY_FLOOR),
         rrf_k=_number(search, "rrf_k", int, RRF_K),
         similarity_threshold=_number(search, "similarity_threshold", float, None),
+        keyword_common_df=_number(search, "keyword_common_df", int, KEYWORD_COMMON_DF),
         embedding_batch_size=_number(index, "embedding_batch_size", int, EMBEDDING_BATCH_SIZE),
         chunk_batch_size=_number(index, "chunk_batch_size", int, CHUNK_BATCH_SIZE),
         max_embed_chars=_number(index, "max_embed_chars", int, MAX_EMBED_CHARS),

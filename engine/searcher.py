@@ -26,6 +26,7 @@ from .embedder import Embedder, EmbeddingError, get_embedder
 from .entities import inject_entity, load_people
 from .fts_query import ParsedQuery, build_match, matched_terms, parse_query
 from .fusion import apply_recency_decay, diversity_rerank, filter_candidates, rrf_merge
+from .keyword_arm import keyword_search
 from .lock import active_writer
 from .schema import EmbedderMismatch, ensure_schema, has_vec_table, stored_embedder
 from .vector_index import VectorIndex
@@ -179,6 +180,7 @@ class Searcher:
         self._conn: Connection | None = None
         self._vectors: VectorIndex | None = None
         self._lock = threading.RLock()
+        self.last_keyword_path: str | None = None  # which keyword-arm plan ran (benchmarks)
 
     @property
     def embedder(self) -> Embedder:
@@ -205,19 +207,13 @@ class Searcher:
     # -- arms -------------------------------------------------------------------------------
     def keyword_arm(self, parsed: ParsedQuery, depth: int, filters: Filters) -> list[Candidate]:
         """BM25 over FTS5 with the filters in the same SQL; a malformed query gives []."""
-        match = build_match(parsed, "or")
-        if match is None:
-            return []
         where, args = filters.sql()
         try:
-            rows = self.connection().execute(
-                "SELECT c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
-                "c.metadata, c.embedding_truncated, -bm25(chunks_fts) AS score "
-                "FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
-                f"WHERE chunks_fts MATCH ? AND {where} ORDER BY bm25(chunks_fts) LIMIT ?",
-                [match, *args, depth]).fetchall()
+            rows, plan = keyword_search(self.connection(), parsed, depth, where, args,
+                                        self.config.keyword_common_df)
         except Exception:  # noqa: BLE001 - the seed: BM25 degrades, never raises
             return []
+        self.last_keyword_path = plan.path if plan else None
         out = []
         for rank, r in enumerate(rows):
             cand = _candidate(r)
