@@ -53,11 +53,13 @@ def load_vec(conn: Connection) -> None:
             pass
 
 
-def connect(path: str | Path, *, readonly: bool = False, timeout: float = 10.0) -> Connection:
+def connect(path: str | Path, *, readonly: bool = False, timeout: float = 10.0,
+            mmap: bool = True) -> Connection:
     """Open the index with sqlite-vec loaded, WAL journaling and synchronous=NORMAL.
 
     Readers keep searching while a writer works because of WAL; ``busy_timeout`` covers the
-    short moments a checkpoint needs the lock.
+    short moments a checkpoint needs the lock. ``mmap=False`` keeps a long writer's resident
+    memory flat (mapped pages count as RSS and would grow with the file).
     """
     path = Path(path)
     if readonly:
@@ -77,7 +79,7 @@ def connect(path: str | Path, *, readonly: bool = False, timeout: float = 10.0) 
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache
-    conn.execute("PRAGMA mmap_size = 1073741824")
+    conn.execute(f"PRAGMA mmap_size = {1 << 30 if mmap else 0}")
     return conn
 
 

@@ -29,7 +29,7 @@ def rebuild_vec_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
         raise FileNotFoundError(f"no index at {db_path}: run `memlens reindex` first")
     timings: dict[str, float] = {}
     with writer_lock(db_path, "maintenance"):
-        conn = connect(db_path)
+        conn = connect(db_path, mmap=False)
         try:
             ensure_schema(conn)
             info = stored_embedder(conn)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from .db import Connection, transaction
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 CORE_DDL = """
 CREATE TABLE IF NOT EXISTS chunks (
@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     content_date TEXT,
     embedding_truncated INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS chunks_source_file ON chunks(source_file);
+-- covering: a file's chunk ids and hashes come from the index alone (the level-two diff)
+CREATE INDEX IF NOT EXISTS chunks_file_hash ON chunks(source_file, id, content_hash);
 CREATE INDEX IF NOT EXISTS chunks_source_type_date ON chunks(source_type, content_date);
 CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(content_hash) WHERE embedding IS NULL;
 
@@ -47,7 +48,10 @@ CREATE TABLE IF NOT EXISTS index_state (
     mtime REAL NOT NULL,
     indexed_at TEXT NOT NULL,
     source_type TEXT,
-    error TEXT
+    error TEXT,
+    size INTEGER,
+    resume TEXT,         -- append-only logs: where the last window starts (JSON)
+    prefix_hash TEXT     -- sha1 of the bytes before that point
 );
 
 CREATE TABLE IF NOT EXISTS meta (
@@ -67,6 +71,18 @@ ON chunks BEGIN
     VALUES (new.rowid, new.content, new.source_file, new.source_type);
 END;
 """
+
+
+# version -> statements that bring an index of the previous version up to it
+MIGRATIONS: dict[int, list[str]] = {
+    2: [
+        "ALTER TABLE index_state ADD COLUMN size INTEGER",
+        "ALTER TABLE index_state ADD COLUMN resume TEXT",
+        "ALTER TABLE index_state ADD COLUMN prefix_hash TEXT",
+        "DROP INDEX IF EXISTS chunks_source_file",
+        "CREATE INDEX IF NOT EXISTS chunks_file_hash ON chunks(source_file, id, content_hash)",
+    ],
+}
 
 
 def vec_ddl(dim: int) -> str:
@@ -127,7 +143,11 @@ def ensure_schema(conn: Connection) -> None:
             f"this index has schema version {version}, newer than this memlens "
             f"({SCHEMA_VERSION}); upgrade memlens")
     with transaction(conn):
-        for statement in _statements(CORE_DDL):
+        if version == 0:  # a new index: the current schema directly
+            statements = _statements(CORE_DDL)
+        else:
+            statements = [s for v in range(version + 1, SCHEMA_VERSION + 1) for s in MIGRATIONS[v]]
+        for statement in statements:
             conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 

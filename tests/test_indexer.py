@@ -60,6 +60,28 @@ def test_appending_25_messages_embeds_only_changed_and_new_windows(config, embed
     assert_consistent(config.db_path)
 
 
+def test_an_appended_log_is_read_from_its_last_window_only(config, embedder):
+    log = config.root / "data/slack/general.jsonl"
+    lines = slack_lines(95).splitlines(keepends=True)
+    log.write_text("".join(lines[:30]) + "{not json\n" + "".join(lines[30:]))
+    stats = reindex(config=config, embedder=embedder)
+    assert any("line 31" in w.message for w in stats.warnings)
+    with log.open("a") as f:
+        f.write(slack_lines(25, start=95))
+    stats = reindex(config=config, embedder=CountingEmbedder())
+    # the broken line 31 lies before the last window: not re-read, so not reported again
+    assert stats.chunks == 3 and stats.unchanged_chunks == 9 and not stats.warnings
+    assert_consistent(config.db_path)
+
+    # an edit before the last window (same size) is caught by the prefix hash: full re-read
+    text = log.read_text()
+    log.write_text(text.replace("message 3 about", "message 3 ABOUT", 1))
+    again = CountingEmbedder()
+    stats = reindex(config=config, embedder=again)
+    assert len(again.texts) == 1 and "ABOUT" in again.texts[0]
+    assert any("line 31" in w.message for w in stats.warnings)
+
+
 def test_editing_one_paragraph_reembeds_one_chunk(config, embedder):
     reindex(config=config, embedder=embedder)
     note = config.root / "notes/home/garden.md"
@@ -250,3 +272,20 @@ def test_writer_lock_is_released_after_use(config):
         pass
     with writer_lock(config.db_path, "test"):
         pass
+
+
+def test_a_version_1_index_is_migrated_in_place(config, embedder):
+    conn = connect(config.db_path)
+    conn.execute("CREATE TABLE index_state (source_file TEXT PRIMARY KEY, mtime REAL NOT NULL, "
+                 "indexed_at TEXT NOT NULL, source_type TEXT, error TEXT)")
+    conn.execute("CREATE TABLE chunks (id TEXT PRIMARY KEY, source_file TEXT NOT NULL, "
+                 "source_type TEXT NOT NULL, content TEXT NOT NULL, metadata TEXT, "
+                 "embedding BLOB, indexed_at TEXT NOT NULL, content_hash TEXT NOT NULL, "
+                 "content_date TEXT, embedding_truncated INTEGER NOT NULL DEFAULT 0)")
+    conn.execute("CREATE INDEX chunks_source_file ON chunks(source_file)")
+    conn.execute("PRAGMA user_version = 1")
+    ensure_schema(conn)
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(index_state)")}
+    assert {"size", "resume", "prefix_hash"} <= columns
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    conn.close()

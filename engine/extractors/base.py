@@ -51,6 +51,8 @@ class Problems(list):
 
 class BaseExtractor:
     source_type: str = ""
+    # an append-only format whose extract() accepts ``resume`` and sets ``resume_point``
+    resumable: bool = False
 
     def extract(self, path: Path, source_file: str, problems: Problems) -> Iterator[Chunk]:
         """Yield the file's chunks in file order. ``source_file`` is the root-relative path."""

@@ -88,20 +88,28 @@ def read_text(path: Path, problems: Problems) -> str:
     return clean_text(text).replace("\r\n", "\n").replace("\r", "\n")
 
 
-def iter_lines(path: Path, problems: Problems) -> Iterator[tuple[int, str]]:
-    """Stream (line number from 1, text without newline); one problem for any invalid UTF-8."""
+def iter_lines(path: Path, problems: Problems, offset: int = 0,
+               first_line: int = 1) -> Iterator[tuple[int, int, str]]:
+    """Stream (line number, byte offset, text without newline) from ``offset`` on.
+
+    One problem is reported for any invalid UTF-8. Starting mid-file (``offset`` > 0) lets an
+    append-only log be read from where the last indexing left off.
+    """
     reported = False
     try:
         fh = path.open("rb")
     except OSError as exc:
         raise ExtractError(f"cannot read {path.name}: {exc.strerror or exc}") from exc
     with fh:
-        for n, raw in enumerate(fh, start=1):
-            text, bad = decode_bytes(raw) if n == 1 else _decode_line(raw)
+        fh.seek(offset)
+        pos = offset
+        for n, raw in enumerate(fh, start=first_line):
+            text, bad = decode_bytes(raw) if pos == 0 else _decode_line(raw)
             if bad and not reported:
                 problems.add(_UTF8_PROBLEM + " (first at this line)", line=n)
                 reported = True
-            yield n, text.rstrip("\r\n")
+            yield n, pos, text.rstrip("\r\n")
+            pos += len(raw)
 
 
 def _decode_line(raw: bytes) -> tuple[str, bool]:
@@ -111,14 +119,16 @@ def _decode_line(raw: bytes) -> tuple[str, bool]:
         return raw.decode("utf-8", errors="replace"), True
 
 
-def iter_jsonl(path: Path, problems: Problems) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Stream (line number, object) from a JSONL file, line by line.
+def iter_jsonl(path: Path, problems: Problems, offset: int = 0,
+               first_line: int = 1) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """Stream (line number, byte offset, object) from a JSONL file, line by line.
 
     Blank lines are ignored; a line that is not JSON, or not a JSON object, is skipped and
-    reported. A non-empty file in which no line parses at all raises :class:`ExtractError`.
+    reported. A non-empty file in which no line parses at all raises :class:`ExtractError`
+    (only when read from its start: a resumed tail may legitimately hold no object yet).
     """
     good = bad = 0
-    for n, line in iter_lines(path, problems):
+    for n, pos, line in iter_lines(path, problems, offset, first_line):
         if not line.strip():
             continue
         try:
@@ -132,8 +142,8 @@ def iter_jsonl(path: Path, problems: Problems) -> Iterator[tuple[int, dict[str, 
             problems.add(f"expected a JSON object, got {_type_name(obj)}; line skipped", line=n)
             continue
         good += 1
-        yield n, obj
-    if bad and not good:
+        yield n, pos, obj
+    if bad and not good and offset == 0:
         raise ExtractError(f"{path.name}: none of its {bad} non-blank lines is a JSON object "
                            "(expected JSONL: one JSON object per line)")
 

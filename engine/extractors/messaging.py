@@ -19,8 +19,21 @@ WINDOW_SIZE = 10
 
 
 @dataclass(frozen=True)
+class ResumePoint:
+    """Where the last window of a log starts: the next read of an appended log begins here."""
+
+    offset: int  # byte offset of the window's first message line
+    line: int
+    window: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"offset": self.offset, "line": self.line, "window": self.window}
+
+
+@dataclass(frozen=True)
 class Message:
     line: int
+    offset: int
     dt: datetime
     sender: str
     text: str
@@ -35,15 +48,30 @@ class MessagingExtractor(BaseExtractor):
     text_field = "text"
     epoch_unit = "auto"  # how a numeric timestamp is read: "s", "ms" or "auto"
     sender_fallbacks: tuple[str, ...] = ()
+    resumable = True
 
-    def extract(self, path: Path, source_file: str, problems: Problems) -> Iterator[Chunk]:
+    def __init__(self) -> None:
+        self.resume_point: ResumePoint | None = None
+
+    def extract(self, path: Path, source_file: str, problems: Problems,
+                resume: ResumePoint | None = None) -> Iterator[Chunk]:
+        """Yield the windows; with ``resume``, only those from ``resume.window`` on.
+
+        Windows are fixed by message count from the top of the file, so reading from the first
+        message of a window with its index gives exactly the windows a full read would.
+        Afterwards ``resume_point`` says where the (possibly partial) last window starts.
+        """
         channel = path.stem
         window: list[Message] = []
-        index = 0
-        for line, record in iter_jsonl(path, problems):
-            msg = self.parse_message(line, record, problems)
+        start = resume or ResumePoint(0, 1, 0)
+        index = start.window
+        self.resume_point = start
+        for line, offset, record in iter_jsonl(path, problems, start.offset, start.line):
+            msg = self.parse_message(line, offset, record, problems)
             if msg is None:
                 continue
+            if not window:
+                self.resume_point = ResumePoint(msg.offset, msg.line, index)
             window.append(msg)
             if len(window) == WINDOW_SIZE:
                 yield self._window_chunk(source_file, channel, index, window)
@@ -52,9 +80,15 @@ class MessagingExtractor(BaseExtractor):
         if window:
             yield self._window_chunk(source_file, channel, index, window)
 
+    @staticmethod
+    def window_of(chunk_id: str) -> int | None:
+        """The window index in a chunk id (``…#w12`` -> 12)."""
+        _, _, suffix = chunk_id.rpartition("#w")
+        return int(suffix) if suffix.isdigit() else None
+
     # -- parsing ------------------------------------------------------------------
 
-    def parse_message(self, line: int, record: dict[str, Any],
+    def parse_message(self, line: int, offset: int, record: dict[str, Any],
                       problems: Problems) -> Message | None:
         text = self.message_text(record.get(self.text_field), line, problems)
         if text is None:
@@ -68,7 +102,7 @@ class MessagingExtractor(BaseExtractor):
             problems.add(f"unparseable {self.ts_field!r} {raw_ts!r:.60}; message skipped",
                          line=line)
             return None
-        return Message(line, dt, self.sender(record), text, self.thread(record))
+        return Message(line, offset, dt, self.sender(record), text, self.thread(record))
 
     def message_text(self, value: Any, line: int, problems: Problems) -> str | None:
         """The message body; None (skipped) for a missing/blank body or a non-text value."""

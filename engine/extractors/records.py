@@ -72,7 +72,7 @@ class RecordExtractor(BaseExtractor):
 
     def extract(self, path: Path, source_file: str, problems: Problems) -> Iterator[Chunk]:
         seen_ids: set[str] = set()
-        for line, record in iter_jsonl(path, problems):
+        for line, _, record in iter_jsonl(path, problems):
             f = Fields(record, problems, line)
             if self.required and not any(f.text(k) for k in self.required):
                 problems.add(f"record has no {' / '.join(self.required)} text; skipped",
