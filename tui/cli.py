@@ -286,6 +286,12 @@ def cmd_app(args) -> int:
     return _open_app(root, args.db)
 
 
+def cmd_mcp(args) -> int:
+    from tui.mcp_server import serve
+
+    return serve(args.root, args.db)
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--root", help="data root (default: $MEMLENS_ROOT, else the demo root)")
@@ -330,6 +336,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", parents=[common], help="index statistics")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("mcp", parents=[common],
+                       help="serve search to AI agents over MCP (stdio)")
+    p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("demo", help="create and index the demo data root, then open the app")
     p.add_argument("--root", help="where to create it (default: the user data dir)")

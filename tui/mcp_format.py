@@ -1,0 +1,371 @@
+"""Text the MCP tools return: the seed-2 search page, notes, neighborhoods, index status.
+
+Everything an agent reads comes from here, as plain text built from engine objects. The rule
+that shapes it: text that comes from the data layer (chunk text, titles, tags, file names,
+headings, people's names) is only ever emitted inside a JSON string, so a chat message holding
+``", "score": "9"`` or a newline cannot forge a field. Server-computed fields (ranks, scores,
+flags) follow the JSON object as ``name: value`` pairs separated by `` | ``.
+
+No MCP import here: these are pure functions, testable without the SDK.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+from typing import Any
+
+from engine.fts_query import ParsedQuery, matched_terms
+
+DEFAULT_MAX_CHARS = 12_000
+MIN_MAX_CHARS = 400
+PREVIEW_CHARS = 300
+FIELD_SEP = " | "
+FOOTER_RESERVE = 220  # room kept for the "truncated: ..." line when rows are dropped
+CONTENT_KEYS = ("title", "path", "tags", "preview_kind", "preview")
+PREVIEW_KINDS = ("snippet", "head", "chunk", "stale_notice", "none")
+
+# Characters that JSON leaves unescaped but some line splitters treat as line breaks.
+_LINE_BREAKERS = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def jstr(value: Any) -> str:
+    """A JSON string literal that always stays on one line, whatever the text holds."""
+    out = json.dumps("" if value is None else str(value), ensure_ascii=False)
+    for ch, escaped in _LINE_BREAKERS.items():
+        if ch in out:
+            out = out.replace(ch, escaped)
+    return out
+
+
+def jobject(pairs: dict[str, str]) -> str:
+    """A one-line JSON object whose every value is a string (see :func:`jstr`)."""
+    return "{" + ", ".join(f"{jstr(k)}: {jstr(v)}" for k, v in pairs.items()) + "}"
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """Server text (an error, a detail) squeezed onto one line and capped."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def flat(text: str) -> str:
+    return " ".join((text or "").split())
+
+
+def cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
+
+
+def num(x: float | None, digits: int = 5) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+# --------------------------------------------------------------------------- search page
+
+
+def title_of(r) -> str:
+    """A human title for any chunk: the note title, an email subject, a chat's channel..."""
+    meta = r.metadata or {}
+    if r.injected:
+        return str(meta.get("person") or "profile")
+    for key in ("title", "subject", "name"):
+        value = meta.get(key)
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value):
+            return str(value)
+    if meta.get("podcast") or meta.get("episode"):
+        return ": ".join(str(meta[k]) for k in ("podcast", "episode") if meta.get(k))
+    if meta.get("channel"):
+        return f"{r.source_type} {meta['channel']}"
+    if meta.get("session_id"):
+        return f"interview {meta['session_id']}"
+    return PurePosixPath(r.source_file).stem
+
+
+def tags_of(r) -> str:
+    tags = (r.metadata or {}).get("tags")
+    if isinstance(tags, list):
+        return ", ".join(str(t) for t in tags if t is not None and str(t))
+    if isinstance(tags, str):
+        return tags
+    return ""
+
+
+def _head(content: str, width: int = 200) -> str:
+    """The engine's fallback snippet (searcher._head): how a non-highlight is recognised."""
+    text = flat(content)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def better_arm(r) -> str | None:
+    """The arm that ranked this row better (keyword on a tie); None for injected rows."""
+    k, s = r.keyword_rank, r.semantic_rank
+    if k is None and s is None:
+        return None
+    if s is None or (k is not None and k <= s):
+        return "keyword"
+    return "semantic"
+
+
+def preview_of(r, source_exists: bool) -> tuple[str, str]:
+    """(preview_kind, preview) from the arm that ranked the row better.
+
+    snippet: the keyword highlight (matched terms in «»); chunk: the chunk the semantic arm
+    matched; head: the start of the text (profiles, or a keyword hit without a highlight);
+    stale_notice: the file is gone since it was indexed; none: nothing to show.
+    """
+    if r.stale and not source_exists and not r.injected:
+        return "stale_notice", (
+            "this file was deleted or moved after it was indexed; the row is the indexed copy "
+            "and read_note cannot open it (a reindex removes it)")
+    if not (r.content or "").strip():
+        return "none", ""
+    arm = better_arm(r)
+    if arm == "semantic":
+        return "chunk", cap(flat(r.content), PREVIEW_CHARS)
+    if arm == "keyword" and r.snippet and "«" in r.snippet and r.snippet != _head(r.content):
+        return "snippet", cap(r.snippet, PREVIEW_CHARS)
+    return "head", cap(flat(r.content), PREVIEW_CHARS)
+
+
+def content_fields(r, source_exists: bool = True, cuts: dict[str, int] | None = None) -> dict:
+    """The five note-controlled fields; ``cuts`` caps some of them (a first row that has to
+    be shortened to fit the response)."""
+    kind, preview = preview_of(r, source_exists)
+    fields = {"title": title_of(r), "path": r.source_file, "tags": tags_of(r),
+              "preview_kind": kind, "preview": preview}
+    for key, limit in (cuts or {}).items():
+        if len(fields[key]) > limit:
+            fields[key] = cap(fields[key], limit) if limit > 0 else ""
+    return fields
+
+
+def _units(parsed: ParsedQuery) -> int:
+    return len(parsed.terms) + len(parsed.phrases)
+
+
+def keyword_detail(r, parsed: ParsedQuery) -> str:
+    """``match: all 2/2 [a, b]`` or ``match: partial 1/2 [a]``, and ``matched_in: title, body``
+    (which parts of the chunk hold a query term: title, heading, tags, path, body)."""
+    meta = r.metadata or {}
+    section_path = r.section_path or []
+    content = r.content or ""
+    body = content
+    if r.section is not None and "\n\n" in content:
+        body = content.split("\n\n", 1)[1]  # markdown chunks start with their heading line
+    fields = {
+        "title": title_of(r) if meta.get("title") else "",
+        "heading": " > ".join(str(p) for p in section_path),
+        "tags": tags_of(r),
+        "path": r.source_file,
+        "body": body,
+    }
+    found: list[str] = []
+    where: list[str] = []
+    for name, text in fields.items():
+        hits = matched_terms(text, parsed) if text else []
+        if hits:
+            where.append(name)
+            found += [h for h in hits if h not in found]
+    for h in r.matched_terms or []:
+        if h not in found:
+            found.append(h)
+    order = parsed.terms + [" ".join(p) for p in parsed.phrases]
+    found.sort(key=lambda t: order.index(t) if t in order else len(order))
+    units = _units(parsed)
+    have = min(len(found), units)
+    match = "all" if units and have >= units else "partial"
+    terms = ", ".join(found) if found else "-"
+    return f"match: {match} {have}/{units} [{terms}], matched_in: {', '.join(where) or '-'}"
+
+
+def explain(r, rrf_k: int) -> str:
+    if r.injected:
+        meta = r.metadata or {}
+        return (f"profile of {jstr(meta.get('person', ''))} injected at the median score "
+                f"(the query names {jstr(meta.get('matched', ''))})")
+    terms = []
+    for arm in r.rrf_terms:
+        rank = r.keyword_rank if arm == "keyword" else r.semantic_rank
+        terms.append(f"{arm} 1/({rrf_k}+{rank})")
+    fused = sum(r.rrf_terms.values())
+    text = " + ".join(terms) + f" = {num(fused)}" if terms else f"{num(fused)}"
+    d = r.decay
+    if d is not None:
+        age = "undated" if d.age_days is None else f"age {d.age_days:.0f} d"
+        floored = ", floored" if d.floored else ""
+        text += (f" × decay {d.factor:.3f} ({age}, half-life {d.half_life:.0f} d{floored})"
+                 f" = {num(r.score)}")
+    if r.mmr_position is not None and d is not None:
+        text += f"; diversity pick #{r.mmr_position}"  # MMR chose the order of the head
+    return text
+
+
+def section_field(r) -> str | None:
+    if r.section is None:
+        return None
+    if r.section == 0:
+        return "§ (top of note)"
+    path = " > ".join(str(p) for p in (r.section_path or []))
+    return f"§ {jstr(path)} (#{r.section})"
+
+
+def server_fields(r, response, parsed: ParsedQuery, cut_note: str | None = None) -> list[str]:
+    out = [f"score: {num(r.score)}"]
+    if r.semantic_rank is not None:
+        sim = "-" if r.similarity is None else f"{r.similarity:.3f}"
+        out.append(f"semantic_rank: {r.semantic_rank} (similarity {sim})")
+    else:
+        out.append("semantic_rank: -")
+    if r.keyword_rank is not None:
+        out.append(f"keyword_rank: {r.keyword_rank} ({keyword_detail(r, parsed)})")
+    else:
+        out.append("keyword_rank: -")
+    out.append(f"explain: {explain(r, response.rrf_k)}")
+    out.append(f"stale: {'true' if r.stale else 'false'}")
+    out.append(f"embedding_truncated: {'true' if r.embedding_truncated else 'false'}")
+    section = section_field(r)
+    if section:
+        out.append(section)
+    out.append(f"id: {jstr(r.id)}")
+    out.append(f"type: {r.source_type}")
+    out.append(f"date: {r.content_date or '-'}")
+    if r.rerank_score is not None:
+        out.append(f"rerank_score: {r.rerank_score:.4f}")
+    if cut_note:
+        out.append(cut_note)
+    return out
+
+
+def result_row(r, response, parsed: ParsedQuery, *, source_exists: bool = True,
+               cuts: dict[str, int] | None = None, cut_note: str | None = None) -> str:
+    return FIELD_SEP.join([jobject(content_fields(r, source_exists, cuts)),
+                           *server_fields(r, response, parsed, cut_note)])
+
+
+def header_lines(response, threshold: float | None = None) -> list[str]:
+    lines = [f"arms: {response.arms}"]
+    depth = []
+    for arm, (found, asked) in response.arm_depth.items():
+        unavailable = (arm == "semantic" and response.semantic_error is not None)
+        depth.append(f"{arm} {found}/{asked}" + (" (unavailable)" if unavailable else ""))
+    lines.append(f"arm_depth: {', '.join(depth)} chunks")
+    if response.semantic_error is not None and response.semantic_detail:
+        lines.append(f"semantic_unavailable: {one_line(response.semantic_detail)}")
+    lines.append(f"confidence: {response.confidence}")
+    if response.confidence == "low":
+        best = response.best_similarity
+        why = ("no chunk matched all the keyword terms and the closest semantic candidate "
+               f"({'none' if best is None else f'{best:.3f}'}) is under the similarity "
+               f"threshold{'' if threshold is None else f' ({threshold:g})'}")
+        lines.append(f"suggestion: {why}; try keyword_search with the exact words or "
+                     "identifier you expect, or get_neighborhood on the closest row's id to "
+                     "read around it")
+    lines.append(f"rrf_k: {response.rrf_k}")
+    if response.reranked:
+        lines.append("reranked: true")
+    else:
+        lines.append(f"reranked: false ({response.rerank_reason or 'not_requested'})")
+    if response.index_transition:
+        lines.append(f"index_transition: {one_line(response.index_transition, 40)} (a writer "
+                     "is updating the index; rows may change until it finishes)")
+    return lines
+
+
+def fit_rows(header: list[str], rows: Sequence[str], max_chars: int,
+             shrink_first=None) -> tuple[str, int]:
+    """Join header and rows under ``max_chars``: whole rows are dropped from the end and
+    counted in a last line; a first row that cannot fit is cut (via ``shrink_first(budget)``,
+    which returns a shorter, labelled row) rather than dropped. Returns (text, dropped)."""
+    text = "\n".join(header)
+    full = "\n".join([*header, *rows])
+    if len(full) <= max_chars or not rows:
+        return full, 0
+    budget = max_chars - FOOTER_RESERVE
+    kept: list[str] = []
+    used = len(text)
+    for row in rows:
+        if used + 1 + len(row) > budget:
+            break
+        kept.append(row)
+        used += 1 + len(row)
+    if not kept:
+        room = max(0, (budget if len(rows) > 1 else max_chars) - used - 1)
+        first = shrink_first(room) if shrink_first else None
+        if first is None or len(first) > room:
+            base = first or rows[0]
+            label = " …[row cut: response limit]"
+            first = base[: max(0, room - len(label))] + label
+        kept.append(first)
+    dropped = len(rows) - len(kept)
+    lines = [*header, *kept]
+    if dropped:
+        lines.append(f"truncated: {dropped} more row{'s' if dropped != 1 else ''} dropped to "
+                     f"stay under {max_chars} characters; lower limit, narrow with folder, tags "
+                     "or source_types, or read_note a path")
+    return "\n".join(lines), dropped
+
+
+def format_search(response, parsed: ParsedQuery, max_chars: int, *,
+                  threshold: float | None = None, exists=lambda _p: True) -> str:
+    """The seed-2 page: header, one line per result, whole-row truncation."""
+    header = header_lines(response, threshold)
+    results = list(response.results)
+    existence = {r.source_file: (True if r.injected else exists(r.source_file))
+                 for r in results}
+    rows = [result_row(r, response, parsed, source_exists=existence[r.source_file])
+            for r in results]
+    if not rows:
+        note = "no results"
+        if response.semantic_error and response.mode == "semantic":
+            note += " (the semantic arm is unavailable)"
+        return "\n".join([*header, note])
+
+    def shrink_first(room: int) -> str | None:
+        """The first row with its preview (then title, then tags) shortened to ``room``."""
+        r = results[0]
+        exists_ = existence[r.source_file]
+        note = "cut: true (row shortened to fit the response limit; read_note for all)"
+        cuts = {k: len(v) for k, v in content_fields(r, exists_).items()
+                if k in ("preview", "title", "tags")}
+        for _ in range(12):
+            row = result_row(r, response, parsed, source_exists=exists_, cuts=cuts,
+                             cut_note=note)
+            over = len(row) - room
+            if over <= 0:
+                return row
+            key = max(cuts, key=cuts.get)  # the longest of preview, title, tags
+            if cuts[key] == 0:
+                return row
+            cuts[key] = max(0, cuts[key] - over - 8)
+        return None
+
+    text, _ = fit_rows(header, rows, max_chars, shrink_first)
+    return text
+
+
+# --------------------------------------------------------------------------- other tools
+
+
+def cut_text(text: str, offset: int, budget: int) -> tuple[str, int]:
+    """``text[offset:]`` cut to ``budget`` chars, at a line end when one is near.
+
+    Returns the slice and where it ends (== len(text) when nothing is left).
+    """
+    end = min(len(text), offset + max(0, budget))
+    if end < len(text):
+        nl = text.rfind("\n", offset, end)
+        if nl > offset + budget // 2:
+            end = nl + 1
+    return text[offset:end], end
+
+
+def neighborhood_row(role: str, row: dict, limit: int) -> str:
+    content = row["content"] or ""
+    fields = {"role": role, "id": row["id"], "date": row["content_date"] or "",
+              "content": cap(content, limit)}
+    section = row.get("section_display")
+    if section:
+        fields["section"] = section
+    return jobject(fields)
