@@ -1,31 +1,38 @@
-"""The keyword arm: BM25 over FTS5, made fast for common words without changing its answer.
+"""The keyword arm: BM25 over FTS5, made fast for common words.
 
 A plain OR query makes FTS5 score every chunk that holds any query word: 265-400 ms at 500k
 chunks when the words are common. The top of a BM25 ranking is decided by the rarer words, so:
 
 1. Each query unit (term or phrase) is classified by document frequency: counting its matches
    stops at ``common_df`` rows, so a rare unit costs almost nothing to count.
-2. No common unit: one OR query (cheap: every posting list is short).
+2. No common unit: one OR query (cheap: every posting list is short). Exact.
 3. Some common units C and rare units R: the chunks holding a rare unit are found with
    ``(R) AND (C)`` and ``(R) NOT (C)``, both driven by R's short lists, and scored by FTS5's own
    bm25 over every unit, so their scores equal the plain OR query's. A chunk holding only
-   common units can score at most sum(idf(c) * (k1 + 1)) over C; if the depth-th score found
-   already beats that bound, the answer is exactly the plain OR answer (MaxScore pruning).
-   Otherwise ``(C) NOT (R)`` is scored too (the slow path, still exact).
+   common units can score at most sum(idf(c) * (k1 + 1)) over C (idf from each common unit's
+   exact count, ~10 ms per 100k matches); if the depth-th score found already beats that
+   bound, the answer is exactly the plain OR answer (MaxScore pruning, "maxscore").
+   Otherwise the common-only chunks are scored too, over the least frequent common units whose
+   posting lists fit ``POSTINGS_BUDGET`` ("maxscore+common": approximate, the most frequent
+   words, which weigh least in bm25, are pruned).
 4. Only common units: chunks matching ALL of them first (``AND``); if they fill the depth,
-   that is the answer, else the plain OR query runs. This is the one approximation: a chunk
-   holding some but not all of several very common words can rank below the AND matches.
+   that is the answer ("and-first": approximate, a chunk holding some but not all of several
+   very common words can rank below the AND matches), else an OR over the budget-pruned
+   common units ("and-first+or").
+
+SciFact nDCG@10 with these plans is reported next to the plain OR query in docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .db import Connection
 from .fts_query import ParsedQuery, quote
 
 BM25_K1 = 1.2  # FTS5's bm25 constant: one unit adds at most idf * (k1 + 1) to a score
+POSTINGS_BUDGET = 60_000  # chunks the slow paths may score (about 30 ms here)
 
 SELECT = (
     "SELECT c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
@@ -39,7 +46,8 @@ class KeywordPlan:
     units: list[str]  # quoted FTS5 strings
     common: list[str]
     rare: list[str]
-    path: str  # "or" | "maxscore" | "maxscore+common" | "and-first" | "and-first+or"
+    path: str = "or"  # "or" | "maxscore" | "maxscore+common" | "and-first" | "and-first+or"
+    df: dict[str, int] = field(default_factory=dict)  # exact counts of the common units
 
 
 def _varint(blob: bytes, i: int = 0) -> int:
@@ -67,10 +75,9 @@ def capped_df(conn: Connection, unit: str, cap: int) -> int:
         (unit, cap)).fetchone()[0]
 
 
-def idf_upper_bound(n_rows: int, min_df: int) -> float:
-    """FTS5's idf for a unit found in at least ``min_df`` rows (idf falls as df grows)."""
-    idf = math.log((n_rows - min_df + 0.5) / (min_df + 0.5))
-    return max(idf, 1e-6)
+def idf(n_rows: int, df: int) -> float:
+    """FTS5's bm25 idf (floored at 1e-6 as FTS5 does); it falls as df grows."""
+    return max(math.log((n_rows - df + 0.5) / (df + 0.5)), 1e-6)
 
 
 def plan(conn: Connection, parsed: ParsedQuery, common_df: int) -> KeywordPlan | None:
@@ -80,7 +87,25 @@ def plan(conn: Connection, parsed: ParsedQuery, common_df: int) -> KeywordPlan |
     common, rare = [], []
     for unit in units:
         (common if capped_df(conn, unit, common_df) >= common_df else rare).append(unit)
-    return KeywordPlan(units, common, rare, "or")
+    return KeywordPlan(units, common, rare)
+
+
+def _exact_df(conn: Connection, p: KeywordPlan, n_rows: int) -> dict[str, int]:
+    if not p.df:
+        p.df = {unit: capped_df(conn, unit, n_rows + 1) for unit in p.common}
+    return p.df
+
+
+def _within_budget(conn: Connection, p: KeywordPlan, n_rows: int) -> list[str]:
+    """The least frequent common units whose posting lists fit the budget (at least one)."""
+    df = _exact_df(conn, p, n_rows)
+    kept, total = [], 0
+    for unit in sorted(p.common, key=df.__getitem__):
+        if kept and total + df[unit] > POSTINGS_BUDGET:
+            break
+        kept.append(unit)
+        total += df[unit]
+    return kept
 
 
 def _run(conn: Connection, match: str, where: str, args: list, depth: int) -> list:
@@ -98,22 +123,23 @@ def keyword_search(conn: Connection, parsed: ParsedQuery, depth: int, where: str
     p = plan(conn, parsed, common_df)
     if p is None:
         return [], None
-    everything = " OR ".join(p.units)
     if not p.common:
-        return _run(conn, everything, where, args, depth), p
+        return _run(conn, " OR ".join(p.units), where, args, depth), p
+    n_rows = fts_row_count(conn)
     any_common = " OR ".join(p.common)
     if p.rare:
         any_rare = " OR ".join(p.rare)
         found = _merge(depth,
                        _run(conn, f"({any_rare}) AND ({any_common})", where, args, depth),
                        _run(conn, f"({any_rare}) NOT ({any_common})", where, args, depth))
-        bound = (BM25_K1 + 1) * sum(
-            idf_upper_bound(fts_row_count(conn), common_df) for _ in p.common)
+        df = _exact_df(conn, p, n_rows)
+        bound = (BM25_K1 + 1) * sum(idf(n_rows, df[unit]) for unit in p.common)
         if len(found) == depth and found[-1]["score"] > bound:
             p.path = "maxscore"
             return found, p
         p.path = "maxscore+common"
-        rest = _run(conn, f"({any_common}) NOT ({any_rare})", where, args, depth)
+        pruned = " OR ".join(_within_budget(conn, p, n_rows))
+        rest = _run(conn, f"({pruned}) NOT ({any_rare})", where, args, depth)
         return _merge(depth, found, rest), p
     if len(p.common) > 1:
         found = _run(conn, " AND ".join(p.common), where, args, depth)
@@ -121,4 +147,6 @@ def keyword_search(conn: Connection, parsed: ParsedQuery, depth: int, where: str
             p.path = "and-first"
             return found, p
         p.path = "and-first+or"
-    return _run(conn, everything, where, args, depth), p
+        pruned = " OR ".join(_within_budget(conn, p, n_rows))
+        return _merge(depth, found, _run(conn, pruned, where, args, depth)), p
+    return _run(conn, any_common, where, args, depth), p

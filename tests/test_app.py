@@ -1,0 +1,802 @@
+"""Pilot tests of the app: every flow, driven by keys, on a real indexed demo root."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import shutil
+import stat
+import threading
+import time
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pytest
+from textual.widgets import TextArea
+
+from engine.config import load_config
+from engine.demo import generate_demo_root
+from engine.embedder import EmbeddingError, LocalEmbedder
+from engine.indexer import reindex
+from engine.lock import writer_lock
+from engine.searcher import Searcher
+from tests.conftest import make_root
+from tui.app import MemlensApp
+from tui.screens.discover import DiscoverScreen
+from tui.screens.help import HelpScreen
+from tui.screens.menu import MenuScreen
+from tui.screens.modals import DateRangeScreen, ErrorScreen, MismatchScreen, PersonScreen
+from tui.screens.stats import StatsScreen
+from tui.screens.viewer import FileViewerScreen
+from tui.widgets.facets import FacetList
+from tui.widgets.jobpanel import JobPanel
+from tui.widgets.query import QueryInput
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+TODAY = date(2026, 11, 30)
+MARKUP_QUERY = "pager alarm"  # finds the ops-alerts chunk holding markup and an ANSI escape
+
+
+def aio(test):
+    """Run an async test on its own event loop (no pytest plugin needed); fixtures pass
+    through because the signature is kept."""
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        return asyncio.run(test(*args, **kwargs))
+    return run
+
+
+# -- fixtures ------------------------------------------------------------------------------------
+
+class SharedEmbedder(LocalEmbedder):
+    """The real local embedder (its model is loaded once per process)."""
+
+
+class GatedEmbedder(LocalEmbedder):
+    """Blocks in embed() until released: an index job that is reliably still running."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def embed(self, texts):
+        self.entered.set()
+        self.release.wait(20)
+        return super().embed(texts)
+
+
+class OtherEmbedder(LocalEmbedder):
+    """Same vectors, another name: the index's embedder does not match it."""
+
+    provider = "other"
+    model = "other-model"
+
+
+class DownEmbedder(LocalEmbedder):
+    def embed(self, texts):
+        raise EmbeddingError("provider_error", "provider unreachable (test)")
+
+
+class SpySearcher:
+    """A real Searcher that records every call, optionally slowing some queries down."""
+
+    def __init__(self, searcher: Searcher, delays: dict[str, float] | None = None) -> None:
+        self.inner = searcher
+        self.delays = delays or {}
+        self.calls: list[tuple[str, dict]] = []
+
+    def search(self, query, limit=10, source_types=None, **kw):
+        self.calls.append((query, {"source_types": source_types, **kw}))
+        time.sleep(self.delays.get(query, 0))
+        return self.inner.search(query, limit, source_types, **kw)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+@pytest.fixture(scope="session")
+def demo_root(request, tmp_path_factory) -> Path:
+    """The demo data root, generated and indexed once for the whole session (kept on the
+    pytest config, so the snapshot module, which imports this fixture, shares it)."""
+    root = getattr(request.config, "_memlens_app_demo_root", None)
+    if root is None:
+        root = tmp_path_factory.mktemp("memlens-app") / "root"
+        generate_demo_root(root, today=TODAY)
+        reindex(config=load_config(root), embedder=SharedEmbedder())
+        request.config._memlens_app_demo_root = root
+    return root
+
+
+@pytest.fixture
+def writable_root(demo_root, tmp_path) -> Path:
+    """A private copy of the indexed demo root, for tests that write to the index."""
+    root = tmp_path / "root"
+    shutil.copytree(demo_root, root, symlinks=True)
+    return root
+
+
+def make_app(root: Path, *, searcher=None, embedder=None, keys: dict | None = None,
+             **kw) -> MemlensApp:
+    config = load_config(root)
+    if keys:
+        config = config.with_overrides(keys=keys)
+    searcher = searcher or Searcher(config, SharedEmbedder())
+    app = MemlensApp(config, now=NOW, searcher=searcher, embedder=embedder or SharedEmbedder(),
+                     frozen=True, **kw)
+    app.notes = []  # every notification, for assertions
+
+    def notify(message, *, title="", severity="information", timeout=None, markup=True):
+        app.notes.append((str(title), str(message), severity))
+    app.notify = notify
+    return app
+
+
+async def wait_for(pilot, condition, timeout: float = 15.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
+async def ready(pilot) -> None:
+    app = pilot.app
+    await wait_for(pilot, lambda: app.main is not None and app.main.overview is not None,
+                   what="the overview")
+
+
+async def search(pilot, text: str, *, type_keys: bool = False) -> None:
+    """Put a query in the query box (typed key by key when ``type_keys``) and wait for its
+    answer."""
+    app = pilot.app
+    query = app.main.query_one(QueryInput)
+    query.focus()
+    if type_keys:
+        query.value = ""
+        await pilot.press(*text)
+    else:
+        query.value = text
+        query.cursor_position = len(text)
+    await pilot.pause(0.05)
+    await wait_for(pilot, lambda: app.main.idle, what="the search")
+    await pilot.pause()
+
+
+def lines_of(widget) -> list[str]:
+    """What a widget shows, as plain text lines."""
+    return [widget.render_line(y).text for y in range(widget.size.height)]
+
+
+def static_text(widget) -> str:
+    return str(widget.render()) if hasattr(widget, "render") else ""
+
+
+def row_texts(app) -> list[str]:
+    return [o.prompt.plain for o in app.main.results.options]
+
+
+def notes_text(app) -> str:
+    return "\n".join(f"{t}: {m}" for t, m, _ in app.notes)
+
+
+# -- search --------------------------------------------------------------------------------------
+
+@aio
+async def test_typing_searches_and_shows_ranked_rows(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        header = app.main.query_one("#infobar").render().plain
+        assert "chunks" in header and "local:" in header and "MB" in header
+        await search(pilot, "maya birthday dinner", type_keys=True)
+        rows = row_texts(app)
+        assert len(rows) == len(app.main.response.results) > 5
+        first = rows[0].splitlines()
+        assert first[0].lstrip().startswith("1 ")
+        assert "×0." in first[0] and "KS" in first[0]  # decay badge and the arms that found it
+        assert "«" not in rows[0] and "»" not in rows[0]  # markers became highlight spans
+        prompt = app.main.results.options[0].prompt
+        highlighted = {prompt.plain[s.start:s.end].lower() for s in prompt.spans
+                       if "reverse" in str(s.style)}
+        assert highlighted & {"maya", "dinner", "birthday"}
+        status = app.main.query_one("#status").render().plain
+        assert "arms: both" in status and "confidence: ok" in status
+        assert f"{len(rows)} results" in status and "-- ms" in status  # frozen: no timings
+
+
+@aio
+async def test_debounce_and_stale_answer_never_wins(demo_root):
+    """A slow answer to an older query arrives after the newer one: it is dropped."""
+    config = load_config(demo_root)
+    spy = SpySearcher(Searcher(config, SharedEmbedder()), delays={"garden": 0.8})
+    app = make_app(demo_root, searcher=spy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        query = app.main.query_one(QueryInput)
+        for ch in "garden":  # fast typing: one search after the pause, not one per key
+            query.value += ch
+        await wait_for(pilot, lambda: spy.calls, what="the first search")
+        query.value = "garden tomatoes"
+        await wait_for(pilot, lambda: app.main.idle, what="the second answer")
+        assert app.main.response.query == "garden tomatoes"
+        shown = [r.id for r in app.main.results.results]
+        await pilot.pause(1.0)  # the slow "garden" answer arrives now, and is ignored
+        assert app.main.response.query == "garden tomatoes"
+        assert [r.id for r in app.main.results.results] == shown
+        assert [q for q, _ in spy.calls] == ["garden", "garden tomatoes"]
+
+
+@aio
+async def test_query_history_up_down(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        query = app.main.query_one(QueryInput)
+        for text in ("climbing", "tile cache"):
+            await search(pilot, text)
+            await pilot.press("enter")
+            await pilot.press("escape")
+        query.value = "draft"
+        await pilot.press("up")
+        assert query.value == "tile cache"
+        await pilot.press("up")
+        assert query.value == "climbing"
+        await pilot.press("down")
+        assert query.value == "tile cache"
+        await pilot.press("down")
+        assert query.value == "draft"
+
+
+@aio
+async def test_facet_only_this_pushes_the_filter_into_the_engine(demo_root):
+    config = load_config(demo_root)
+    spy = SpySearcher(Searcher(config, SharedEmbedder()))
+    app = make_app(demo_root, searcher=spy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        facets = app.main.query_one(FacetList)
+        assert facets.counts["slack"] > 0 and all(
+            facets.get_option_at_index(i).value in facets.selected
+            for i in range(facets.option_count) if facets.counts[
+                facets.get_option_at_index(i).value])
+        await search(pilot, "climbing")
+        assert {r.source_type for r in app.main.results.results} - {"note"}
+        await pilot.press("ctrl+f")
+        assert app.main.focused is facets
+        facets.highlighted = [facets.get_option_at_index(i).value
+                              for i in range(facets.option_count)].index("note")
+        await pilot.press("i")  # only this type
+        await pilot.pause(0.05)
+        await wait_for(pilot, lambda: app.main.idle)
+        assert spy.calls[-1][1]["source_types"] == ["note"]
+        assert {r.source_type for r in app.main.results.results} == {"note"}
+        assert facets.border_subtitle == f"1/{len(facets.available)}"
+        await pilot.press("space")  # toggle it off: nothing checked
+        await pilot.pause(0.3)
+        assert "No source type is checked" in app.main.query_one("#empty").render().plain
+        await pilot.press("a")  # all again: no filter
+        await pilot.pause(0.05)
+        await wait_for(pilot, lambda: app.main.idle)
+        assert spy.calls[-1][1]["source_types"] is None
+        assert facets.border_subtitle == "all"
+
+
+@aio
+async def test_date_and_person_filters(demo_root):
+    config = load_config(demo_root)
+    spy = SpySearcher(Searcher(config, SharedEmbedder()))
+    app = make_app(demo_root, searcher=spy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "climbing")
+        await pilot.press("ctrl+b")
+        assert isinstance(app.screen, DateRangeScreen)
+        app.screen.query_one("#since").value = "2026-10-01"
+        await pilot.press("tab", *"2026-10-31", "enter")
+        await wait_for(pilot, lambda: app.main.idle and spy.calls[-1][1].get("since"))
+        assert spy.calls[-1][1]["since"] == "2026-10-01"
+        assert spy.calls[-1][1]["until"] == "2026-10-31"
+        dated = [r.content_date for r in app.main.results.results if not r.injected]
+        assert dated and all("2026-10-01" <= d <= "2026-10-31" for d in dated)
+        assert "2026-10-01 – 2026-10-31" in app.main.query_one("#chips").render().plain
+
+        await pilot.press("ctrl+n")
+        assert isinstance(app.screen, PersonScreen)
+        await pilot.press(*"bobby", "enter")
+        await pilot.pause(0.05)
+        await wait_for(pilot, lambda: app.main.idle)
+        assert app.main.person == "Robert Okafor"
+        assert spy.calls[-1][0] == 'climbing "Robert Okafor"'
+        assert "Robert Okafor" in app.main.query_one("#chips").render().plain
+
+        await pilot.press("ctrl+l")
+        await pilot.pause(0.05)
+        await wait_for(pilot, lambda: app.main.idle)
+        assert spy.calls[-1][0] == "climbing"
+        assert spy.calls[-1][1]["since"] is None and app.main.person is None
+
+
+@aio
+async def test_nothing_found_suggests_what_to_change(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+t")  # hybrid -> keyword
+        assert app.main.mode == "keyword"
+        await search(pilot, "zyxxyqq")
+        empty = app.main.query_one("#empty")
+        assert empty.display and not app.main.results.display
+        text = empty.render().plain
+        assert "Nothing found" in text and "ctrl+t" in text
+
+
+@aio
+async def test_semantic_arm_down_status_says_keyword_only(demo_root):
+    config = load_config(demo_root)
+    app = make_app(demo_root, searcher=Searcher(config, DownEmbedder()))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "climbing")
+        status = app.main.query_one("#status").render().plain
+        assert "keyword-only (semantic unavailable: provider_error)" in status
+        assert app.main.results.option_count > 0
+
+
+@aio
+async def test_no_index_shows_how_to_build_it(tmp_path):
+    root = tmp_path / "empty"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "hello.md").write_text("# Hello\n\nThe lighthouse keeper's notes.\n")
+    app = make_app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        text = app.main.query_one("#empty").render().plain
+        assert "No index yet" in text and "ctrl+r" in text
+        assert "no index yet" in app.main.query_one("#infobar").render().plain
+        await search(pilot, "lighthouse")
+        assert "No index yet" in app.main.query_one("#empty").render().plain
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: app.job is None and app.main.overview.exists
+                       and app.main.idle, what="the first index")
+        assert app.main.error is None, app.main.error
+        assert [r.source_file for r in app.main.results.results][:1] == ["notes/hello.md"], (
+            app.main.response, notes_text(app))
+
+
+# -- results, preview, viewer ----------------------------------------------------------------------
+
+@aio
+async def test_keys_move_through_results_and_preview_follows(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "climbing")
+        results = app.main.results
+        await pilot.press("enter")
+        assert app.main.focused is results
+        await pilot.press("j", "j")
+        assert results.highlighted == 2
+        assert app.main.query_one("#preview").result is results.results[2]
+        await pilot.press("k")
+        assert results.highlighted == 1
+        await pilot.press("G")
+        assert results.highlighted == results.option_count - 1
+        await pilot.press("g")
+        assert results.highlighted == 0
+        await pilot.press("pagedown")
+        assert results.highlighted > 1
+        await pilot.press("enter")  # into the preview
+        assert app.main.focused is app.main.preview
+        await pilot.press("escape")  # back to the query
+        assert app.main.focused is app.main.query_one(QueryInput)
+
+
+@aio
+async def test_preview_explain_block_and_toggle(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "maya birthday dinner")
+        result = app.main.results.results[0]
+        body = app.main.query_one("#pv-body").render().plain
+        assert result.content.splitlines()[0][:40] in body
+        explain = app.main.query_one("#pv-explain").render().plain
+        assert "RRF" in explain and f"1/(60+{result.keyword_rank})" in explain
+        assert "half-life" in explain and "age" in explain and "MMR" in explain
+        assert "similarity" in explain and "flags" in explain
+        meta = app.main.query_one("#pv-meta").render().plain
+        assert "Metadata" in meta
+        await pilot.press("enter", "x")
+        assert not app.main.query_one("#pv-explain").display
+        await pilot.press("x")
+        assert app.main.query_one("#pv-explain").display
+
+
+@aio
+async def test_profile_card_for_injected_person(tmp_path):
+    # a small root: the engine injects the profile at the median score of all fused candidates,
+    # which stays within the page only when there are few of them
+    root = make_root(tmp_path / "small")
+    (root / "profile").mkdir()
+    (root / "profile" / "relationships.json").write_text(json.dumps({"people": [{
+        "name": "Robert Okafor", "aliases": ["Bobby"], "relationship": "best friend",
+        "context": "Climbs [bold]and[/] cycles", "interests": ["climbing"],
+        "milestones": [{"date": "2026-05-12", "event": "engaged"}]}]}))
+    reindex(config=load_config(root), embedder=SharedEmbedder())
+    app = make_app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "what does Bobby like")
+        results = app.main.results
+        index = next(i for i, r in enumerate(results.results) if r.injected)
+        assert "injected profile: Robert Okafor" in row_texts(app)[index]
+        results.highlighted = index
+        await pilot.pause()
+        body = app.main.query_one("#pv-body").render().plain
+        assert body.startswith("Robert Okafor") and "relationship" in body
+        assert "Climbs [bold]and[/] cycles" in body and "2026-05-12" in body
+        await pilot.press("tab", "tab", "right_square_bracket")  # a profile has no neighbours
+        assert "no neighbouring" in notes_text(app)
+
+
+@aio
+async def test_file_viewer_opens_at_the_chunk(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, MARKUP_QUERY)
+        result = app.main.results.results[0]
+        assert result.id == "data/slack/ops-alerts.jsonl#w74"
+        await pilot.press("enter", "o")
+        await wait_for(pilot, lambda: isinstance(app.screen, FileViewerScreen))
+        await pilot.pause()
+        viewer = app.screen
+        first, last = result.metadata["lines"]
+        assert viewer.span == (first - 1, last - 1)
+        area = viewer.query_one(TextArea)
+        assert area.selection.start[0] in (first - 1, last - 1)
+        assert area.selection.end[0] in (first - 1, last - 1)
+        top = area.wrapped_document.location_to_offset((first - 1, 0)).y
+        assert area.scroll_offset.y <= top < area.scroll_offset.y + area.size.height
+        title = viewer.query_one("#viewer-title").render().plain
+        assert f"lines {first}–{last}" in title
+        await pilot.press("escape")
+        assert app.screen is app.main
+
+
+@aio
+async def test_neighbour_chunks_step_through_the_file(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, MARKUP_QUERY)
+        preview = app.main.preview
+        assert preview.chunk["id"] == "data/slack/ops-alerts.jsonl#w74"
+        await pilot.press("enter", "right_square_bracket")
+        await wait_for(pilot, lambda: preview.chunk["id"].endswith("#w75"))
+        assert "chunk 76 of" in preview.border_subtitle
+        assert preview.result is None  # context, not a result
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        await wait_for(pilot, lambda: preview.chunk["id"].endswith("#w73"))
+        # the first chunk of the file has no previous one
+        app.main.preview.show_chunk({**preview.chunk, "id": "data/slack/ops-alerts.jsonl#w0",
+                                     "source_file": "data/slack/ops-alerts.jsonl"},
+                                    terms=[], position=(1, 2))
+        await pilot.press("left_square_bracket")
+        await wait_for(pilot, lambda: "first chunk" in notes_text(app))
+
+
+@aio
+async def test_copy_and_open_in_editor(demo_root, tmp_path, monkeypatch):
+    record = tmp_path / "editor-args.txt"
+    editor = tmp_path / "bin" / "vi"  # named vi: the app passes +LINE
+    editor.parent.mkdir()
+    editor.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {record}\n')
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("EDITOR", str(editor))
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, MARKUP_QUERY)
+        result = app.main.results.results[0]
+        await pilot.press("enter", "y")
+        assert app.clipboard == result.content
+        await pilot.press("e")
+        await wait_for(pilot, record.exists, what="the editor")
+        args = record.read_text().split()
+        assert args == [f"+{result.metadata['lines'][0]}", str(demo_root / result.source_file)]
+        monkeypatch.delenv("EDITOR")
+        monkeypatch.delenv("VISUAL", raising=False)
+        await pilot.press("e")
+        assert "Set $EDITOR" in notes_text(app)
+
+
+# -- data is shown as text ---------------------------------------------------------------------------
+
+@aio
+async def test_markup_and_escapes_in_data_are_shown_literally(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, MARKUP_QUERY)
+        row = row_texts(app)[0]
+        assert "[bold red]alarm[/]" in row and "␛[31mERROR␛[0m" in row
+        assert "\x1b" not in row
+        body = app.main.query_one("#pv-body")
+        text = body.render().plain
+        assert "[bold red]alarm[/]" in text and "␛[31mERROR␛[0m" in text
+        # no style from the data: the only style on "alarm" is the search highlight
+        prompt = app.main.results.options[0].prompt
+        start = prompt.plain.index("[bold red]")
+        styles = {str(s.style) for s in prompt.spans if s.start < start + 19 and s.end > start}
+        assert styles <= {"bold reverse $accent"}
+        # what reaches the terminal: the literal text, no escape byte, no red
+        rendered = "\n".join(lines_of(body))
+        assert "[bold red]alarm[/]" in rendered and "\x1b" not in rendered
+        for y in range(body.size.height):
+            for seg in body.render_line(y):
+                if "ERROR" in seg.text or "alarm" in seg.text:
+                    assert not (seg.style and seg.style.color
+                                and seg.style.color.name == "red")
+        svg = app.export_screenshot()
+        assert "[bold&#160;red]" in svg and "␛[31mERROR␛[0m" in svg
+        await pilot.press("enter", "o")
+        await wait_for(pilot, lambda: isinstance(app.screen, FileViewerScreen))
+        area = app.screen.query_one(TextArea)
+        # the raw JSONL line: markup as written, the escape as JSON wrote it
+        assert "[bold red]alarm[/]" in area.text and "\\u001b[31m" in area.text
+
+
+# -- index jobs ------------------------------------------------------------------------------
+
+def _add_chat(root: Path, name: str, n: int = 40) -> None:
+    path = root / "data" / "telegram" / f"{name}.jsonl"
+    with path.open("w") as fh:
+        for i in range(n):
+            fh.write(json.dumps({"date": f"2026-11-2{i % 9}T10:{i % 60:02d}:00+00:00",
+                                 "from": "Nadia Quist",
+                                 "text": f"zephyrine kayak plan number {i}"}) + "\n")
+
+
+@aio
+async def test_reindex_progress_search_meanwhile_refuse_second_and_cancel(writable_root):
+    for name in ("kayak-a", "kayak-b", "kayak-c"):
+        _add_chat(writable_root, name)
+    gate = GatedEmbedder()
+    app = make_app(writable_root, embedder=gate)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, gate.entered.is_set, what="the reindex to embed")
+        panel = app.main.query_one(JobPanel)
+        assert panel.display and app.job is not None
+        await wait_for(pilot, lambda: "files 0/3" in panel.query_one("#job-text")
+                       .render().plain, what="progress")
+        text = panel.query_one("#job-text").render().plain
+        assert "Reindex" in text and "chunks embedded" in text and "now:" in text
+        assert "Reindex" in app.main.query_one("#infobar").render().plain
+        # searching keeps working while the reindex runs
+        await search(pilot, "tile cache")
+        assert app.main.results.option_count > 0
+        # a second run is refused
+        await pilot.press("ctrl+r")
+        assert "already running" in notes_text(app)
+        await pilot.press("f2")
+        assert isinstance(app.screen, MenuScreen)
+        menu = app.screen.query_one("#menu-list")
+        assert menu.get_option("reindex").disabled and menu.get_option("maintenance").disabled
+        assert not menu.get_option("stats").disabled
+        await pilot.press("escape")
+        # cancel: esc in the query box (ctrl+g does the same)
+        await pilot.press("escape")
+        assert app.job.cancel.is_set()
+        assert "cancelling" in panel.query_one("#job-text").render().plain
+        gate.release.set()
+        await wait_for(pilot, lambda: app.job is None, what="the cancelled run")
+        assert not panel.display
+        assert "Reindex cancelled" in notes_text(app) and "1 files indexed" in notes_text(app)
+
+
+@aio
+async def test_reindex_finishes_with_summary_and_refreshed_counts(writable_root):
+    app = make_app(writable_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        facets = app.main.query_one(FacetList)
+        before = facets.counts["telegram"]
+        _add_chat(writable_root, "kayak")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: app.job is None, what="the reindex")
+        await wait_for(pilot, lambda: facets.counts["telegram"] == before + 4, what="counts")
+        assert "Reindex finished" in notes_text(app)
+        assert "1 files indexed" in notes_text(app) and "4 chunks written" in notes_text(app)
+        await search(pilot, "zephyrine kayak")
+        assert app.main.results.results[0].source_file == "data/telegram/kayak.jsonl"
+
+
+@aio
+async def test_maintenance_from_the_menu(writable_root):
+    app = make_app(writable_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("f2")
+        menu = app.screen.query_one("#menu-list")
+        menu.highlighted = menu.get_option_index("maintenance")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Maintenance" in notes_text(app) and app.job is None,
+                       what="maintenance")
+        assert "vectors rebuilt" in notes_text(app)
+        await search(pilot, "tile cache")  # the searcher reopened on the rebuilt index
+        assert app.main.results.option_count > 0
+
+
+@aio
+async def test_writer_busy_shows_an_error_modal(writable_root):
+    app = make_app(writable_root)
+    config = load_config(writable_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        with writer_lock(config.db_path, "test run"):
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: isinstance(app.screen, ErrorScreen))
+        message = app.screen.query_one("#error-message").render().plain
+        assert "already writing" in message and "Traceback" not in message
+        assert app.job is None
+        await pilot.press("escape")
+        assert app.screen is app.main
+
+
+@aio
+async def test_embedder_mismatch_offers_re_embed(demo_root):
+    config = load_config(demo_root)
+    app = make_app(demo_root, searcher=Searcher(config, OtherEmbedder()))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "climbing")
+        await wait_for(pilot, lambda: isinstance(app.screen, MismatchScreen))
+        text = app.screen.query_one(".dialog").query("Static").last().render().plain
+        assert "other:other-model" in str(app.screen.error) or "other" in text
+        await pilot.press("tab", "enter")  # "Keyword only"
+        await wait_for(pilot, lambda: app.screen is app.main and app.main.idle)
+        assert app.main.results.option_count > 0
+        status = app.main.query_one("#status").render().plain
+        assert "keyword-only (semantic unavailable: embedder_mismatch)" in status
+        assert "Re-embed" in status
+        await search(pilot, "tile cache")  # offered once per session
+        assert app.screen is app.main
+
+
+# -- other screens -----------------------------------------------------------------------------
+
+@aio
+async def test_help_lists_every_key_and_keymap_remaps(demo_root):
+    app = make_app(demo_root, keys={"person_filter": "ctrl+y"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        text = app.screen.query_one("#help-text").render().plain
+        from tui import keys
+
+        for _, group in keys.SECTIONS:
+            for binding in group:
+                assert binding.id in text and (binding.tooltip or binding.description) in text
+        assert "^y" in text and "Command palette" in text
+        await pilot.press("escape")
+        await pilot.press("ctrl+y")
+        assert isinstance(app.screen, PersonScreen)
+
+
+@aio
+async def test_stats_and_discover_screens(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("f3")
+        assert isinstance(app.screen, StatsScreen)
+        await wait_for(pilot, lambda: app.screen.loaded)
+        screen = app.screen
+        chart = "\n".join(lines_of(screen.query_one("#per-type")))
+        assert "slack" in chart and "█" in chart
+        months = "\n".join(lines_of(screen.query_one("#per-month")))
+        assert "2026" in months
+        summary = screen.query_one("#stats-summary").render().plain
+        assert "local:" in summary and "pending" in summary and "MB" in summary
+        assert "live" in screen.query_one("#health").render().plain
+        await pilot.press("escape", "f4")
+        assert isinstance(app.screen, DiscoverScreen)
+        await wait_for(pilot, lambda: app.screen.loaded)
+        assert app.screen.query_one("#routes").row_count >= 25
+        assert "all" in app.screen.query_one("#discover-summary").render().plain
+
+
+@aio
+async def test_command_palette_offers_every_action(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Reindex", "Full rebuild", "Re-embed", "Maintenance", "Maintenance (no vacuum)",
+                "Discover", "Index statistics", "Toggle explain", "Theme", "Help"} <= titles
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CommandPalette")
+        app.screen.query_one("Input").value = "index statistics"
+        await wait_for(pilot, lambda: app.screen.query("CommandList").first().option_count)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen))
+
+
+@aio
+async def test_narrow_terminal_stays_usable(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        main = app.main
+        assert main.has_class("-narrow")
+        assert not main.query_one(FacetList).display
+        await search(pilot, "climbing")
+        results, preview = main.results, main.preview
+        assert results.region.height >= 4 and preview.region.height >= 4
+        assert preview.region.y > results.region.y  # the preview moved below
+        await pilot.press("ctrl+f")  # facets come up over the results
+        assert main.query_one(FacetList).display and main.focused is main.query_one(FacetList)
+        await pilot.press("escape")
+        assert not main.query_one(FacetList).display
+        await pilot.press("enter", "v")  # the preview can be hidden...
+        assert not preview.display
+        await pilot.press("v")
+        assert preview.display
+        status = main.query_one("#status").render().plain
+        assert "results" in status
+        await pilot.resize_terminal(100, 30)  # compact: preview beside, facets on ctrl+f
+        await pilot.pause(0.1)
+        assert main.has_class("-compact") and not main.query_one(FacetList).display
+        assert preview.region.x > results.region.x and results.region.width >= 50
+        await pilot.resize_terminal(160, 40)  # wide: everything side by side
+        await pilot.pause(0.1)
+        assert main.has_class("-wide") and main.query_one(FacetList).display
+
+
+def test_styles_are_found_from_the_package():
+    from tui.app import MemlensApp as App
+
+    css = Path(App.CSS_PATH)
+    assert css.is_absolute() and css.exists() and css.parent.name == "styles"
+
+
+
+# -- pieces without the app -----------------------------------------------------------------------
+
+def test_text_helpers_neutralise_data():
+    from tui.widgets.text import plain, snippet_content
+
+    assert plain("a\x1b[31mb\x07\r\nc\u202e\x9b") == "a␛[31mb␇\nc\ufffd\ufffd"
+    content = snippet_content("x «tile» [link=file:///etc]y[/link] «a «b» c»")
+    assert content.plain == "x tile [link=file:///etc]y[/link] «a b c»"
+    assert [content.plain[s.start:s.end] for s in content.spans] == ["tile", "b"]
+
+
+def test_stats_health_suggests_maintenance():
+    from engine.stats import VecBloat
+    from tui.screens.stats import health_content
+
+    class Stats:
+        bloat = VecBloat(live_rows=1000, total_slots=3072, dead_slots=900, dead_bytes=921600,
+                         slot_fill=0.33, suggest_maintenance=True)
+
+    text = health_content(Stats()).plain
+    assert "900 dead slots" in text and "run maintenance" in text
+    Stats.bloat = VecBloat(1000, 1024, 0, 0, 0.98, False)
+    assert "no maintenance needed" in health_content(Stats()).plain
+
+
+def test_locate_chunk_in_a_window_of_a_big_file():
+    from tui.workers import locate_chunk
+
+    lines = [f"line {i}" for i in range(1000, 1100)]  # file lines 1001..1100
+    assert locate_chunk(lines, {"metadata": {"lines": [1011, 1020]}}, first=1000) == (10, 19)
+    assert locate_chunk(lines, {"metadata": {"line": 5}}, first=1000) is None
+    md = ["# Title", "", "Intro", "## Part", "", "Body text of the part here", "more"]
+    span = locate_chunk(md, {"metadata": {}, "content": "Title > Part\nBody text of the part here"})
+    assert span == (5, 5)

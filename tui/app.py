@@ -1,0 +1,358 @@
+"""memlens, the app: browse a person's long-term memory over the hybrid search engine.
+
+The App is kept small: it owns the engine objects (config, searcher), the one index job that
+may run at a time, and the app-wide actions (menu, palette, help, stats, theme). The screens
+and widgets live in ``tui/screens`` and ``tui/widgets``; work off the UI thread is in
+``tui/workers`` and only posts messages (``tui/messages``).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, SystemCommand
+from textual.screen import Screen
+
+from engine.config import Config, load_config
+
+from . import keys
+from .messages import JobFailed, JobFinished, JobProgress
+from .screens.main import MainScreen
+from .widgets.text import human_bytes, one_line
+from .workers import JOB_TITLES, run_job
+
+STYLES = Path(__file__).resolve().parent.parent / "styles"
+LINE_EDITORS = {"vi", "vim", "nvim", "nano", "emacs", "emacsclient", "micro", "hx", "kak",
+                "joe", "mg", "ne"}
+
+
+def _css_path() -> Path:
+    """styles/app.tcss next to the packages (a source tree or an installed wheel)."""
+    try:
+        from importlib.resources import files
+
+        candidate = Path(str(files("styles") / "app.tcss"))
+        if candidate.exists():
+            return candidate
+    except (ImportError, ModuleNotFoundError, TypeError):
+        pass
+    return STYLES / "app.tcss"
+
+
+@dataclass
+class Job:
+    kind: str
+    cancel: threading.Event
+
+    @property
+    def title(self) -> str:
+        return JOB_TITLES[self.kind]
+
+    @property
+    def cancellable(self) -> bool:
+        return not self.kind.startswith("maintenance")
+
+
+class MemlensApp(App[int]):
+    """``MemlensApp(config, now=None, searcher=None)``; tests also pass ``frozen=True`` (fixed
+    theme, no blinking cursor, no timing numbers) and an ``embedder`` for index jobs."""
+
+    TITLE = "memlens"
+    CSS_PATH = str(_css_path())
+    BINDINGS = keys.APP
+
+    def __init__(self, config: Config, now: datetime | None = None, searcher: Any = None, *,
+                 embedder: Any = None, frozen: bool = False) -> None:
+        super().__init__()
+        self.config = config
+        self.now = now
+        self.frozen = frozen
+        self._embedder = embedder
+        if searcher is None:
+            from engine.searcher import Searcher
+
+            searcher = Searcher(config, embedder)
+        self.searcher = searcher
+        self.job: Job | None = None
+        self.explain = True
+        self.main: MainScreen | None = None
+        if frozen:
+            self.theme = "textual-dark"
+        self._apply_keymap()
+
+    def _apply_keymap(self) -> None:
+        keymap = dict(self.config.keys or {})
+        unknown = sorted(k for k in keymap if k not in keys.ALL_IDS)
+        self._unknown_keys = unknown
+        if keymap:
+            self.set_keymap({k: v for k, v in keymap.items() if k in keys.ALL_IDS})
+
+    def get_default_screen(self) -> Screen:
+        self.main = MainScreen()
+        return self.main
+
+    def on_mount(self) -> None:
+        self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
+        if self._unknown_keys:
+            self.notify("memlens.toml [keys] names unknown binding ids: "
+                        + ", ".join(self._unknown_keys) + " (F1 lists the ids)",
+                        severity="warning", markup=False)
+
+    def _warm_up(self) -> None:
+        """Load a local embedding model while the user types the first query."""
+        if self.config.embedder.provider not in ("local", "minilm"):
+            return  # a remote provider: no call before the user asks for one
+        embedder = getattr(self.searcher, "embedder", None)
+        try:
+            if embedder is not None:
+                embedder.embed(["memlens"])
+        except Exception:  # noqa: BLE001 - the first search reports a broken embedder
+            pass
+
+    def on_unmount(self) -> None:
+        if self.job is not None:
+            self.job.cancel.set()
+        close = getattr(self.searcher, "close", None)
+        if close:
+            close()
+
+    # -- the command palette ----------------------------------------------------------------
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        ours = [
+            ("Reindex", "Index new and changed files", self.action_reindex),
+            ("Full rebuild", "Re-read every file (reindex --full)", self.action_full_rebuild),
+            ("Re-embed", "Embed every chunk again with the configured embedder",
+             self.action_re_embed),
+            ("Maintenance", "Rebuild the vector index and VACUUM", self.action_maintenance),
+            ("Maintenance (no vacuum)", "Rebuild the vector index only",
+             self.action_maintenance_no_vacuum),
+            ("Discover", "Routes and the files waiting to be indexed", self.action_discover),
+            ("Index statistics", "Chunks per type and month, size, bloat, embedder",
+             self.action_stats),
+            ("Toggle explain", "Show or hide the explain block in the preview",
+             self.action_toggle_explain),
+            ("Help", "Every key", self.action_help),
+        ]
+        if self.job is not None and self.job.cancellable:
+            ours.append(("Cancel job", f"Cancel the running {self.job.title.lower()}",
+                         self.action_cancel_job))
+        for title, help_text, callback in ours:
+            yield SystemCommand(title, help_text, callback)
+        yield from super().get_system_commands(screen)
+
+    # -- app-wide actions ------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_job":
+            return self.job is not None
+        return True
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_menu(self) -> None:
+        from .screens.menu import MenuScreen
+
+        if isinstance(self.screen, MenuScreen):
+            return
+
+        def chosen(action: str | None) -> None:
+            if action:
+                self.call_later(self.run_action, action)
+        self.push_screen(MenuScreen(self.job.title if self.job else None), chosen)
+
+    def action_stats(self) -> None:
+        from .screens.stats import StatsScreen
+
+        if not isinstance(self.screen, StatsScreen):
+            self.push_screen(StatsScreen())
+
+    def action_discover(self) -> None:
+        from .screens.discover import DiscoverScreen
+
+        if not isinstance(self.screen, DiscoverScreen):
+            self.push_screen(DiscoverScreen())
+
+    def action_toggle_explain(self) -> None:
+        self.explain = not self.explain
+        if self.main is not None:
+            self.main.refresh_preview()
+        self.notify(f"Explain {'on' if self.explain else 'off'}", timeout=2)
+
+    # -- index jobs ------------------------------------------------------------------------
+    @property
+    def job_title(self) -> str | None:
+        return self.job.title if self.job else None
+
+    def action_reindex(self) -> None:
+        self.start_job("reindex")
+
+    def action_full_rebuild(self) -> None:
+        self.start_job("full")
+
+    def action_re_embed(self) -> None:
+        self.start_job("re_embed")
+
+    def action_maintenance(self) -> None:
+        self.start_job("maintenance")
+
+    def action_maintenance_no_vacuum(self) -> None:
+        self.start_job("maintenance_no_vacuum")
+
+    def start_job(self, kind: str) -> bool:
+        """Start an index job in a thread worker; refuse (with a notification) while one runs."""
+        if self.job is not None:
+            self.notify(f"{self.job.title} is already running: wait for it to finish or "
+                        f"cancel it (ctrl+g).", title="Busy", severity="warning", markup=False)
+            return False
+        if kind.startswith("maintenance") and not self.config.db_path.exists():
+            self.notify("There is no index to maintain yet: press ctrl+r to build it.",
+                        severity="warning", markup=False)
+            return False
+        job = self.job = Job(kind, threading.Event())
+        if self.main is not None:
+            self.main.job_started(job.title, job.cancellable)
+        config, embedder, post = self.config, self._embedder, self.post_message
+        self.run_worker(lambda: run_job(kind, config, embedder, job.cancel, post),
+                        thread=True, group="index", name=kind, exit_on_error=False)
+        self.refresh_bindings()
+        return True
+
+    def action_cancel_job(self) -> None:
+        job = self.job
+        if job is None:
+            return
+        if not job.cancellable:
+            self.notify("Maintenance cannot be cancelled; it finishes shortly.", timeout=3)
+            return
+        if not job.cancel.is_set():
+            job.cancel.set()
+            if self.main is not None:
+                self.main.job_cancelling()
+            self.notify(f"Cancelling the {job.title.lower()} at the next file boundary…",
+                        timeout=3)
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        if self.main is not None and self.job is not None and not self.job.cancel.is_set():
+            self.main.job_progress(message.progress, message.elapsed)
+
+    def on_job_finished(self, message: JobFinished) -> None:
+        kind = message.kind
+        self.job = None
+        self.refresh_bindings()
+        if kind in ("re_embed",) or kind.startswith("maintenance"):
+            close = getattr(self.searcher, "close", None)
+            if close:
+                close()  # reopen with the new vectors on the next search
+        if kind == "re_embed" and self.main is not None and self.main.mismatch is not None:
+            self.main.mismatch = None
+            self.main.mode = "hybrid"
+            self.main._show_chips()
+        self.notify(job_summary(kind, message.result, message.elapsed),
+                    title=f"{JOB_TITLES[kind]} {'cancelled' if _cancelled(message.result) else 'finished'}",
+                    severity="warning" if _has_errors(message.result) else "information",
+                    timeout=8, markup=False)
+        if self.main is not None:
+            self.main.job_ended(refresh=True)
+        refresh = getattr(self.screen, "action_refresh", None)
+        if refresh is not None:  # the statistics or discover screen is open: show the new state
+            refresh()
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        from engine.schema import EmbedderMismatch
+
+        from .screens.modals import ErrorScreen
+
+        self.job = None
+        self.refresh_bindings()
+        if self.main is not None:
+            self.main.job_ended(refresh=True)
+        if isinstance(message.error, EmbedderMismatch) and self.main is not None:
+            self.main.mismatch = None  # offer the re-embed again
+            self.main.on_embedder_mismatch(message.error)
+            return
+        self.push_screen(ErrorScreen(f"{JOB_TITLES[message.kind]} failed", message.error))
+
+    # -- the editor -----------------------------------------------------------------------
+    def open_in_editor(self, path: Path, line: int | None = None) -> None:
+        """Open ``path`` in $EDITOR (at ``line`` for editors that take +N); the app suspends
+        while the editor runs and resumes afterwards."""
+        from textual.app import SuspendNotSupported
+
+        from .screens.modals import ErrorScreen
+
+        editor = os.environ.get("EDITOR") or os.environ.get("VISUAL")
+        if not editor:
+            self.notify("Set $EDITOR to open files in your editor.", severity="warning",
+                        markup=False)
+            return
+        argv = shlex.split(editor)
+        if line and Path(argv[0]).name in LINE_EDITORS:
+            argv.append(f"+{line}")
+        argv.append(str(path))
+        try:
+            if self.is_headless:
+                code = subprocess.call(argv, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            else:
+                with self.suspend():
+                    code = subprocess.call(argv)
+        except (OSError, SuspendNotSupported) as exc:
+            self.push_screen(ErrorScreen("Could not start the editor", exc))
+            return
+        if code:
+            self.notify(f"The editor exited with status {code}.", severity="warning",
+                        markup=False)
+        elif self.main is not None:
+            self.main.search_again()  # the file may have changed: stale flags
+
+
+def _cancelled(result: Any) -> bool:
+    return bool(getattr(result, "cancelled", False))
+
+
+def _has_errors(result: Any) -> bool:
+    return bool(getattr(result, "errors", None))
+
+
+def job_summary(kind: str, result: Any, elapsed: float) -> str:
+    """One notification for a finished job, from its IndexStats (or maintenance dict)."""
+    if isinstance(result, dict):
+        return (f"{result.get('vectors', 0):,} vectors rebuilt · "
+                f"{human_bytes(result.get('size_before'))} → "
+                f"{human_bytes(result.get('size_after'))} (reclaimed "
+                f"{human_bytes(max(result.get('reclaimed_bytes', 0), 0))}) · dead slots "
+                f"{result.get('dead_slots_before', 0):,} → {result.get('dead_slots_after', 0):,}"
+                f" · {elapsed:.1f} s")
+    s = result
+    text = (f"{s.files:,} files indexed ({s.skipped:,} unchanged, {s.removed_files:,} removed) · "
+            f"{s.chunks:,} chunks written, {s.unchanged_chunks:,} unchanged, "
+            f"{s.deleted_chunks:,} deleted · {s.embedded:,} embedded · "
+            f"{s.pending_embeddings:,} pending · {s.seconds:.1f} s")
+    if s.errors:
+        first = s.errors[0]
+        text += (f"\n{len(s.errors)} file(s) failed, e.g. {one_line(first.source_file)}: "
+                 f"{one_line(first.message)[:120]} (F3 lists them)")
+    if s.embedding_errors:
+        text += f"\nembedding: {one_line(s.embedding_errors[0])[:160]}"
+    if s.cancelled:
+        text += "\nCancelled: run it again to finish."
+    return text
+
+
+def run_app(root: Path, db: str | None) -> int:
+    """Open the app on ``root`` (``db`` overrides the index path); the exit code."""
+    config = load_config(root, db)
+    app = MemlensApp(config)
+    result = app.run()
+    return result if isinstance(result, int) else 0

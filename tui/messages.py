@@ -1,0 +1,127 @@
+"""Messages that thread workers post to the UI thread.
+
+Workers never touch widgets: they compute, then post one of these; the handlers (on the UI
+thread) own every piece of UI state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.message import Message
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """What the user asked for: the query box plus every filter."""
+
+    query: str = ""
+    source_types: tuple[str, ...] | None = None  # None: every type
+    mode: str = "hybrid"
+    since: str | None = None
+    until: str | None = None
+    person: str | None = None
+    limit: int = 50
+
+    @property
+    def engine_query(self) -> str:
+        """The text sent to the engine: the query plus the chosen person's name (a phrase)."""
+        q = self.query.strip()
+        if self.person:
+            name = self.person.replace('"', "")
+            q = f'{q} "{name}"'.strip()
+        return q
+
+    @property
+    def has_filters(self) -> bool:
+        return bool(self.source_types is not None or self.since or self.until or self.person)
+
+
+class SearchDone(Message):
+    def __init__(self, seq: int, request: SearchRequest, response: Any) -> None:
+        super().__init__()
+        self.seq = seq
+        self.request = request
+        self.response = response
+
+
+class SearchFailed(Message):
+    def __init__(self, seq: int, request: SearchRequest, error: BaseException) -> None:
+        super().__init__()
+        self.seq = seq
+        self.request = request
+        self.error = error
+
+
+@dataclass
+class Overview:
+    """What the header and the facets show: counts per type, embedder, index size."""
+
+    exists: bool
+    db_path: str
+    per_type: dict[str, int] = field(default_factory=dict)
+    chunks: int = 0
+    embedder: str | None = None
+    db_bytes: int = 0
+    people: list[Any] = field(default_factory=list)
+    people_error: str | None = None
+    error: str | None = None  # the index exists but could not be read
+
+
+class OverviewLoaded(Message):
+    def __init__(self, overview: Overview) -> None:
+        super().__init__()
+        self.overview = overview
+
+
+class NeighbourLoaded(Message):
+    """A chunk of the same file before/after the one shown (``chunk`` None: none there)."""
+
+    def __init__(self, direction: int, chunk: dict | None, position: tuple[int, int] | None,
+                 ) -> None:
+        super().__init__()
+        self.direction = direction
+        self.chunk = chunk
+        self.position = position
+
+
+class JobProgress(Message):
+    def __init__(self, kind: str, progress: Any, elapsed: float) -> None:
+        super().__init__()
+        self.kind = kind
+        self.progress = progress
+        self.elapsed = elapsed
+
+
+class JobFinished(Message):
+    def __init__(self, kind: str, result: Any, elapsed: float) -> None:
+        super().__init__()
+        self.kind = kind
+        self.result = result
+        self.elapsed = elapsed
+
+
+class JobFailed(Message):
+    def __init__(self, kind: str, error: BaseException) -> None:
+        super().__init__()
+        self.kind = kind
+        self.error = error
+
+
+class StatsLoaded(Message):
+    def __init__(self, stats: Any = None, error: BaseException | None = None) -> None:
+        super().__init__()
+        self.stats = stats
+        self.error = error
+
+
+class DiscoverLoaded(Message):
+    def __init__(self, routes: list[tuple[str, str, int]] | None = None,
+                 pending: list[tuple[str, str]] | None = None, total: int = 0,
+                 error: BaseException | None = None) -> None:
+        super().__init__()
+        self.routes = routes or []
+        self.pending = pending or []
+        self.total = total
+        self.error = error

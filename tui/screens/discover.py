@@ -1,0 +1,79 @@
+"""Discover: the routes (pattern → source type → files) and the files waiting to be indexed."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from .. import keys
+from ..messages import DiscoverLoaded
+from ..widgets.bars import display_path
+from ..widgets.text import one_line, safe
+from ..workers import discover_job
+from .modals import describe_error
+
+MAX_PENDING_ROWS = 5000
+
+
+class DiscoverScreen(Screen[None]):
+    BINDINGS = keys.DISCOVER
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content.assemble((" discover ", "bold reverse $accent"), " ",
+                                      safe(display_path(self.app.config.root), "bold")),
+                     id="discover-title")
+        with Vertical(id="routes-box", classes="chart-box"):
+            yield DataTable(id="routes", cursor_type="row", zebra_stripes=True)
+        with Vertical(id="pending-box", classes="chart-box"):
+            yield DataTable(id="pending", cursor_type="row", zebra_stripes=True)
+        yield Static(id="discover-summary")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#routes-box").border_title = "Routes"
+        self.query_one("#pending-box").border_title = "Pending files"
+        routes = self.query_one("#routes", DataTable)
+        routes.add_columns("source type", "pattern", "files")
+        pending = self.query_one("#pending", DataTable)
+        pending.add_columns("source type", "file")
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        self.loaded = False
+        config = self.app.config
+        self.run_worker(lambda: discover_job(config, self.post_message), thread=True,
+                        group="discover", exclusive=True, exit_on_error=False)
+
+    def on_discover_loaded(self, message: DiscoverLoaded) -> None:
+        self.loaded = True
+        summary = self.query_one("#discover-summary", Static)
+        if message.error is not None:
+            summary.update(safe(describe_error(message.error), "$text-error"))
+            return
+        routes = self.query_one("#routes", DataTable)
+        routes.clear()
+        for pattern, source_type, count in message.routes:
+            routes.add_row(Text(source_type), Text(one_line(pattern)),
+                           Text(f"{count:,}", style="bold" if count else "dim",
+                                justify="right"))
+        pending = self.query_one("#pending", DataTable)
+        pending.clear()
+        for source_type, rel in message.pending[:MAX_PENDING_ROWS]:
+            pending.add_row(Text(source_type), Text(one_line(rel)))
+        n = len(message.pending)
+        text = (f"{n:,} of {message.total:,} files need indexing — ctrl+r reindexes"
+                if n else f"all {message.total:,} routed files are indexed")
+        if n > MAX_PENDING_ROWS:
+            text += f" (first {MAX_PENDING_ROWS:,} shown)"
+        summary.update(Content.styled(" " + text, "$text-warning" if n else "$text-success"))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

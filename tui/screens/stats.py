@@ -1,0 +1,123 @@
+"""Index statistics: chunks per type and per month as charts, size, bloat, pending, embedder."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from .. import keys
+from ..messages import StatsLoaded
+from ..widgets.bars import display_path
+from ..widgets.charts import ColumnChart, HBarChart
+from ..widgets.text import bar, human_bytes, plain, safe
+from ..workers import stats_job
+from .modals import describe_error
+
+
+class StatsScreen(Screen[None]):
+    BINDINGS = keys.STATS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stats = None
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content.assemble((" index statistics ", "bold reverse $accent"), " ",
+                                      safe(display_path(self.app.config.root), "bold")),
+                     id="stats-title")
+        with VerticalScroll(id="stats-body"):
+            yield Static(Content.styled("loading…", "dim"), id="stats-summary")
+            with Horizontal(id="stats-charts"):
+                with Vertical(classes="chart-box", id="types-box"):
+                    yield HBarChart(colour_by_type=True, id="per-type")
+                with Vertical(classes="chart-box", id="months-box"):
+                    yield ColumnChart(id="per-month")
+                    yield Static(id="health")
+            yield Static(id="stats-errors")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#types-box").border_title = "Chunks per source type"
+        self.query_one("#months-box").border_title = "Chunks per month"
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        self.loaded = False
+        config = self.app.config
+        self.run_worker(lambda: stats_job(config, self.post_message), thread=True,
+                        group="stats", exclusive=True, exit_on_error=False)
+
+    def on_stats_loaded(self, message: StatsLoaded) -> None:
+        self.loaded = True
+        summary = self.query_one("#stats-summary", Static)
+        if message.error is not None:
+            summary.update(safe(describe_error(message.error), "$text-warning"))
+            return
+        st = self.stats = message.stats
+        pending_style = "$text-warning" if st.pending_embeddings else ""
+        label = "bold $text-secondary"
+        rows = [
+            Content.assemble(("  database   ", label), safe(display_path_str(st.db_path)),
+                             "  ", (human_bytes(st.db_bytes), "bold")),
+            Content.assemble(("  embedder   ", label),
+                             (plain(st.embedder or "none yet"), "bold")),
+            Content.assemble(("  chunks     ", label), (f"{st.chunks:,}", "bold"),
+                             f" in {st.files:,} files"),
+            Content.assemble(("  pending    ", label),
+                             (f"{st.pending_embeddings:,} chunks without a vector",
+                              pending_style),
+                             (f"   ·   {st.truncated_embeddings:,} truncated", "dim")),
+            Content.assemble(("  reindexed  ", label), plain(
+                "(hidden in test mode)" if self.app.frozen and st.last_reindex_at
+                else st.last_reindex_at or "never")),
+        ]
+        summary.update(Content("\n").join(rows))
+        self.query_one("#per-type", HBarChart).set_data(st.per_type)
+        self.query_one("#per-month", ColumnChart).set_data(st.per_month)
+        self.query_one("#health", Static).update(health_content(st))
+        errors = self.query_one("#stats-errors", Static)
+        if st.files_with_errors:
+            lines = [Content.styled(f"Files that failed to parse ({len(st.files_with_errors)})",
+                                    "bold $text-error")]
+            for e in st.files_with_errors[:50]:
+                lines.append(Content.assemble("  ", safe(e["source_file"], "bold"), "  ",
+                                              safe(e["error"], "dim")))
+            errors.update(Content("\n").join(lines))
+        else:
+            errors.update(Content(""))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def display_path_str(path: str) -> str:
+    from pathlib import Path
+
+    return display_path(Path(path))
+
+
+def health_content(st) -> Content:
+    lines = [Content.styled("Vector index health", "bold underline")]
+    b = st.bloat
+    if b is None:
+        lines.append(Content.styled("  no vector index yet", "dim"))
+        return Content("\n").join(lines)
+    used = b.live_rows + b.dead_slots
+    live = b.live_rows / used if used else 1.0
+    lines.append(Content.assemble("  live  ", (bar(live, 20), "$text-success" if live > 0.8
+                                               else "$text-warning"),
+                                  f" {live:.0%} of used slots"))
+    lines.append(Content(f"  {b.live_rows:,} vectors · {b.dead_slots:,} dead slots "
+                         f"({human_bytes(b.dead_bytes)})"))
+    lines.append(Content.styled(f"  {b.total_slots:,} slots allocated", "dim"))
+    if b.suggest_maintenance:
+        lines.append(Content.styled(
+            "  ⚠ many dead slots: run maintenance (M here, or F2 → Maintenance) to reclaim "
+            "space and speed up vector search", "bold $text-warning"))
+    else:
+        lines.append(Content.styled("  ✓ no maintenance needed", "$text-success"))
+    return Content("\n").join(lines)

@@ -1,0 +1,1 @@
+"""memlens widgets: each renders data-layer text as plain text (see ``text``)."""

@@ -1,0 +1,66 @@
+"""Small styled pieces shared by the result list, the preview and the charts."""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+# short names (at most 8 cells) and a colour per source type, grouped by kind of source
+_TYPES: dict[str, tuple[str, str]] = {
+    "slack": ("slack", "#5fafff"),
+    "telegram": ("telegram", "#5fd7ff"),
+    "signal": ("signal", "#87afff"),
+    "meeting": ("meeting", "#af87ff"),
+    "voice": ("voice", "#d787ff"),
+    "transcript": ("transcr", "#af5fd7"),
+    "email_catalog": ("email", "#ff87af"),
+    "event": ("event", "#ff5faf"),
+    "podcast_digest": ("podcast", "#d75f87"),
+    "board_summary": ("board", "#d787af"),
+    "garmin": ("garmin", "#87d75f"),
+    "cgm": ("cgm", "#5fd787"),
+    "checkin": ("checkin", "#87d787"),
+    "experiment": ("experim", "#afd75f"),
+    "journal": ("journal", "#ffd75f"),
+    "note": ("note", "#ffaf5f"),
+    "quote": ("quote", "#ff875f"),
+    "observation": ("observ", "#ffaf87"),
+    "story": ("story", "#ff8787"),
+    "interview": ("intervw", "#d7af5f"),
+    "interview_meta": ("int-meta", "#d7af87"),
+    "entity_file": ("entity", "#5fd7d7"),
+    "codebase_doc": ("codebase", "#5fafaf"),
+    "rwgps_memory": ("rwgps", "#87d7af"),
+    "scratch": ("scratch", "#a8a8a8"),
+    "profile": ("PROFILE", "#ffd700"),
+}
+BADGE_WIDTH = 8
+
+
+def type_colour(source_type: str) -> str:
+    return _TYPES.get(source_type, (source_type, "#bcbcbc"))[1]
+
+
+def type_badge(source_type: str, width: int = BADGE_WIDTH) -> Content:
+    """A coloured, fixed-width label for a source type (black on the type's colour)."""
+    short = _TYPES.get(source_type, (source_type, ""))[0][:width]
+    return Content.styled(f" {short.ljust(width)} ", f"bold #000000 on {type_colour(source_type)}",
+                          strip_control_codes=False)
+
+
+def decay_badge(factor: float | None, floored: bool = False) -> Content:
+    """``×0.63``: green when fresh, yellow when ageing, dim red at the floor."""
+    if factor is None:
+        return Content.styled("  —  ", "dim")
+    style = ("$text-success" if factor >= 0.75 else "$text-warning" if factor >= 0.45
+             else "$text-error")
+    return Content.styled(f"×{factor:.2f}", style + (" dim" if floored else ""))
+
+
+def arms_badge(found_by: list[str] | None, injected: bool = False) -> Content:
+    """K (keyword), S (semantic), KS (both); ◆ for an injected profile."""
+    if injected:
+        return Content.styled("◆ ", "bold #ffd700")
+    found = set(found_by or ())
+    k = ("K", "bold $text-primary") if "keyword" in found else (" ", "")
+    s = ("S", "bold $text-accent") if "semantic" in found else (" ", "")
+    return Content.assemble(k, s)

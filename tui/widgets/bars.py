@@ -1,0 +1,56 @@
+"""One-line bars: the header (what index is open) and the status line (how the search went)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.content import Content
+from textual.widgets import Static
+
+from .text import human_bytes, human_count, plain
+
+
+def display_path(path: Path) -> str:
+    """A path with the home folder shown as ~."""
+    try:
+        return "~/" + path.relative_to(Path.home()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+class InfoBar(Static):
+    """memlens · root · chunks · embedder · index size."""
+
+    def show(self, root: Path, overview: Any | None, job: str | None = None) -> None:
+        parts: list[Content | str | tuple[str, str]] = [
+            (" memlens ", "bold reverse $accent"), " ",
+            Content.styled(plain(display_path(root)), "bold", strip_control_codes=False),
+        ]
+        sep = ("  │  ", "dim")
+        if overview is None:
+            parts += [sep, ("loading…", "dim")]
+        elif overview.error:
+            parts += [sep, Content.styled("index unreadable: " + plain(overview.error)[:200],
+                                          "$text-error", strip_control_codes=False)]
+        elif not overview.exists:
+            parts += [sep, ("no index yet", "$text-warning")]
+        else:
+            parts += [sep, f"{human_count(overview.chunks)} chunks", sep,
+                      human_bytes(overview.db_bytes), sep,
+                      (plain(overview.embedder or "no embedder yet"), "")]
+        if job:
+            parts += [sep, (f"⟳ {job}", "bold $text-warning")]
+        self.update(Content.assemble(*parts, strip_control_codes=False))
+
+
+class StatusLine(Static):
+    """arms · confidence · results · time · mode · filters."""
+
+    def show(self, parts: list[Content | str | tuple[str, str]]) -> None:
+        joined: list[Content | str | tuple[str, str]] = [" "]
+        for i, part in enumerate(parts):
+            if i:
+                joined.append(("  ·  ", "dim"))
+            joined.append(part)
+        self.update(Content.assemble(*joined, strip_control_codes=False))

@@ -1,0 +1,206 @@
+"""The preview pane: a chunk's full text with highlights, its metadata and its explain block,
+or a person's profile card."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from .. import keys
+from .badges import arms_badge, decay_badge, type_badge
+from .text import highlight_terms, human_days, one_line, plain, safe
+
+LABEL_WIDTH = 11
+MAX_META_VALUE = 240
+
+
+def _label(name: str) -> Content:
+    return Content.styled(f"  {name:<{LABEL_WIDTH}}", "bold $text-secondary")
+
+
+def _line(name: str, *parts: Content | str | tuple[str, str]) -> Content:
+    return Content.assemble(_label(name), *parts, strip_control_codes=False)
+
+
+def _meta_value(value: Any) -> str:
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):
+            text = str(value)
+    text = one_line(text)
+    return text if len(text) <= MAX_META_VALUE else text[: MAX_META_VALUE - 1] + "…"
+
+
+def explain_block(result: Any, rank: int | None, total: int, rrf_k: int) -> Content:
+    """Everything the engine says about why this result is here."""
+    lines = [Content.styled("Explain", "bold underline")]
+    if rank is not None:
+        lines.append(_line("score", f"{result.score:.6f}", (f"   rank {rank} of {total}", "dim")))
+    terms = []
+    for arm, value in (result.rrf_terms or {}).items():
+        arm_rank = result.keyword_rank if arm == "keyword" else result.semantic_rank
+        terms.append(f"{arm} 1/({rrf_k}+{arm_rank}) = {value:.6f}")
+    lines.append(_line("RRF", " + ".join(terms) if terms else ("—", "dim")))
+    if result.keyword_rank:
+        matched = ", ".join(one_line(t) for t in result.matched_terms or []) or "—"
+        bm25 = f" · bm25 {result.bm25:.3f}" if result.bm25 is not None else ""
+        lines.append(_line("keyword", f"rank {result.keyword_rank}{bm25} · matched: {matched}"))
+    else:
+        lines.append(_line("keyword", ("not found by the keyword arm", "dim")))
+    if result.semantic_rank:
+        sim = f" · similarity {result.similarity:.3f}" if result.similarity is not None else ""
+        lines.append(_line("semantic", f"rank {result.semantic_rank}{sim}"))
+    else:
+        lines.append(_line("semantic", ("not found by the semantic arm", "dim")))
+    d = result.decay
+    if d is not None:
+        if d.age_days is None:
+            age = "undated"
+        else:
+            age = f"age {human_days(d.age_days)}"
+            if not age.endswith(" d") and not age.endswith(" h"):
+                age += f" ({d.age_days:.0f} d)"
+        lines.append(_line("decay", decay_badge(d.factor, d.floored),
+                           f" · {age} · half-life {d.half_life:.0f} d",
+                           (" · at the floor" if d.floored else "", "$text-warning")))
+    else:
+        lines.append(_line("decay", ("not applied (single arm)", "dim")))
+    lines.append(_line("MMR", f"position {result.mmr_position}" if result.mmr_position
+                       else ("outside the diversified head", "dim")))
+    found = " + ".join(result.found_by or []) or ("injected" if result.injected else "—")
+    lines.append(_line("found by", arms_badge(result.found_by, result.injected), found))
+    if result.section_path:
+        lines.append(_line("section", " › ".join(one_line(s) for s in result.section_path)))
+    flags = [name for name, on in (("stale (file changed since indexed)", result.stale),
+                                   ("embedding truncated", result.embedding_truncated),
+                                   ("injected profile", result.injected)) if on]
+    lines.append(_line("flags", ", ".join(flags) if flags else ("none", "dim")))
+    if getattr(result, "rerank_score", None) is not None:
+        lines.append(_line("rerank", f"{result.rerank_score:.4f}"))
+    return Content("\n").join(lines)
+
+
+def metadata_block(metadata: dict | None) -> Content:
+    lines = [Content.styled("Metadata", "bold underline")]
+    names = [one_line(k) for k in (metadata or {})]
+    width = min(max((len(n) for n in names), default=0), 16)
+    for name, value in zip(names, (metadata or {}).values(), strict=True):
+        if len(name) > width:
+            name = name[: width - 1] + "…"
+        lines.append(Content.assemble(
+            Content.styled(f"  {name:<{width}}  ", "bold $text-secondary",
+                           strip_control_codes=False),
+            safe(_meta_value(value)), strip_control_codes=False))
+    if len(lines) == 1:
+        lines.append(Content.styled("  none", "dim"))
+    return Content("\n").join(lines)
+
+
+def profile_card(person: Any, fallback: str) -> Content:
+    """A person from relationships.json as a card (or the injected text when not found)."""
+    if person is None:
+        return safe(fallback)
+    lines = [Content.styled(plain(person.name), "bold $text-accent")]
+    if person.aliases:
+        lines.append(Content.assemble(("also ", "dim"), safe(", ".join(person.aliases))))
+    lines.append(Content(""))
+    for label, value in (("relationship", person.relationship), ("context", person.context),
+                         ("notes", person.notes)):
+        if value:
+            lines.append(Content.assemble(_label(label), safe(value)))
+    if person.interests:
+        lines.append(Content.assemble(_label("interests"), safe(", ".join(person.interests))))
+    if person.milestones:
+        lines.append(_label("milestones"))
+        for m in person.milestones:
+            lines.append(Content.assemble("    • ", (plain(m.get("date") or ""), "dim"),
+                                          " " if m.get("date") else "", safe(m.get("event"))))
+    return Content("\n").join(lines)
+
+
+class Preview(VerticalScroll, can_focus=True):
+    """Shows one chunk (a result, or a neighbour of one) or a profile."""
+
+    BINDINGS = keys.PREVIEW
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.chunk: dict | None = None  # what is shown: id, content, source_file, ...
+        self.result: Any | None = None  # the SearchResult when a result is shown
+        self.border_title = "Preview"
+
+    def compose(self):
+        yield Static(id="pv-title")
+        yield Static(id="pv-body")
+        yield Static(id="pv-meta")
+        yield Static(id="pv-explain")
+
+    def _set(self, title: Content, body: Content, meta: Content | None,
+             explain: Content | None) -> None:
+        self.query_one("#pv-title", Static).update(title)
+        self.query_one("#pv-body", Static).update(body)
+        m = self.query_one("#pv-meta", Static)
+        m.update(meta or Content(""))
+        m.display = meta is not None
+        e = self.query_one("#pv-explain", Static)
+        e.update(explain or Content(""))
+        e.display = explain is not None
+        self.scroll_home(animate=False)
+
+    def show_message(self, message: Content | str) -> None:
+        self.chunk = self.result = None
+        self.border_subtitle = ""
+        self._set(Content(""), message if isinstance(message, Content) else Content(message),
+                  None, None)
+
+    def show_result(self, result: Any, *, terms: list[str], explain: bool, rank: int,
+                    total: int, rrf_k: int, person: Any = None) -> None:
+        self.result = result
+        self.chunk = {"id": result.id, "content": result.content,
+                      "source_file": result.source_file, "source_type": result.source_type,
+                      "content_date": result.content_date, "metadata": result.metadata,
+                      "injected": result.injected}
+        self.border_subtitle = f"result {rank} of {total}"
+        title = self._title(self.chunk, result)
+        if result.injected:
+            body = profile_card(person, result.content)
+        else:
+            body = highlight_terms(result.content, terms)
+        self._set(title, body, metadata_block(result.metadata),
+                  explain_block(result, rank, total, rrf_k) if explain else None)
+
+    def show_chunk(self, chunk: dict, *, terms: list[str], position: tuple[int, int] | None
+                   ) -> None:
+        """A neighbour of a result: same file, no scores."""
+        meta = chunk.get("metadata")
+        if isinstance(meta, str):
+            try:
+                meta = json.loads(meta)
+            except ValueError:
+                meta = {}
+        chunk = {**chunk, "metadata": meta or {}, "injected": False}
+        self.chunk, self.result = chunk, None
+        where = f"chunk {position[0]} of {position[1]} in this file" if position else "context"
+        self.border_subtitle = where
+        note = Content.styled(f"Context: {where} ([ and ] step, esc back to the query)", "dim italic")
+        self._set(self._title(chunk, None), highlight_terms(chunk["content"], terms),
+                  metadata_block(chunk["metadata"]), note)
+
+    @staticmethod
+    def _title(chunk: dict, result: Any | None) -> Content:
+        parts: list[Content | str | tuple[str, str]] = [
+            type_badge(chunk["source_type"]), " ",
+            (chunk.get("content_date") or "undated", "bold"), "  ",
+        ]
+        if result is not None and result.decay is not None:
+            parts += [decay_badge(result.decay.factor, result.decay.floored), "  "]
+        parts += [safe(one_line(chunk["source_file"]), "bold $text-primary"), "\n",
+                  safe(one_line(chunk["id"]), "dim"), "\n"]
+        return Content.assemble(*parts, strip_control_codes=False)

@@ -1,0 +1,47 @@
+"""The query box, with history on up/down."""
+
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from .. import keys
+
+HISTORY_SIZE = 200
+
+
+class QueryInput(Input):
+    BINDINGS = keys.QUERY
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(placeholder="Search your memory…  (F1 help · F2 menu · ctrl+p commands)",
+                         **kwargs)
+        self.history: list[str] = []
+        self._cursor: int | None = None  # index into history while browsing it
+        self._draft = ""
+
+    def remember(self, query: str) -> None:
+        query = query.strip()
+        if not query:
+            return
+        if query in self.history:
+            self.history.remove(query)
+        self.history.append(query)
+        del self.history[:-HISTORY_SIZE]
+        self._cursor = None
+
+    def action_history(self, step: int) -> None:
+        if not self.history:
+            return
+        if self._cursor is None:
+            if step > 0:
+                return
+            self._draft = self.value
+            self._cursor = len(self.history)
+        self._cursor += step
+        if self._cursor >= len(self.history):
+            self._cursor = None
+            self.value = self._draft
+        else:
+            self._cursor = max(self._cursor, 0)
+            self.value = self.history[self._cursor]
+        self.cursor_position = len(self.value)

@@ -1,0 +1,70 @@
+"""The result list: two lines per result, keyboard first (vim keys, pages, g/G)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.content import Content
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from .. import keys
+from .badges import arms_badge, decay_badge, type_badge
+from .text import bar, one_line, snippet_content
+
+SCORE_BAR_WIDTH = 6
+
+
+def result_row(rank: int, result: Any, top_score: float) -> Content:
+    """Line 1: rank, score bar, decay, type, date, arms, file; line 2: the snippet."""
+    fraction = (result.score / top_score) if top_score > 0 else 0.0
+    decay = result.decay
+    head = [
+        (f"{rank:>3} ", "bold" if rank <= 3 else "dim"),
+        (bar(fraction, SCORE_BAR_WIDTH), "$text-primary"),
+        " ",
+        decay_badge(decay.factor if decay else None, bool(decay and decay.floored)),
+        " ",
+        type_badge(result.source_type),
+        " ",
+        ((result.content_date or "undated").ljust(10), "" if result.content_date else "dim"),
+        " ",
+        arms_badge(result.found_by, result.injected),
+        " ",
+    ]
+    if result.injected:
+        person = (result.metadata or {}).get("person") or result.id
+        head.append(("injected profile: ", "bold #ffd700"))
+        head.append((one_line(person), "bold"))
+    else:
+        where = one_line(result.source_file.rsplit("/", 1)[-1])  # the preview has the path
+        if result.section_path:
+            where += " › " + " › ".join(one_line(s) for s in result.section_path)
+        head.append((where, "dim"))
+        if result.stale:
+            head.append(("  stale", "$text-warning"))
+    snippet = snippet_content(result.snippet or result.content)
+    return Content.assemble(*head, "\n     ", snippet, strip_control_codes=False)
+
+
+class ResultList(OptionList):
+    """Results as options; the id of each option is the chunk id."""
+
+    BINDINGS = keys.RESULTS
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(markup=False, **kwargs)
+        self.results: list[Any] = []
+
+    def show(self, results: list[Any]) -> None:
+        top = max((r.score for r in results), default=0.0)
+        self.results = list(results)
+        self.set_options(Option(result_row(i, r, top)) for i, r in enumerate(results, 1))
+        if results:
+            self.highlighted = 0
+
+    @property
+    def current(self) -> Any | None:
+        if self.highlighted is None or not 0 <= self.highlighted < len(self.results):
+            return None
+        return self.results[self.highlighted]

@@ -1,0 +1,289 @@
+"""The work the app does off the UI thread: plain functions that compute and post messages.
+
+Each function takes a ``post`` callable (a widget's thread-safe ``post_message``) and never
+touches a widget. The screens start them with ``run_worker(..., thread=True)``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from engine.config import Config
+
+from .messages import (
+    DiscoverLoaded,
+    JobFailed,
+    JobFinished,
+    JobProgress,
+    NeighbourLoaded,
+    Overview,
+    OverviewLoaded,
+    SearchDone,
+    SearchFailed,
+    SearchRequest,
+    StatsLoaded,
+)
+
+Post = Callable[[Any], Any]
+
+JOB_TITLES = {
+    "reindex": "Reindex",
+    "full": "Full rebuild",
+    "re_embed": "Re-embed",
+    "maintenance": "Maintenance (rebuild + VACUUM)",
+    "maintenance_no_vacuum": "Maintenance (rebuild, no VACUUM)",
+}
+PROGRESS_INTERVAL = 0.1  # seconds between progress messages (the last one always goes)
+
+
+def search_job(searcher: Any, request: SearchRequest, seq: int, now: datetime | None,
+               post: Post, is_cancelled: Callable[[], bool] = lambda: False) -> None:
+    """One search; the answer carries ``seq`` so the UI can drop a stale one."""
+    try:
+        response = searcher.search(
+            request.engine_query, limit=request.limit,
+            source_types=list(request.source_types) if request.source_types else None,
+            mode=request.mode, since=request.since, until=request.until, now=now)
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a message, never a crash
+        if not is_cancelled():
+            post(SearchFailed(seq, request, exc))
+        return
+    post(SearchDone(seq, request, response))
+
+
+def read_overview(config: Config) -> Overview:
+    """Counts per source type, chunks, embedder and size, through a short read connection."""
+    from engine.db import connect
+    from engine.entities import load_people
+    from engine.schema import stored_embedder
+    from engine.stats import db_size
+
+    people = load_people(config.root / "profile" / "relationships.json")
+    overview = Overview(exists=config.db_path.exists(), db_path=str(config.db_path),
+                        people=list(people.people), people_error=people.load_error)
+    if not overview.exists:
+        return overview
+    conn = connect(config.db_path, readonly=True)
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        if "chunks" not in tables:
+            overview.exists = False
+            return overview
+        overview.per_type = dict(conn.execute(
+            "SELECT source_type, count(*) FROM chunks GROUP BY source_type ORDER BY 2 DESC"))
+        overview.chunks = sum(overview.per_type.values())
+        if "meta" in tables:
+            info = stored_embedder(conn)
+            overview.embedder = info.describe() if info else None
+    finally:
+        conn.close()
+    overview.db_bytes = db_size(config.db_path)
+    return overview
+
+
+def overview_job(config: Config, post: Post) -> None:
+    try:
+        overview = read_overview(config)
+    except Exception as exc:  # noqa: BLE001 - shown in the header, never raised
+        overview = Overview(exists=config.db_path.exists(), db_path=str(config.db_path),
+                            error=str(exc) or type(exc).__name__)
+    post(OverviewLoaded(overview))
+
+
+def read_neighbour(config: Config, chunk_id: str, source_file: str,
+                   direction: int) -> tuple[dict | None, tuple[int, int] | None]:
+    """The chunk before (-1) or after (+1) ``chunk_id`` in its file (by rowid), and its
+    1-based position among the file's chunks."""
+    from engine.db import connect
+
+    conn = connect(config.db_path, readonly=True)
+    try:
+        row = conn.execute("SELECT rowid FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+        if row is None:
+            return None, None
+        op, order = (">", "ASC") if direction > 0 else ("<", "DESC")
+        found = conn.execute(
+            "SELECT rowid, id, content, source_file, source_type, content_date, metadata "
+            f"FROM chunks WHERE source_file = ? AND rowid {op} ? ORDER BY rowid {order} LIMIT 1",
+            (source_file, row[0])).fetchone()
+        if found is None:
+            return None, None
+        index = conn.execute("SELECT count(*) FROM chunks WHERE source_file = ? AND rowid <= ?",
+                             (source_file, found["rowid"])).fetchone()[0]
+        total = conn.execute("SELECT count(*) FROM chunks WHERE source_file = ?",
+                             (source_file,)).fetchone()[0]
+        chunk = {k: found[k] for k in ("id", "content", "source_file", "source_type",
+                                       "content_date", "metadata")}
+        return chunk, (index, total)
+    finally:
+        conn.close()
+
+
+def neighbour_job(config: Config, chunk_id: str, source_file: str, direction: int,
+                  post: Post) -> None:
+    try:
+        chunk, position = read_neighbour(config, chunk_id, source_file, direction)
+    except Exception:  # noqa: BLE001
+        chunk, position = None, None
+    post(NeighbourLoaded(direction, chunk, position))
+
+
+def run_job(kind: str, config: Config, embedder: Any, cancel: threading.Event,
+            post: Post) -> None:
+    """A reindex / full rebuild / re-embed / maintenance run, reported as messages."""
+    started = time.monotonic()
+    last: list[Any] = [0.0, None]
+
+    def progress(p: Any) -> None:
+        # every new file or phase goes out; updates within one file at most every 0.1 s
+        now = time.monotonic()
+        step = (p.phase, p.current_file, p.files_done)
+        if step != last[1] or now - last[0] >= PROGRESS_INTERVAL:
+            last[0], last[1] = now, step
+            post(JobProgress(kind, p, now - started))
+
+    try:
+        if kind.startswith("maintenance"):
+            from engine.maintenance import rebuild_vec_index
+
+            result = rebuild_vec_index(config.db_path, vacuum=kind == "maintenance")
+        else:
+            from engine.indexer import reindex
+
+            result = reindex(config=config, embedder=embedder, progress=progress,
+                             cancel=cancel, full=kind == "full", re_embed=kind == "re_embed")
+    except BaseException as exc:  # noqa: BLE001 - shown in a modal, never as a traceback
+        post(JobFailed(kind, exc))
+        return
+    post(JobFinished(kind, result, time.monotonic() - started))
+
+
+def stats_job(config: Config, post: Post) -> None:
+    from engine.db import connect
+    from engine.stats import index_statistics
+
+    try:
+        if not config.db_path.exists():
+            raise FileNotFoundError(f"no index at {config.db_path} yet: press ctrl+r to build it")
+        conn = connect(config.db_path, readonly=True)
+        try:
+            stats = index_statistics(conn, config.db_path)
+        finally:
+            conn.close()
+    except Exception as exc:  # noqa: BLE001
+        post(StatsLoaded(error=exc))
+        return
+    post(StatsLoaded(stats))
+
+
+def discover_job(config: Config, post: Post) -> None:
+    from engine.db import connect
+    from engine.scanner import discover, indexed_mtimes, needs_indexing, vanished
+
+    try:
+        files = list(discover(config.root, config.routes))
+        routes = []
+        for pattern, source_type in config.routes:
+            count = sum(1 for f in files if f.source_type == source_type
+                        and Path(f.rel).match(pattern))
+            routes.append((pattern, source_type, count))
+        mtimes: dict[str, float] = {}
+        if config.db_path.exists():
+            conn = connect(config.db_path, readonly=True)
+            try:
+                mtimes = indexed_mtimes(conn)
+            except Exception:  # noqa: BLE001 - an empty index: everything is pending
+                mtimes = {}
+            finally:
+                conn.close()
+        pending = [(f.source_type, f.rel) for f in needs_indexing(files, mtimes)]
+        pending += [("(removed)", rel) for rel in vanished(files, mtimes)]
+    except Exception as exc:  # noqa: BLE001
+        post(DiscoverLoaded(error=exc))
+        return
+    post(DiscoverLoaded(routes, pending, len(files)))
+
+
+# -- the file viewer ---------------------------------------------------------------------------
+
+MAX_VIEW_BYTES = 4 * 1024 * 1024
+WINDOW_LINES = 4000
+
+
+def _metadata(chunk: dict | Any) -> dict:
+    meta = _get(chunk, "metadata") or {}
+    if isinstance(meta, str):
+        import json
+
+        try:
+            meta = json.loads(meta)
+        except ValueError:
+            meta = {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def chunk_lines(chunk: dict | Any) -> tuple[int, int] | None:
+    """The 1-based (first, last) file lines the extractor recorded for the chunk, if any."""
+    meta = _metadata(chunk)
+    span = meta.get("lines")
+    if isinstance(span, list) and len(span) == 2 and all(isinstance(v, int) for v in span):
+        return span[0], span[1]
+    line = meta.get("line")
+    if isinstance(line, int) and not isinstance(line, bool) and line > 0:
+        return line, line
+    return None
+
+
+def locate_chunk(lines: list[str], chunk: dict | Any, first: int = 0) -> tuple[int, int] | None:
+    """The 0-based (first, last) indexes into ``lines`` (which start at file line
+    ``first + 1``) where the chunk comes from, if known."""
+    meta = _metadata(chunk)
+    recorded = chunk_lines(chunk)
+    if recorded is not None:
+        start, end = recorded[0] - 1 - first, recorded[1] - 1 - first
+        if 0 <= start < len(lines):
+            return start, min(max(end, start), len(lines) - 1)
+    person = meta.get("person")
+    needles = [f'"{person}"'] if person else []
+    content = _get(chunk, "content") or ""
+    needles += [ln.strip() for ln in content.splitlines() if len(ln.strip()) >= 12]
+    for needle in needles[:40]:
+        for i, text in enumerate(lines):
+            if needle in text:
+                end = i
+                if not person:  # extend over the following lines of the chunk
+                    body = set(ln.strip() for ln in content.splitlines() if ln.strip())
+                    while end + 1 < len(lines) and (lines[end + 1].strip() in body
+                                                    or not lines[end + 1].strip()):
+                        end += 1
+                    while end > i and not lines[end].strip():
+                        end -= 1
+                return i, end
+    return None
+
+
+def _get(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+def read_source(path: Path, around: int | None = None) -> tuple[list[str], int, bool]:
+    """The file's lines (a window of them around line ``around`` for huge files), the 0-based
+    number of the first line returned, and whether the text was cut to a window."""
+    size = path.stat().st_size
+    with path.open("r", encoding="utf-8", errors="replace") as fh:
+        if size <= MAX_VIEW_BYTES:
+            return fh.read().splitlines(), 0, False
+        start = max(0, (around or 0) - WINDOW_LINES // 2)
+        lines = []
+        for i, line in enumerate(fh):
+            if i < start:
+                continue
+            if i >= start + WINDOW_LINES:
+                break
+            lines.append(line.rstrip("\n"))
+        return lines, start, True
