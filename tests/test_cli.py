@@ -108,3 +108,24 @@ def test_seed_module_entry_points(root, argv, expect):
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert expect in out.stdout
+
+
+def test_import_then_reindex_then_search(root, tmp_path, capsys):
+    export = tmp_path / "chat.txt"
+    export.write_text("12/03/2026, 21:04 - Maya Chen: the pelican kite is ready\n"
+                      "12/03/2026, 21:05 - Sam Rivera: wonderful, bring it Saturday\n")
+    code, out, err = run(capsys, "import", "whatsapp", str(export), "--root", str(root),
+                         "--dry-run")
+    assert code == 0 and not (root / "data/telegram").exists()
+    code, out, err = run(capsys, "import", "whatsapp", str(export), "--root", str(root),
+                         "--json")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] and report["records_imported"] == 2
+    run(capsys, "reindex", "--root", str(root))
+    code, out, _ = run(capsys, "search", "pelican kite", "--root", str(root), "--json",
+                       "--mode", "keyword")
+    top = json.loads(out)["results"][0]
+    assert top["source_type"] == "telegram" and "pelican kite" in top["content"]
+    code, out, err = run(capsys, "import", "mbox", str(tmp_path / "nope.mbox"), "--root",
+                         str(root))
+    assert code == 1 and err.startswith("memlens: ") and err.count("\n") == 1

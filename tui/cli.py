@@ -286,6 +286,44 @@ def cmd_app(args) -> int:
     return _open_app(root, args.db)
 
 
+def cmd_import(args) -> int:
+    from engine.config import resolve_root
+    from engine.importers import IMPORTERS, ImportFailed, run_import
+
+    root, is_demo = resolve_root(args.root)
+    if is_demo and not args.root:
+        raise CliError("say where to import into: --root DIR or $MEMLENS_ROOT "
+                       "(the demo root is generated, not imported into)")
+    if args.kind not in IMPORTERS:
+        raise CliError(f"unknown kind {args.kind!r}: use one of {', '.join(sorted(IMPORTERS))}")
+    bar = None
+    if not args.json and sys.stderr.isatty():
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        bar = Progress(TextColumn(f"importing {args.kind}"), BarColumn(), MofNCompleteColumn(),
+                       transient=True)
+        task = bar.add_task("import", total=None)
+    try:
+        if bar:
+            with bar:
+                report = run_import(args.kind, Path(args.path), root, people=args.people,
+                                    dry_run=args.dry_run,
+                                    progress=lambda done, total: bar.update(
+                                        task, completed=done, total=total or None))
+        else:
+            report = run_import(args.kind, Path(args.path), root, people=args.people,
+                                dry_run=args.dry_run)
+    except ImportFailed as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False))
+    else:
+        print(report.summary())
+        if report.ok and not args.dry_run and report.files_written:
+            print("run `memlens reindex` to index what was imported", file=sys.stderr)
+    return 0 if report.ok else 1
+
+
 def cmd_mcp(args) -> int:
     from tui.mcp_server import serve
 
@@ -336,6 +374,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", parents=[common], help="index statistics")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("import", parents=[common],
+                       help="turn an export (slack, telegram, whatsapp, vtt, srt, whisper, "
+                       "garmin, dayone, obsidian, mbox) into the data layer")
+    p.add_argument("kind")
+    p.add_argument("path", help="the export: a folder, a zip or a file")
+    p.add_argument("--people", action="store_true",
+                   help="merge the names found into profile/relationships.json aliases")
+    p.add_argument("--dry-run", action="store_true", help="print what would be written")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("mcp", parents=[common],
                        help="serve search to AI agents over MCP (stdio)")

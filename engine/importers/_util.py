@@ -1,0 +1,209 @@
+"""Small helpers shared by the importers: zones, text decoding, names, line lookup."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import unicodedata
+from datetime import UTC, date, datetime, tzinfo
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+# --------------------------------------------------------------------------- time zones
+
+
+class ImportFailed(Exception):
+    """The input cannot be imported at all: not found, unknown kind, not that kind of export."""
+
+
+def resolve_tz(local_tz: str | None) -> tuple[tzinfo, str]:
+    """(zone, its name) for ``local_tz``; None means the system zone.
+
+    The system zone is looked up as an IANA name first ($TZ, /etc/localtime), so DST is
+    applied per date; only when no name is found is the current fixed offset used.
+    """
+    if local_tz:
+        try:
+            return ZoneInfo(local_tz), local_tz
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ImportFailed(f"unknown time zone {local_tz!r} (use an IANA name such as "
+                               "'Europe/Berlin')") from exc
+    candidates = []
+    env = os.environ.get("TZ", "").lstrip(":")
+    if env:
+        candidates.append(env)
+    try:
+        link = os.path.realpath("/etc/localtime")
+        if "zoneinfo/" in link:
+            candidates.append(link.split("zoneinfo/", 1)[1])
+    except OSError:
+        pass
+    for name in candidates:
+        try:
+            return ZoneInfo(name), name
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+    tz = datetime.now().astimezone().tzinfo or UTC
+    return tz, tz.tzname(datetime.now()) or "local"
+
+
+def iso(dt: datetime) -> str:
+    """ISO 8601 with seconds (and the offset, for an aware time)."""
+    return dt.isoformat(timespec="seconds")
+
+
+def local(dt_naive: datetime, tz: tzinfo) -> datetime:
+    """A naive wall-clock time placed in ``tz``."""
+    return dt_naive.replace(tzinfo=tz)
+
+
+def from_epoch(seconds: float, tz: tzinfo) -> datetime | None:
+    """An epoch instant shown in ``tz`` (the instant is exact; only the display zone is chosen)."""
+    try:
+        return datetime.fromtimestamp(seconds, UTC).astimezone(tz)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+# --------------------------------------------------------------------------- text
+
+
+def looks_binary(data: bytes) -> bool:
+    """NUL bytes (outside UTF-16) or mostly control bytes in the first 8 KB."""
+    head = data[:8192]
+    if not head:
+        return False
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False
+    if b"\x00" in head:
+        return True
+    controls = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 27))
+    return controls > len(head) * 0.1
+
+
+def decode_text(data: bytes) -> tuple[str, bool]:
+    """(text, had_invalid_utf8). A BOM is honoured (UTF-8/UTF-16); CRLF becomes LF."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text, bad = data.decode("utf-16", errors="replace"), False
+    else:
+        try:
+            text, bad = data.decode("utf-8"), False
+        except UnicodeDecodeError:
+            text, bad = data.decode("utf-8", errors="replace"), True
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return text.replace("\x00", ""), bad
+
+
+def load_json_bytes(data: bytes) -> Any:
+    """Parse JSON (UTF-8, BOM allowed); raises ValueError with the line in the message."""
+    text, _ = decode_text(data)
+    return json.loads(text)
+
+
+def json_error_line(exc: Exception) -> int | None:
+    return getattr(exc, "lineno", None)
+
+
+def line_of(text: str, needle: str, start: int = 0) -> tuple[int | None, int]:
+    """(1-based line of ``needle`` at or after char ``start``, position after it)."""
+    pos = text.find(needle, start)
+    if pos < 0:
+        return None, start
+    return text.count("\n", 0, pos) + 1, pos + len(needle)
+
+
+class LineFinder:
+    """Line numbers of values in pretty-printed JSON, found in document order."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def find(self, needle: str) -> int | None:
+        line, pos = line_of(self.text, needle, self.pos)
+        if line is not None:
+            self.pos = pos
+        return line
+
+
+def clean(value: str) -> str:
+    return value.replace("\x00", "").strip()
+
+
+_UNSAFE = re.compile(r"[\\/:*?\"<>|\x00-\x1f\x7f]+")
+
+
+def slugify(name: str, fallback: str = "untitled", *, lower: bool = False,
+            max_len: int = 80) -> str:
+    """A file-name-safe form of ``name``: unicode kept, separators and spaces become '-'."""
+    s = unicodedata.normalize("NFKC", name or "").strip()
+    s = _UNSAFE.sub("-", s)
+    s = re.sub(r"\s+", "-", s)
+    s = re.sub(r"-{2,}", "-", s).strip("-. ")
+    if lower:
+        s = s.lower()
+    s = s[:max_len].rstrip("-. ")
+    return s or fallback
+
+
+def stable_id(*parts: Any, prefix: str = "", length: int = 16) -> str:
+    h = hashlib.sha1("\x1f".join(str(p) for p in parts).encode("utf-8", "surrogatepass"))
+    return prefix + h.hexdigest()[:length]
+
+
+def safe_relpath(name: str) -> str | None:
+    """A POSIX relative path without '..' or absolute parts (None if unsafe/empty)."""
+    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts or any(p == ".." for p in parts):
+        return None
+    return "/".join(parts)
+
+
+# --------------------------------------------------------------------------- dates in names
+
+_MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december"], start=1)}
+_MONTHS.update({k[:3]: v for k, v in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+
+_NAME_DT = re.compile(
+    r"(?<!\d)(\d{4})[-_.]?(\d{2})[-_.]?(\d{2})(?:[ T_.-]+(\d{2})[.:h-]?(\d{2})(?:[.:-]?(\d{2}))?)?"
+    r"(?!\d)")
+
+
+def datetime_from_name(name: str) -> tuple[datetime | None, bool]:
+    """(naive datetime, has_time) from a date (and time) in a file name, else (None, False).
+
+    Accepts 2026-03-14, 20260314, 2026_03_14, with an optional time 10.00 / 1000 / 10:00:05.
+    """
+    for m in _NAME_DT.finditer(name):
+        y, mo, d, hh, mm, ss = m.groups()
+        try:
+            day = date(int(y), int(mo), int(d))
+        except ValueError:
+            continue
+        if not 1970 <= day.year <= 2100:
+            continue
+        if hh is not None:
+            try:
+                return datetime(day.year, day.month, day.day, int(hh), int(mm),
+                                int(ss or 0)), True
+            except ValueError:
+                pass
+        return datetime(day.year, day.month, day.day), False
+    return None, False
+
+
+def month_number(word: str) -> int | None:
+    return _MONTHS.get(word.strip(".").lower())
+
+
+def mtime_datetime(path: Path, tz: tzinfo) -> datetime | None:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, tz).replace(microsecond=0)
+    except (OSError, OverflowError, ValueError):
+        return None
