@@ -12,6 +12,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -181,6 +182,7 @@ class Searcher:
         self._conn: Connection | None = None
         self._vectors: VectorIndex | None = None
         self._lock = threading.RLock()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlens-knn")
         self.last_keyword_path: str | None = None  # which keyword-arm plan ran (benchmarks)
 
     @property
@@ -249,11 +251,15 @@ class Searcher:
         self._vectors.refresh(conn)
         return self._vectors
 
-    def semantic_arm(self, query_vec: np.ndarray, depth: int,
-                     filters: Filters) -> list[Candidate]:
+    def vector_hits(self, query_vec: np.ndarray, depth: int,
+                    filters: Filters) -> Future | None:
+        """Start the KNN (numpy, off the GIL) on the worker thread; None when no vectors.
+
+        The filter masks are built first, here, because they need the connection.
+        """
         index = self.vector_index()
         if index is None or len(index) == 0:
-            return []
+            return None
         mask = index.type_mask(filters.source_types)
         if filters.beyond_type:
             where, args = filters.sql()
@@ -261,7 +267,10 @@ class Searcher:
                 f"SELECT c.rowid FROM chunks c WHERE {where}", args)), np.int64)
             rmask = index.rowid_mask(allowed)
             mask = rmask if mask is None else (mask & rmask)
-        hits = index.search(query_vec, depth, mask)
+        return self._pool.submit(index.search, query_vec, depth, mask)
+
+    def semantic_arm(self, hits: list[tuple[int, float]]) -> list[Candidate]:
+        """Candidates for the KNN hits, in similarity order."""
         rows = _fetch_rows(self.connection(), [h[0] for h in hits])
         out = []
         for rank, (rowid, sim) in enumerate(hits):
@@ -322,11 +331,12 @@ class Searcher:
                 semantic_error, semantic_detail, query_vec = "embedder_mismatch", str(exc), None
             lap("embed")
 
+        # the two arms run at once: the KNN on the worker thread, BM25 here (2 cores)
+        knn = self.vector_hits(query_vec, depth, filters) if query_vec is not None else None
         keyword = (self.keyword_arm(parsed, depth, filters)
                    if mode in ("hybrid", "keyword") else [])
         lap("keyword")
-        semantic = (self.semantic_arm(query_vec, depth, filters)
-                    if query_vec is not None else [])
+        semantic = self.semantic_arm(knn.result()) if knn is not None else []
         lap("semantic")
 
         fused = rrf_merge(keyword, semantic, self.config.rrf_k)
