@@ -169,3 +169,124 @@ def test_another_embedder_never_mixes_vectors(searcher):
     assert "memlens reindex --re-embed" in r.semantic_detail
     assert r.results and all(x.semantic_rank is None for x in r)
     other.close()
+
+
+# -- the pipeline on the demo root ----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    from engine.demo import generate_demo_root
+
+    root = tmp_path_factory.mktemp("demo") / "root"
+    generate_demo_root(root)
+    config = load_config(root)
+    reindex(config=config)
+    s = Searcher(config)
+    yield s
+    s.close()
+
+
+DEMO_NOW = datetime(2026, 11, 30, tzinfo=UTC)
+
+
+def test_demo_person_queries_inject_their_profile(demo):
+    for query in ("Robert Okafor", "what did Bobby say", "maya chen"):
+        r = demo.search(query, now=DEMO_NOW)
+        assert [x.injected for x in r].count(True) == 1, query
+
+
+def test_demo_exact_rare_noun_is_found_by_keyword_and_missed_by_semantic(demo):
+    from engine.demo import DEMO_FACTS
+
+    noun = DEMO_FACTS["rare_noun"]
+    word = noun.split()[0]  # "Osteria": one proper noun, in exactly one chunk
+    keyword = demo.search(word, mode="keyword", now=DEMO_NOW)
+    assert len(keyword) == 1 and noun in keyword[0].content
+    semantic = [x.content for x in demo.search(word, mode="semantic", now=DEMO_NOW)]
+    assert not any(noun in c for c in semantic[:3])  # static word vectors blur a rare name
+    hybrid = demo.search(word, now=DEMO_NOW)
+    assert any(noun in x.content for x in hybrid[:5])
+
+
+def test_demo_paraphrase_is_found_only_semantically(demo):
+    from engine.demo import DEMO_FACTS
+
+    query = DEMO_FACTS["paraphrase_query"]
+    target = "burned out and exhausted"
+    assert all(target not in x.content for x in demo.search(query, mode="keyword", limit=50))
+    assert any(target in x.content for x in demo.search(query, now=DEMO_NOW))
+
+
+def test_small_type_filter_finds_chunks_absent_from_the_unfiltered_top_250(demo):
+    query = "deploy the staging cluster before standup"
+    unfiltered = demo.search(query, limit=50, now=DEMO_NOW)  # depth 250 per arm
+    assert "cgm" not in {x.source_type for x in unfiltered}
+    filtered = demo.search(query, source_types=["cgm"], now=DEMO_NOW)
+    assert len(filtered) == 10 and {x.source_type for x in filtered} == {"cgm"}
+
+
+def test_demo_heads_never_hold_more_than_three_of_a_type(demo):
+    for query in ("climbing trip", "atlas migration", "sleep and stress", "dinner with maya"):
+        head = [x.source_type for x in demo.search(query, now=DEMO_NOW)][:7]
+        assert all(head.count(t) <= 3 for t in head), (query, head)
+
+
+def test_low_confidence_when_nothing_matches_all_terms_and_similarity_is_low(demo):
+    strict = Searcher(demo.config.with_overrides(similarity_threshold=0.99))
+    r = strict.search("zebra quantum marmalade", now=DEMO_NOW)
+    assert r.confidence == "low" and not r.matched_all_terms
+    ok = strict.search("atlas migration", now=DEMO_NOW)
+    assert ok.matched_all_terms and ok.confidence == "ok"
+    assert demo.search("zebra quantum marmalade").confidence == "ok"  # no threshold set
+    strict.close()
+
+
+# -- optional rerank, end to end against a local /rerank server -----------------------------
+
+@pytest.fixture
+def http_server():
+    from tests.http_fixtures import ServerFactory
+
+    with ServerFactory() as start:
+        yield start
+
+
+def test_search_rerank_reorders_with_a_configured_reranker(searcher, http_server):
+    from engine.config import RerankerConfig
+    from tests.http_fixtures import Reply
+
+    def reverse(request):
+        n = len(request.json()["documents"])
+        return Reply(200, {"results": [{"index": i, "relevance_score": float(i)}
+                                       for i in reversed(range(n))]})
+
+    server = http_server(reverse)
+    plain = searcher.search("harbor bridge", now=NOW)
+    assert plain.reranked is False and plain.rerank_reason == "not_requested"
+    unconfigured = searcher.search("harbor bridge", now=NOW, rerank=True)
+    assert unconfigured.reranked is False and unconfigured.rerank_reason == "not_configured"
+    assert ids(unconfigured) == ids(plain)
+
+    config = searcher.config.with_overrides(
+        reranker=RerankerConfig(url=server.url + "/rerank", model="m", timeout=2.0))
+    reranking = Searcher(config)
+    r = reranking.search("harbor bridge", now=NOW, rerank=True)
+    assert r.reranked is True and r.rerank_reason is None
+    assert ids(r) == list(reversed(ids(plain)))
+    assert r[0].rerank_score == max(x.rerank_score for x in r)
+    assert server.requests[0].json()["query"] == "harbor bridge"
+    reranking.close()
+
+
+def test_search_rerank_timeout_keeps_the_order(searcher, http_server):
+    from engine.config import RerankerConfig
+    from tests.http_fixtures import Reply
+
+    server = http_server(default=Reply(200, {"results": []}, delay=3.0))
+    config = searcher.config.with_overrides(
+        reranker=RerankerConfig(url=server.url + "/rerank", model="m", timeout=0.3))
+    slow = Searcher(config)
+    r = slow.search("harbor bridge", now=NOW, rerank=True)
+    assert r.reranked is False and r.rerank_reason == "timeout"
+    assert ids(r) == ids(searcher.search("harbor bridge", now=NOW))
+    slow.close()
