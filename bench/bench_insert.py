@@ -1,0 +1,114 @@
+"""Write paths into chunks + FTS5 + vec0, without embedding (issue: engine index, "bulk path").
+
+    python bench/bench_insert.py [--rows 100000]
+
+triggers:   the seed's per-row AFTER INSERT triggers into chunks_fts and chunks_vec
+set-based:  what the indexer does: each 200-row batch into chunks, then one INSERT ... SELECT
+            per derived table for that rowid range, in the same transaction
+bulk:       every row first, then FTS5 'rebuild' and one vec0 INSERT ... SELECT (a first build)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from common import machine
+
+from engine.db import connect, transaction
+from engine.schema import EmbedderInfo, create_vec_index, ensure_schema, max_rowid, mirror_new_rows
+
+WORDS = [f"{a}{b}" for a in ("ka", "lo", "mi", "ne", "su", "ta", "vo", "ri") for b in
+         ("ber", "cant", "dol", "fen", "gar", "hul", "jin", "mos", "pral", "ster", "tor", "wun")]
+
+TRIGGERS = [
+    "CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN INSERT INTO chunks_fts(rowid, "
+    "content, source_file, source_type) VALUES (new.rowid, new.content, new.source_file, "
+    "new.source_type); END",
+    "CREATE TRIGGER chunks_vec_ai AFTER INSERT ON chunks WHEN new.embedding IS NOT NULL BEGIN "
+    "INSERT INTO chunks_vec(rowid, source_type, content_date, embedding) VALUES (new.rowid, "
+    "new.source_type, coalesce(new.content_date, ''), new.embedding); END",
+]
+
+
+def rows(n: int, seed: int = 3):
+    rng = random.Random(seed)
+    vectors = np.random.default_rng(seed).normal(size=(n, 256)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    for i in range(n):
+        text = " ".join(rng.choices(WORDS, k=130))  # ~900 characters, like a chat window
+        yield (f"f{i // 100}.jsonl#w{i % 100}", f"f{i // 100}.jsonl", "slack", text, "{}",
+               vectors[i].tobytes(), "", f"{i:016x}", "2026-01-01", 0)
+
+
+INSERT = ("INSERT INTO chunks(id, source_file, source_type, content, metadata, embedding, "
+          "indexed_at, content_hash, content_date, embedding_truncated) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
+
+def fresh(path: Path):
+    conn = connect(path, mmap=False)
+    ensure_schema(conn)
+    with transaction(conn):
+        create_vec_index(conn, EmbedderInfo("bench", "random", 256))
+    return conn
+
+
+def run(path: Path, how: str, n: int) -> dict:
+    conn = fresh(path)
+    if how == "triggers":
+        with transaction(conn):
+            for t in TRIGGERS:
+                conn.execute(t)
+    t0 = time.perf_counter()
+    batch: list = []
+    timings = {}
+    for row in rows(n):
+        batch.append(row)
+        if len(batch) == 200:
+            with transaction(conn):
+                before = max_rowid(conn)
+                conn.executemany(INSERT, batch)
+                if how == "set-based":
+                    mirror_new_rows(conn, before)
+            batch = []
+    if how == "bulk":
+        timings["rows_s"] = round(time.perf_counter() - t0, 1)
+        t = time.perf_counter()
+        with transaction(conn):
+            conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+        timings["fts_rebuild_s"] = round(time.perf_counter() - t, 1)
+        t = time.perf_counter()
+        with transaction(conn):
+            mirror_vec_only = ("INSERT INTO chunks_vec(rowid, source_type, content_date, "
+                               "embedding) SELECT rowid, source_type, content_date, embedding "
+                               "FROM chunks")
+            conn.execute(mirror_vec_only)
+        timings["vec_insert_s"] = round(time.perf_counter() - t, 1)
+    seconds = time.perf_counter() - t0
+    conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+    vec = conn.execute("SELECT count(*) FROM chunks_vec_rowids").fetchone()[0]
+    conn.close()
+    assert vec == n
+    return {"path": how, "rows": n, "seconds": round(seconds, 1),
+            "rows_per_s": round(n / seconds), **timings}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=100_000)
+    args = parser.parse_args()
+    print(json.dumps({"machine": machine()}))
+    with tempfile.TemporaryDirectory() as tmp:
+        for how in ("triggers", "set-based", "bulk"):
+            print(json.dumps(run(Path(tmp) / f"{how}.db", how, args.rows)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
