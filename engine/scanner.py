@@ -89,9 +89,31 @@ def vanished(files: Iterable[SourceFile], mtimes: dict[str, float]) -> list[str]
     return sorted(rel for rel in mtimes if rel not in present)
 
 
+def pending_files(files: list[SourceFile], db_path: Path) -> tuple[list[SourceFile], list[str]]:
+    """Files that need (re)indexing and indexed files gone from disk, read-only on the index."""
+    from .db import connect
+
+    mtimes: dict[str, float] = {}
+    if Path(db_path).exists():
+        conn = connect(db_path, readonly=True)
+        try:
+            mtimes = indexed_mtimes(conn)
+        finally:
+            conn.close()
+    return needs_indexing(files, mtimes), vanished(files, mtimes)
+
+
+def print_pending(files: list[SourceFile], db_path: Path, summary_file=None) -> None:
+    pending, gone = pending_files(files, db_path)
+    for f in pending:
+        print(f"{f.source_type:15} {f.rel}")
+    for rel in gone:
+        print(f"{'(removed)':15} {rel}")
+    print(f"{len(pending)} of {len(files)} files need indexing", file=summary_file)
+
+
 def main(argv: list[str] | None = None) -> int:
     from .config import ConfigError, load_config, resolve_root
-    from .db import connect
 
     parser = argparse.ArgumentParser(
         prog="python -m engine.scanner",
@@ -112,19 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{f.source_type:15} {f.rel}")
         print(f"{len(files)} files", file=sys.stderr)
         return 0
-    mtimes: dict[str, float] = {}
-    if config.db_path.exists():
-        conn = connect(config.db_path, readonly=True)
-        try:
-            mtimes = indexed_mtimes(conn)
-        finally:
-            conn.close()
-    pending = needs_indexing(files, mtimes)
-    for f in pending:
-        print(f"{f.source_type:15} {f.rel}")
-    for rel in vanished(files, mtimes):
-        print(f"{'(removed)':15} {rel}")
-    print(f"{len(pending)} of {len(files)} files need indexing", file=sys.stderr)
+    print_pending(files, config.db_path, summary_file=sys.stderr)
     return 0
 
 

@@ -182,8 +182,7 @@ def cmd_maintenance(args) -> int:
 
 
 def cmd_discover(args) -> int:
-    from engine.db import connect
-    from engine.scanner import discover, indexed_mtimes, needs_indexing, vanished
+    from engine.scanner import discover, print_pending
 
     config = _config(args)
     files = list(discover(config.root, config.routes))
@@ -194,19 +193,7 @@ def cmd_discover(args) -> int:
             print(f"{source_type:15} {count:6}  {pattern}")
         print(f"{len(files)} files routed")
         return 0
-    mtimes = {}
-    if config.db_path.exists():
-        conn = connect(config.db_path, readonly=True)
-        try:
-            mtimes = indexed_mtimes(conn)
-        finally:
-            conn.close()
-    pending = needs_indexing(files, mtimes)
-    for f in pending:
-        print(f"{f.source_type:15} {f.rel}")
-    for rel in vanished(files, mtimes):
-        print(f"{'(removed)':15} {rel}")
-    print(f"{len(pending)} of {len(files)} files need indexing")
+    print_pending(files, config.db_path)
     return 0
 
 

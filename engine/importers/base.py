@@ -23,7 +23,7 @@ import json
 import os
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from pathlib import Path
@@ -32,7 +32,7 @@ from typing import Any
 from engine.extractors.common import parse_datetime
 
 from ._source import SourceTree
-from ._util import ImportFailed, resolve_tz, safe_relpath
+from ._util import ImportFailed, decode_text, resolve_tz, safe_relpath
 
 ProgressFn = Callable[[int, int], None]
 
@@ -448,6 +448,38 @@ class Importer:
 
     def parse(self, ctx: ImportContext) -> None:
         raise NotImplementedError
+
+    @staticmethod
+    def json_files(ctx: ImportContext, tree: SourceTree, nothing: str,
+                   progress: bool = True) -> Iterator[tuple[str, str, str, Any]]:
+        """(name, label, text, document) for each .json file of the export.
+
+        A lone file that is not JSON fails the import; in a folder or zip it is reported and
+        skipped. ``nothing`` is the ImportFailed message when there is no .json file at all.
+        """
+        names = [n for n in tree.names if n.lower().endswith(".json")] \
+            if tree.mode != "file" else tree.names
+        if not names:
+            raise ImportFailed(f"{ctx.source}: {nothing}")
+        for i, name in enumerate(names):
+            if progress:
+                ctx.progress(i, len(names))
+            label = tree.label(name)
+            data = tree.read(name)
+            if data is None:
+                continue
+            text, _ = decode_text(data)
+            try:
+                doc = json.loads(text)
+            except ValueError as exc:
+                if tree.mode == "file":
+                    raise ImportFailed(f"{label}: not JSON ({exc})") from exc
+                ctx.problem(label, getattr(exc, "lineno", None),
+                            f"invalid JSON ({exc}); skipped")
+                continue
+            yield name, label, text, doc
+        if progress:
+            ctx.progress(len(names), len(names))
 
 
 def make_context(kind: str, source: Path, root: Path, *, progress: ProgressFn | None,

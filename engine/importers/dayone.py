@@ -12,13 +12,12 @@ place; other lines (including ones you wrote) are left as they are.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ._util import ImportFailed, LineFinder, decode_text, iso
+from ._util import ImportFailed, LineFinder, iso
 from .base import ImportContext, Importer
 
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!/|<>~=:])")
@@ -42,23 +41,9 @@ class DayOneImporter(Importer):
 
     def parse(self, ctx: ImportContext) -> None:
         tree = ctx.tree()
-        names = [n for n in tree.names if n.lower().endswith(".json")] \
-            if tree.mode != "file" else tree.names
         journals = 0
-        for name in names:
-            label = tree.label(name)
-            data = tree.read(name)
-            if data is None:
-                continue
-            text, _ = decode_text(data)
-            try:
-                doc = json.loads(text)
-            except ValueError as exc:
-                if tree.mode == "file":
-                    raise ImportFailed(f"{label}: not JSON ({exc})") from exc
-                ctx.problem(label, getattr(exc, "lineno", None), f"invalid JSON ({exc}); "
-                            "skipped")
-                continue
+        for name, label, text, doc in self.json_files(
+                ctx, tree, "not a Day One export (no journal JSON)", progress=False):
             if not isinstance(doc, dict) or not isinstance(doc.get("entries"), list):
                 if tree.mode == "file":
                     raise ImportFailed(f"{label}: not a Day One export (no 'entries' list)")

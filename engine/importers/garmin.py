@@ -16,11 +16,10 @@ Unrecognised JSON files in the export (profiles, gear, settings…) are counted,
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
-from ._util import ImportFailed, decode_text
+from ._util import ImportFailed
 from .base import ImportContext, Importer
 
 
@@ -85,31 +84,13 @@ class GarminImporter(Importer):
 
     def parse(self, ctx: ImportContext) -> None:
         tree = ctx.tree()
-        names = [n for n in tree.names if n.lower().endswith(".json")] \
-            if tree.mode != "file" else tree.names
-        if not names:
-            raise ImportFailed(f"{ctx.source}: no .json files found")
         days = _Days()
         used = 0
-        for i, name in enumerate(names):
-            ctx.progress(i, len(names))
-            label = tree.label(name)
-            data = tree.read(name)
-            if data is None:
-                continue
-            try:
-                doc = json.loads(decode_text(data)[0])
-            except ValueError as exc:
-                if tree.mode == "file":
-                    raise ImportFailed(f"{label}: not JSON ({exc})") from exc
-                ctx.problem(label, getattr(exc, "lineno", None), f"invalid JSON ({exc}); "
-                            "skipped")
-                continue
+        for _, label, _, doc in self.json_files(ctx, tree, "no .json files found"):
             if self._dispatch(doc, days, ctx, label):
                 used += 1
             else:
                 ctx.skip("JSON files that are not daily health data")
-        ctx.progress(len(names), len(names))
         if not used and tree.mode == "file":
             raise ImportFailed(f"{ctx.source}: not Garmin Connect daily data")
         for day in sorted(days.days):

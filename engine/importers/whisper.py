@@ -11,11 +11,10 @@ configured local zone.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
-from ._util import ImportFailed, datetime_from_name, decode_text, iso, local, slugify
+from ._util import ImportFailed, datetime_from_name, iso, local, slugify
 from .base import ImportContext, Importer
 
 _AUDIO_EXT = re.compile(r"\.(?:words|json|mp3|m4a|wav|ogg|opus|flac|webm|mp4|aac)$",
@@ -62,24 +61,7 @@ class WhisperImporter(Importer):
 
     def parse(self, ctx: ImportContext) -> None:
         tree = ctx.tree()
-        names = [n for n in tree.names if n.lower().endswith(".json")] \
-            if tree.mode != "file" else tree.names
-        if not names:
-            raise ImportFailed(f"{ctx.source}: no .json transcripts found")
-        for i, name in enumerate(names):
-            ctx.progress(i, len(names))
-            label = tree.label(name)
-            data = tree.read(name)
-            if data is None:
-                continue
-            try:
-                doc = json.loads(decode_text(data)[0])
-            except ValueError as exc:
-                if tree.mode == "file":
-                    raise ImportFailed(f"{label}: not JSON ({exc})") from exc
-                ctx.problem(label, getattr(exc, "lineno", None), f"invalid JSON ({exc}); "
-                            "skipped")
-                continue
+        for name, label, _, doc in self.json_files(ctx, tree, "no .json transcripts found"):
             segments = whisper_segments(doc)
             if segments is None:
                 if tree.mode == "file":
@@ -120,4 +102,3 @@ class WhisperImporter(Importer):
             ctx.json_document(rel, out)
             for speaker in dict.fromkeys(s.get("speaker") for s in segments):
                 ctx.person(speaker)
-        ctx.progress(len(names), len(names))
