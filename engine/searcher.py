@@ -35,6 +35,7 @@ from .vector_index import VectorIndex
 MODES = ("hybrid", "keyword", "semantic")
 MAX_LIMIT = 200
 SNIPPET_TOKENS = 24
+REFRESH_DURING_WRITE_S = 5.0  # while a writer runs, refresh the vector index at most this often
 
 
 class SearchError(ValueError):
@@ -182,6 +183,7 @@ class Searcher:
         self._conn: Connection | None = None
         self._vectors: VectorIndex | None = None
         self._lock = threading.RLock()
+        self._refreshed_at = 0.0
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlens-knn")
         self.last_keyword_path: str | None = None  # which keyword-arm plan ran (benchmarks)
 
@@ -248,7 +250,13 @@ class Searcher:
             raise EmbedderMismatch(info, self.embedder.info)
         if self._vectors is None:
             self._vectors = VectorIndex(info.dim)
+        elif (time.monotonic() - self._refreshed_at < REFRESH_DURING_WRITE_S
+              and active_writer(self.config.db_path)):
+            # a reindex commits every file: re-assembling the matrix for each one would make
+            # every search during it slow; rows deleted meanwhile are dropped at fetch time
+            return self._vectors
         self._vectors.refresh(conn)
+        self._refreshed_at = time.monotonic()
         return self._vectors
 
     def vector_hits(self, query_vec: np.ndarray, depth: int,
