@@ -87,7 +87,7 @@ class SpySearcher:
         self.calls: list[tuple[str, dict]] = []
 
     def search(self, query, limit=10, source_types=None, **kw):
-        self.calls.append((query, {"source_types": source_types, **kw}))
+        self.calls.append((query, {"source_types": source_types, "limit": limit, **kw}))
         time.sleep(self.delays.get(query, 0))
         return self.inner.search(query, limit, source_types, **kw)
 
@@ -202,7 +202,37 @@ async def test_typing_searches_and_shows_ranked_rows(demo_root):
         assert highlighted & {"maya", "dinner", "birthday"}
         status = app.main.query_one("#status").render().plain
         assert "arms: both" in status and "confidence: ok" in status
-        assert f"{len(rows)} results" in status and "-- ms" in status  # frozen: no timings
+        assert len(rows) == 20  # one page; the status says more may follow
+        assert "20+ results" in status and "-- ms" in status  # frozen: no timings
+
+
+@aio
+async def test_the_next_page_loads_at_the_end_of_the_list(demo_root):
+    config = load_config(demo_root)
+    spy = SpySearcher(Searcher(config, SharedEmbedder()))
+    app = make_app(demo_root, searcher=spy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "maya birthday dinner")
+        results = app.main.results
+        assert results.option_count == 20 and spy.calls[-1][1]["limit"] == 20
+        first_page = [r.id for r in results.results]
+        await pilot.press("enter", "G")  # the last row of the page: the next page comes
+        await wait_for(pilot, lambda: app.main.idle and results.option_count > 20,
+                       what="the next page")
+        assert spy.calls[-1][0] == "maya birthday dinner" and spy.calls[-1][1]["limit"] == 50
+        assert [r.id for r in results.results[:20]] == first_page  # the rows shown stay
+        assert 40 <= results.option_count <= 70
+        assert len({r.id for r in results.results}) == results.option_count
+        assert results.current.id == first_page[-1]  # the highlight stayed on its result
+        assert app.main.preview.result.id == first_page[-1]
+        status = app.main.query_one("#status").render().plain
+        assert f"{results.option_count}+ results" in status
+        await pilot.press("k")  # moving inside the page loads nothing
+        await pilot.pause(0.1)
+        assert len(spy.calls) == 2
+        await search(pilot, "maya birthday dinner tomatoes")  # a new search: one page again
+        assert results.option_count == 20 and spy.calls[-1][1]["limit"] == 20
 
 
 @aio
@@ -214,7 +244,7 @@ async def test_debounce_and_stale_answer_never_wins(demo_root):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         query = app.main.query_one(QueryInput)
-        for ch in "garden":  # fast typing: one search after the pause, not one per key
+        for ch in "garden":  # fast typing: one search, not one per key
             query.value += ch
         await wait_for(pilot, lambda: spy.calls, what="the first search")
         query.value = "garden tomatoes"
@@ -225,6 +255,32 @@ async def test_debounce_and_stale_answer_never_wins(demo_root):
         assert app.main.response.query == "garden tomatoes"
         assert [r.id for r in app.main.results.results] == shown
         assert [q for q, _ in spy.calls] == ["garden", "garden tomatoes"]
+        # after a pause, a single change searches at once (leading edge): no timer waits
+        await pilot.pause(0.3)
+        query.value += "s"
+        await pilot.pause()
+        assert app.main._timer is None and app.main.request.query == "garden tomatoess"
+
+
+@aio
+async def test_a_failed_next_page_keeps_the_page_shown(demo_root):
+    class NoSecondPage(SpySearcher):
+        def search(self, query, limit=10, source_types=None, **kw):
+            if limit > 20:
+                raise RuntimeError("database is locked")
+            return super().search(query, limit, source_types, **kw)
+
+    config = load_config(demo_root)
+    app = make_app(demo_root, searcher=NoSecondPage(Searcher(config, SharedEmbedder())))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "maya birthday dinner")
+        shown = [r.id for r in app.main.results.results]
+        await pilot.press("enter", "G")
+        await wait_for(pilot, lambda: "Could not load more" in notes_text(app))
+        assert [r.id for r in app.main.results.results] == shown
+        assert app.main.results.current.id == shown[-1] and app.main.error is None
+        assert "20+ results" in app.main.query_one("#status").render().plain
 
 
 @aio
@@ -380,8 +436,10 @@ async def test_keys_move_through_results_and_preview_follows(demo_root):
         assert app.main.query_one("#preview").result is results.results[2]
         await pilot.press("k")
         assert results.highlighted == 1
-        await pilot.press("G")
-        assert results.highlighted == results.option_count - 1
+        last_of_page = results.results[-1].id
+        await pilot.press("G")  # the end of the page: the next page is appended
+        await wait_for(pilot, lambda: app.main.idle and results.option_count > 20)
+        assert results.current.id == last_of_page
         await pilot.press("g")
         assert results.highlighted == 0
         await pilot.press("pagedown")
@@ -667,6 +725,173 @@ async def test_embedder_mismatch_offers_re_embed(demo_root):
         assert app.screen is app.main
 
 
+# -- import ------------------------------------------------------------------------------------
+
+WHATSAPP_CHAT = (
+    "27/11/2026, 21:04 - Maya Chen: the pelican kite is ready\n"
+    "27/11/2026, 21:06 - Sam Rivera: great, bring the pelican kite to the dunes\n"
+    "28/11/2026, 08:15 - Maya Chen: see you at the beach at nine\n"
+)
+
+
+def _whatsapp_export(folder: Path, body: str = WHATSAPP_CHAT) -> Path:
+    path = folder / "WhatsApp Chat with Maya Chen.txt"
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+async def _open_import(pilot, path: Path | str, *, kind: str = "whatsapp",
+                       dry_run: bool = False) -> None:
+    """ctrl+o, fill in the dialog (the path typed), enter."""
+    from textual.widgets import Checkbox, Select
+
+    from tui.screens.import_dialog import ImportScreen
+
+    app = pilot.app
+    await pilot.press("ctrl+o")
+    await wait_for(pilot, lambda: isinstance(app.screen, ImportScreen), what="the dialog")
+    app.screen.query_one("#import-kind", Select).value = kind
+    app.screen.query_one("#import-dry-run", Checkbox).value = dry_run
+    path_input = app.screen.query_one("#import-path")
+    assert app.screen.focused is path_input
+    await pilot.press(*str(path), "enter")
+
+
+@aio
+async def test_import_whatsapp_progress_then_automatic_reindex_then_search(
+        writable_root, tmp_path, monkeypatch):
+    import engine.importers as importers
+
+    export = _whatsapp_export(tmp_path)
+    real_run_import = importers.run_import
+    entered, release = threading.Event(), threading.Event()
+
+    def gated_run_import(*args, progress=None, **kw):
+        def held(done, total):
+            progress(done, total)
+            entered.set()
+            release.wait(20)  # the import is reliably still running meanwhile
+        return real_run_import(*args, progress=held, **kw)
+    monkeypatch.setattr(importers, "run_import", gated_run_import)
+
+    app = make_app(writable_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await _open_import(pilot, export)
+        await wait_for(pilot, entered.is_set, what="the import to start")
+        panel = app.main.query_one(JobPanel)
+        await wait_for(pilot, lambda: "files 0/1" in panel.query_one("#job-text").render().plain,
+                       what="import progress")
+        text = panel.query_one("#job-text").render().plain
+        assert panel.display and "Import whatsapp" in text and "cannot be cancelled" in text
+        assert str(export) in text
+        bar = panel.query_one("#job-bar")
+        assert bar.total == 1 and bar.progress == 0
+        assert "Import whatsapp" in app.main.query_one("#infobar").render().plain
+        # one job at a time: a reindex or a second import is refused
+        await pilot.press("ctrl+r")
+        assert "Import whatsapp is already running" in notes_text(app)
+        await pilot.press("ctrl+o")
+        assert app.screen is app.main and notes_text(app).count("already running") == 2
+        await pilot.press("f2")
+        assert app.screen.query_one("#menu-list").get_option("import_data").disabled
+        await pilot.press("escape")
+        # cancel is not supported by the importer: said, and nothing gets stuck
+        await pilot.press("ctrl+g")
+        assert "cannot be cancelled" in notes_text(app) and not app.job.cancel.is_set()
+        release.set()
+        await wait_for(pilot, lambda: "Import finished" in notes_text(app), what="the import")
+        note = notes_text(app)
+        assert "whatsapp: imported 3 records, 0 already present" in note
+        assert "wrote data/telegram/whatsapp-Maya-Chen.jsonl" in note
+        assert "Reindexing now" in note
+        # the reindex starts on its own, and refreshes the counts when it is done
+        await wait_for(pilot, lambda: "Reindex finished" in notes_text(app) and app.job is None,
+                       what="the automatic reindex")
+        assert "1 files indexed" in notes_text(app)
+        assert not panel.display
+        assert (writable_root / "data/telegram/whatsapp-Maya-Chen.jsonl").exists()
+        await search(pilot, "pelican kite")
+        found = [(i, r) for i, r in enumerate(app.main.results.results)
+                 if r.source_file == "data/telegram/whatsapp-Maya-Chen.jsonl"]
+        assert found and found[0][0] == 0, row_texts(app)[:3]
+        assert found[0][1].source_type == "telegram" and "pelican kite" in found[0][1].content
+
+
+@aio
+async def test_import_bad_path_shows_an_inline_error(writable_root, tmp_path):
+    from tui.screens.import_dialog import ImportScreen
+
+    app = make_app(writable_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        missing = tmp_path / "no such [bold]export[/].txt"
+        await _open_import(pilot, missing)
+        await pilot.pause()
+        assert isinstance(app.screen, ImportScreen) and app.job is None
+        error = app.screen.query_one("#import-error")
+        assert error.display
+        assert f"No such file or folder: {missing}" in error.render().plain  # literally
+        await pilot.press("a")  # typing clears the error
+        assert not error.display
+        await pilot.press("ctrl+u", "enter")  # empty
+        assert "Enter the path" in error.render().plain
+        await pilot.press("escape")
+        assert app.screen is app.main and app.job is None
+
+
+@aio
+async def test_import_failure_shows_the_error_modal(writable_root, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello, this is not a chat\n")
+    app = make_app(writable_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await _open_import(pilot, notes)
+        await wait_for(pilot, lambda: isinstance(app.screen, ErrorScreen), what="the error")
+        title = app.screen.query_one(".dialog-title").render().plain
+        message = app.screen.query_one("#error-message").render().plain
+        assert title == "Import failed"
+        assert message == "notes.txt: not a WhatsApp chat export (no line starts with a date " \
+                          "and time)"
+        assert app.job is None and not app.main.query_one(JobPanel).display
+        await pilot.press("escape")
+        assert app.screen is app.main
+        await pilot.press("ctrl+o")  # the next import is allowed, and starts from the last one
+        assert app.screen.query_one("#import-path").value == str(notes)
+
+
+@aio
+async def test_import_dry_run_lists_problems_literally_and_does_not_reindex(
+        writable_root, tmp_path):
+    from tui.screens.import_dialog import ImportProblemsScreen
+
+    export = _whatsapp_export(tmp_path, WHATSAPP_CHAT
+                              + "40/40/2026, 21:05 - Sam: [bold red]never[/] \x1b[31mX\n"
+                              + "Aug 6, 2016, 13:23 - Maya Chen: [red]odd[/]\n")
+    app = make_app(writable_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await _open_import(pilot, export, dry_run=True)
+        await wait_for(pilot, lambda: isinstance(app.screen, ImportProblemsScreen),
+                       what="the problems")
+        note = notes_text(app)
+        assert "Import (dry run) finished" in note and "would import 3 records" in note
+        assert "would write data/telegram/whatsapp-Maya-Chen.jsonl (+3)" in note
+        assert "Dry run: nothing was written." in note and "Reindexing" not in note
+        assert "problems (listed in the dialog)" in note and "problem:" not in note
+        text = app.screen.query_one("#import-problems-text").render().plain
+        assert "WhatsApp Chat with Maya Chen.txt:5: unrecognised date/time format" in text
+        assert "[red]odd" in text and "invalid date 40/40/2026" in text
+        assert "\x1b" not in text
+        body = app.screen.query_one("#import-problems-text")
+        assert "[red]odd" in "\n".join(lines_of(body))  # what reaches the terminal
+        assert app.job is None  # no reindex after a dry run
+        assert not (writable_root / "data/telegram/whatsapp-Maya-Chen.jsonl").exists()
+        await pilot.press("enter")
+        assert app.screen is app.main
+
+
 # -- other screens -----------------------------------------------------------------------------
 
 @aio
@@ -717,8 +942,9 @@ async def test_command_palette_offers_every_action(demo_root):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        assert {"Reindex", "Full rebuild", "Re-embed", "Maintenance", "Maintenance (no vacuum)",
-                "Discover", "Index statistics", "Toggle explain", "Theme", "Help"} <= titles
+        assert {"Reindex", "Import…", "Full rebuild", "Re-embed", "Maintenance",
+                "Maintenance (no vacuum)", "Discover", "Index statistics", "Toggle explain",
+                "Theme", "Help"} <= titles
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CommandPalette")
         app.screen.query_one("Input").value = "index statistics"
@@ -800,3 +1026,30 @@ def test_locate_chunk_in_a_window_of_a_big_file():
     md = ["# Title", "", "Intro", "## Part", "", "Body text of the part here", "more"]
     span = locate_chunk(md, {"metadata": {}, "content": "Title > Part\nBody text of the part here"})
     assert span == (5, 5)
+
+
+def test_import_summary_and_typed_paths(tmp_path):
+    from engine.importers import ImportReport
+    from tui.app import import_summary
+    from tui.screens.import_dialog import clean_path, problem_lines
+
+    report = ImportReport(kind="slack", records_imported=300,
+                          files_written=[f"data/slack/c{i}.jsonl" for i in range(30)],
+                          problems=[("export/c1.json", 4, "bad [red]ts[/]\x1b[2J")])
+    text = import_summary(report, 1.25, reindexing=True)
+    lines = text.splitlines()
+    assert lines[0] == "slack: imported 300 records, 0 already present · 1.2 s"
+    assert "… 20 more lines" in text and "problem:" not in text
+    assert lines[-2:] == ["1 problem (listed in the dialog)",
+                          "Reindexing now, so the imported records become searchable."]
+    assert problem_lines(report.problems) == ["export/c1.json:4: bad [red]ts[/]\x1b[2J"]
+    report = ImportReport(kind="whatsapp", dry_run=True)
+    assert import_summary(report, 0.0, reindexing=False).endswith(
+        "nothing could be imported\nDry run: nothing was written.")
+    spaced = tmp_path / "My Chats" / "chat.txt"
+    spaced.parent.mkdir()
+    spaced.write_text("x")
+    assert clean_path(f"'{spaced}'") == spaced
+    assert clean_path(str(spaced).replace(" ", "\\ ")) == spaced
+    assert clean_path("  ") is None
+    assert clean_path("~/x.txt") == Path.home() / "x.txt"

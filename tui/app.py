@@ -8,6 +8,7 @@ and widgets live in ``tui/screens`` and ``tui/widgets``; work off the UI thread 
 
 from __future__ import annotations
 
+import gc
 import os
 import shlex
 import subprocess
@@ -24,10 +25,10 @@ from textual.screen import Screen
 from engine.config import Config, load_config
 
 from . import keys
-from .messages import JobFailed, JobFinished, JobProgress
+from .messages import ImportRequest, JobFailed, JobFinished, JobProgress
 from .screens.main import MainScreen
-from .widgets.text import human_bytes, one_line
-from .workers import JOB_TITLES, run_job
+from .widgets.text import human_bytes, one_line, plain
+from .workers import JOB_TITLES, import_job, run_job
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 LINE_EDITORS = {"vi", "vim", "nvim", "nano", "emacs", "emacsclient", "micro", "hx", "kak",
@@ -51,14 +52,16 @@ def _css_path() -> Path:
 class Job:
     kind: str
     cancel: threading.Event
+    label: str | None = None  # a more precise title ("Import whatsapp (dry run)")
 
     @property
     def title(self) -> str:
-        return JOB_TITLES[self.kind]
+        return self.label or JOB_TITLES[self.kind]
 
     @property
     def cancellable(self) -> bool:
-        return not self.kind.startswith("maintenance")
+        # maintenance runs to the end; run_import takes no cancel flag
+        return not self.kind.startswith("maintenance") and self.kind != "import"
 
 
 class MemlensApp(App[int]):
@@ -84,6 +87,8 @@ class MemlensApp(App[int]):
         self.job: Job | None = None
         self.explain = True
         self.main: MainScreen | None = None
+        self.last_import: ImportRequest | None = None  # the dialog starts from it
+        self.heap_settled = False
         if frozen:
             self.theme = "textual-dark"
         self._apply_keymap()
@@ -117,7 +122,24 @@ class MemlensApp(App[int]):
         except Exception:  # noqa: BLE001 - the first search reports a broken embedder
             pass
 
+    def settle_heap(self) -> None:
+        """Once, after the first search is on screen: collect, then freeze what is alive.
+
+        By then the heap holds ~120k long-lived objects (widgets, styles, Textual's strip
+        caches, the engine's index). Python's full collections walk all of them: 70-110 ms
+        pauses, now and then, in the middle of typing. Frozen objects are skipped by every
+        later collection (refcounting still frees them), so those pauses shrink to what was
+        allocated since.
+        """
+        if self.heap_settled:
+            return
+        self.heap_settled = True
+        gc.collect()
+        gc.freeze()
+
     def on_unmount(self) -> None:
+        if self.heap_settled:
+            gc.unfreeze()  # collectable again (a test suite runs many apps in one process)
         if self.job is not None:
             self.job.cancel.set()
         close = getattr(self.searcher, "close", None)
@@ -128,6 +150,8 @@ class MemlensApp(App[int]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         ours = [
             ("Reindex", "Index new and changed files", self.action_reindex),
+            ("Import…", "Import an export (WhatsApp, Slack, Telegram, mbox, Day One…) into "
+             "the data root, then reindex", self.action_import_data),
             ("Full rebuild", "Re-read every file (reindex --full)", self.action_full_rebuild),
             ("Re-embed", "Embed every chunk again with the configured embedder",
              self.action_re_embed),
@@ -209,22 +233,56 @@ class MemlensApp(App[int]):
     def action_maintenance_no_vacuum(self) -> None:
         self.start_job("maintenance_no_vacuum")
 
-    def start_job(self, kind: str) -> bool:
-        """Start an index job in a thread worker; refuse (with a notification) while one runs."""
-        if self.job is not None:
-            self.notify(f"{self.job.title} is already running: wait for it to finish or "
-                        f"cancel it (ctrl+g).", title="Busy", severity="warning", markup=False)
+    def action_import_data(self) -> None:
+        """The import dialog; the import then runs as a job (refused while one runs)."""
+        from engine.importers import IMPORTERS
+
+        from .screens.import_dialog import ImportScreen
+
+        if self._refuse_busy() or isinstance(self.screen, ImportScreen):
+            return
+
+        def chosen(request: ImportRequest | None) -> None:
+            if request is not None:
+                self.last_import = request
+                self.start_job("import", request)
+        kinds = {k: IMPORTERS[k].description for k in sorted(IMPORTERS)}
+        self.push_screen(ImportScreen(kinds, self.config.root, self.last_import), chosen)
+
+    def _refuse_busy(self) -> bool:
+        if self.job is None:
+            return False
+        hint = " or cancel it (ctrl+g)" if self.job.cancellable else ""
+        self.notify(f"{self.job.title} is already running: wait for it to finish{hint}.",
+                    title="Busy", severity="warning", markup=False)
+        return True
+
+    def start_job(self, kind: str, request: ImportRequest | None = None) -> bool:
+        """Start an index job (or an import of ``request``) in a thread worker; refuse (with a
+        notification) while one runs."""
+        if self._refuse_busy():
             return False
         if kind.startswith("maintenance") and not self.config.db_path.exists():
             self.notify("There is no index to maintain yet: press ctrl+r to build it.",
                         severity="warning", markup=False)
             return False
-        job = self.job = Job(kind, threading.Event())
+        config, embedder, post = self.config, self._embedder, self.post_message
+        if kind == "import":
+            if request is None:
+                raise ValueError("an import job needs its ImportRequest")
+            label = f"Import {request.kind}" + (" (dry run)" if request.dry_run else "")
+            job = self.job = Job(kind, threading.Event(), label)
+
+            def work() -> None:
+                import_job(request, config.root, post)
+        else:
+            job = self.job = Job(kind, threading.Event())
+
+            def work() -> None:
+                run_job(kind, config, embedder, job.cancel, post)
         if self.main is not None:
             self.main.job_started(job.title, job.cancellable)
-        config, embedder, post = self.config, self._embedder, self.post_message
-        self.run_worker(lambda: run_job(kind, config, embedder, job.cancel, post),
-                        thread=True, group="index", name=kind, exit_on_error=False)
+        self.run_worker(work, thread=True, group="index", name=kind, exit_on_error=False)
         self.refresh_bindings()
         return True
 
@@ -233,7 +291,8 @@ class MemlensApp(App[int]):
         if job is None:
             return
         if not job.cancellable:
-            self.notify("Maintenance cannot be cancelled; it finishes shortly.", timeout=3)
+            self.notify(f"{job.title} cannot be cancelled; it finishes shortly.", timeout=3,
+                        markup=False)
             return
         if not job.cancel.is_set():
             job.cancel.set()
@@ -250,6 +309,9 @@ class MemlensApp(App[int]):
         kind = message.kind
         self.job = None
         self.refresh_bindings()
+        if kind == "import":
+            self._import_finished(message.result, message.elapsed)
+            return
         if kind in ("re_embed",) or kind.startswith("maintenance"):
             close = getattr(self.searcher, "close", None)
             if close:
@@ -267,6 +329,26 @@ class MemlensApp(App[int]):
         refresh = getattr(self.screen, "action_refresh", None)
         if refresh is not None:  # the statistics or discover screen is open: show the new state
             refresh()
+
+    def _import_finished(self, report: Any, elapsed: float) -> None:
+        """The summary as a notification, the problems in a dialog, and the reindex that makes
+        the imported records searchable (started automatically)."""
+        reindex = bool(not report.dry_run and (report.files_written or report.people_added))
+        if not report.ok:
+            title = "Import: nothing imported"
+        else:
+            title = "Import (dry run) finished" if report.dry_run else "Import finished"
+        self.notify(import_summary(report, elapsed, reindex), title=title,
+                    severity="warning" if report.problems or not report.ok else "information",
+                    timeout=12, markup=False)
+        if self.main is not None:
+            self.main.job_ended(refresh=not reindex)  # else the reindex refreshes at its end
+        if report.problems:
+            from .screens.import_dialog import ImportProblemsScreen
+
+            self.push_screen(ImportProblemsScreen(report))
+        if reindex:
+            self.start_job("reindex")
 
     def on_job_failed(self, message: JobFailed) -> None:
         from engine.schema import EmbedderMismatch
@@ -348,6 +430,30 @@ def job_summary(kind: str, result: Any, elapsed: float) -> str:
     if s.cancelled:
         text += "\nCancelled: run it again to finish."
     return text
+
+
+MAX_SUMMARY_LINES = 12
+
+
+def import_summary(report: Any, elapsed: float, reindexing: bool) -> str:
+    """The notification of a finished import: ``report.summary()`` without its problem lines
+    (they go to a dialog), capped, plus what happens next."""
+    lines = [line for line in report.summary().splitlines()
+             if not line.startswith("  problem: ")]
+    if len(lines) > MAX_SUMMARY_LINES:
+        lines = lines[:MAX_SUMMARY_LINES - 1] + [
+            f"  … {len(lines) - MAX_SUMMARY_LINES + 1} more lines"]
+    lines[0] += f" · {elapsed:.1f} s"
+    if report.problems:
+        n = len(report.problems)
+        lines.append(f"{n:,} problem{'s' if n != 1 else ''} (listed in the dialog)")
+    if report.dry_run:
+        lines.append("Dry run: nothing was written.")
+    elif reindexing:
+        lines.append("Reindexing now, so the imported records become searchable.")
+    elif report.ok:
+        lines.append("Nothing new: no reindex needed.")
+    return plain("\n".join(lines))
 
 
 def run_app(root: Path, db: str | None) -> int:

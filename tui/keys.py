@@ -21,6 +21,8 @@ APP = [
             tooltip="Menu: reindex, re-embed, maintenance, stats, theme…"),
     Binding("ctrl+r", "reindex", "Reindex", id="reindex",
             tooltip="Reindex new and changed files (in the background)"),
+    Binding("ctrl+o", "import_data", "Import", id="import", show=False,
+            tooltip="Import an export (WhatsApp, Slack, mbox…), then reindex"),
     Binding("f3", "stats", "Stats", id="stats", key_display="F3",
             tooltip="Index statistics (charts, size, bloat, embedder)"),
     Binding("f4", "discover", "Discover", id="discover", show=False, key_display="F4",

@@ -7,9 +7,14 @@ thread) own every piece of UI state.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from textual.message import Message
+
+# results per search: the first page (what a search as you type asks for: the engine's work
+# grows with it, depth = 5 x limit per arm), then each "more" when the cursor reaches the end
+PAGE_SIZES = (20, 50, 100, 200)
 
 
 @dataclass(frozen=True)
@@ -22,7 +27,7 @@ class SearchRequest:
     since: str | None = None
     until: str | None = None
     person: str | None = None
-    limit: int = 50
+    limit: int = PAGE_SIZES[0]
 
     @property
     def engine_query(self) -> str:
@@ -84,6 +89,25 @@ class NeighbourLoaded(Message):
         self.direction = direction
         self.chunk = chunk
         self.position = position
+
+
+@dataclass(frozen=True)
+class ImportRequest:
+    """What the import dialog asked for: ``run_import(kind, source, root, ...)``."""
+
+    kind: str
+    source: Path
+    people: bool = False
+    dry_run: bool = False
+
+
+@dataclass(frozen=True)
+class ImportProgress:
+    """The importer's ``progress(done, total)``: files of the export read so far."""
+
+    done: int
+    total: int
+    source: str = ""
 
 
 class JobProgress(Message):

@@ -17,6 +17,8 @@ from engine.config import Config
 
 from .messages import (
     DiscoverLoaded,
+    ImportProgress,
+    ImportRequest,
     JobFailed,
     JobFinished,
     JobProgress,
@@ -37,6 +39,7 @@ JOB_TITLES = {
     "re_embed": "Re-embed",
     "maintenance": "Maintenance (rebuild + VACUUM)",
     "maintenance_no_vacuum": "Maintenance (rebuild, no VACUUM)",
+    "import": "Import",
 }
 PROGRESS_INTERVAL = 0.1  # seconds between progress messages (the last one always goes)
 
@@ -161,6 +164,31 @@ def run_job(kind: str, config: Config, embedder: Any, cancel: threading.Event,
         post(JobFailed(kind, exc))
         return
     post(JobFinished(kind, result, time.monotonic() - started))
+
+
+def import_job(request: ImportRequest, root: Path, post: Post) -> None:
+    """``run_import`` of an export into the data root, reported as messages (it cannot be
+    cancelled: the importer takes no cancel flag)."""
+    started = time.monotonic()
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        # the first and the last step always go; in between at most every 0.1 s
+        now = time.monotonic()
+        if done <= 0 or done >= total or now - last[0] >= PROGRESS_INTERVAL:
+            last[0] = now
+            post(JobProgress("import", ImportProgress(done, total, str(request.source)),
+                             now - started))
+
+    try:
+        from engine.importers import run_import
+
+        report = run_import(request.kind, request.source, root, people=request.people,
+                            dry_run=request.dry_run, progress=progress)
+    except BaseException as exc:  # noqa: BLE001 - shown in a modal, never as a traceback
+        post(JobFailed("import", exc))
+        return
+    post(JobFinished("import", report, time.monotonic() - started))
 
 
 def stats_job(config: Config, post: Post) -> None:

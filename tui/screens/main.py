@@ -3,10 +3,17 @@
 Search runs as you type: each keystroke (re)starts a short timer; when it fires, one search
 goes to an exclusive thread worker (group "search") tagged with a sequence number. An answer
 whose number is not the latest is dropped, so a slow, stale answer never replaces a newer one.
+
+A search asks for one page of results (``PAGE_SIZES[0]``: the engine's work grows with the
+limit); when the cursor reaches the last row of a full page, the same search runs again for
+the next page size and its new results are appended (the rows already shown stay as they
+are: a deeper search may rank its head slightly differently).
 """
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
 from typing import Any
 
 from textual.app import ComposeResult
@@ -18,6 +25,7 @@ from textual.widgets import Footer, Input, OptionList, SelectionList, Static
 
 from .. import keys
 from ..messages import (
+    PAGE_SIZES,
     NeighbourLoaded,
     Overview,
     OverviewLoaded,
@@ -58,6 +66,8 @@ class MainScreen(Screen[None]):
         self._seq = 0  # the latest search asked for
         self._answered = 0  # the latest search whose answer was applied
         self._timer: Timer | None = None
+        self._last_fire = 0.0  # monotonic time of the last search fired
+        self._keep: tuple[int, str] | None = None  # (seq, chunk id) to keep highlighted
         self._neighbour_pending = False
 
     # -- layout -------------------------------------------------------------------------
@@ -139,6 +149,12 @@ class MainScreen(Screen[None]):
         self.schedule_search()
 
     def schedule_search(self, delay: float = DEBOUNCE_SECONDS) -> None:
+        """Leading and trailing debounce: the first change after a pause searches at once
+        (no added latency for a single keystroke or a facet toggle); changes that follow
+        within ``delay`` are coalesced into one search when the typing pauses."""
+        if self._timer is None and time.monotonic() - self._last_fire >= delay:
+            self._fire()
+            return
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_timer(max(delay, 0.01), self._fire)
@@ -151,10 +167,33 @@ class MainScreen(Screen[None]):
 
     def _fire(self) -> None:
         self._timer = None
+        self._last_fire = time.monotonic()
         request = self._current_request()
+        if request == self.request and self.error is None:
+            return  # the leading edge already asked exactly this
+        self._search(request)
+
+    @property
+    def more_available(self) -> bool:
+        """The answer filled its page: a longer page may hold more."""
+        resp, limit = self.response, self.request.limit
+        return (resp is not None and len(resp.results) >= limit
+                and any(n > limit for n in PAGE_SIZES))
+
+    def load_more(self) -> None:
+        """The same search for the next page size; the highlighted result stays highlighted."""
+        if not self.idle or not self.more_available:
+            return
+        current = self.results.current
+        limit = next(n for n in PAGE_SIZES if n > self.request.limit)
+        self._search(replace(self.request, limit=limit),
+                     keep=current.id if current is not None else None)
+
+    def _search(self, request: SearchRequest, keep: str | None = None) -> None:
         self.request = request
         self._seq += 1
         seq = self._seq
+        self._keep = (seq, keep) if keep else None
         if not request.engine_query:
             self._answered = seq
             self.response, self.error = None, None
@@ -185,10 +224,17 @@ class MainScreen(Screen[None]):
         if getattr(message.response, "semantic_error", None) == "embedder_mismatch":
             self.on_embedder_mismatch(getattr(message.response, "semantic_detail", None)
                                       or "the index holds another embedder's vectors")
-        self.results.show(results)
+        if not self.app.heap_settled and self.app.screen is self:
+            self.call_after_refresh(self.app.settle_heap)  # once, when the answer is painted
+        keep = self._keep[1] if self._keep and self._keep[0] == message.seq else None
+        if keep is not None:  # the next page: append what is new, keep the rows shown
+            shown = self.results.results
+            seen = {r.id for r in shown}
+            results = shown + [r for r in results if r.id not in seen]
+        # the highlight's OptionHighlighted fills the preview, after the list is painted
+        self.results.show(results, keep=keep)
         if results:
             self._show_empty(None)
-            self._update_preview()
         else:
             self._show_no_results()
         self._show_status()
@@ -197,6 +243,13 @@ class MainScreen(Screen[None]):
         if message.seq != self._seq:
             return
         self._answered = message.seq
+        if self._keep and self._keep[0] == message.seq:  # the next page: keep this one
+            self.request = replace(self.request, limit=len(self.results.results) or 1)
+            self.notify("Could not load more results: "
+                        + one_line(describe_error(message.error))[:160],
+                        severity="warning", timeout=4, markup=False)
+            self._show_status()
+            return
         self.response, self.error = None, message.error
         self.results.show([])
         from engine.schema import EmbedderMismatch
@@ -271,7 +324,8 @@ class MainScreen(Screen[None]):
             " yet (the index goes to ", safe(where, "dim"), ").\n\n",
             "Press ", ("ctrl+r", "bold $text-accent"), " to build it now (or ",
             ("F2", "bold $text-accent"), " → Reindex). You can keep typing while it runs; ",
-            ("F4", "bold $text-accent"), " shows what will be indexed."))
+            ("F4", "bold $text-accent"), " shows what will be indexed, ",
+            ("ctrl+o", "bold $text-accent"), " imports an export (WhatsApp, Slack, mbox…)."))
 
     def _show_no_results(self) -> None:
         r = self.request
@@ -337,7 +391,8 @@ class MainScreen(Screen[None]):
                                               (plain(arms), "bold $text-success")))
             conf_style = "bold $text-success" if resp.confidence == "ok" else "bold $text-warning"
             parts.append(Content.assemble(("confidence: ", "dim"), (resp.confidence, conf_style)))
-            parts.append(f"{len(resp.results)} results")
+            more = "+" if self.more_available else ""
+            parts.append(f"{len(self.results.results)}{more} results")
             if self.app.frozen:
                 parts.append(("-- ms", "dim"))
             else:
@@ -359,6 +414,8 @@ class MainScreen(Screen[None]):
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if event.option_list is self.results:
             self._update_preview()
+            if event.option_index >= self.results.option_count - 1:
+                self.load_more()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list is self.results:
@@ -386,7 +443,7 @@ class MainScreen(Screen[None]):
         terms = list(resp.terms or []) + list(result.matched_terms or [])
         self.preview.show_result(
             result, terms=terms, explain=self.app.explain, rank=self.results.highlighted + 1,
-            total=len(resp.results), rrf_k=resp.rrf_k, person=person)
+            total=len(self.results.results), rrf_k=resp.rrf_k, person=person)
 
     # -- actions --------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

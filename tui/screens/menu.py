@@ -14,6 +14,8 @@ from .. import keys
 # (action, title, help, binding id for the key hint, is an index job)
 MENU_ITEMS: list[tuple[str, str, str, str | None, bool]] = [
     ("reindex", "Reindex", "index new and changed files", "reindex", True),
+    ("import_data", "Import…", "import WhatsApp, Slack, mbox… exports, then reindex",
+     "import", True),
     ("full_rebuild", "Full rebuild", "re-read every file (unchanged chunks keep vectors)",
      None, True),
     ("re_embed", "Re-embed", "embed every chunk again with the configured embedder", None, True),

@@ -41,7 +41,8 @@ class InfoBar(Static):
                       (plain(overview.embedder or "no embedder yet"), "")]
         if job:
             parts += [sep, (f"⟳ {job}", "bold $text-warning")]
-        self.update(Content.assemble(*parts, strip_control_codes=False))
+        # one fixed line: a repaint, no layout of the screen
+        self.update(Content.assemble(*parts, strip_control_codes=False), layout=False)
 
 
 class StatusLine(Static):
@@ -53,4 +54,5 @@ class StatusLine(Static):
             if i:
                 joined.append(("  ·  ", "dim"))
             joined.append(part)
-        self.update(Content.assemble(*joined, strip_control_codes=False))
+        # one fixed line, updated at every search: a repaint, no layout of the screen
+        self.update(Content.assemble(*joined, strip_control_codes=False), layout=False)

@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import ProgressBar, Static
 
+from ..messages import ImportProgress
 from .text import human_count, one_line
 
 
@@ -35,6 +36,9 @@ class JobPanel(Vertical):
         self._text(Content.assemble((title, "bold"), ("  starting…", "dim")))
 
     def progress(self, p: Any, elapsed: float) -> None:
+        if isinstance(p, ImportProgress):
+            self.import_progress(p, elapsed)
+            return
         bar = self.query_one(ProgressBar)
         if p.phase != getattr(self, "_phase", None):  # the ETA of each phase on its own pace
             self._phase, self._phase_start = p.phase, elapsed
@@ -57,6 +61,19 @@ class JobPanel(Vertical):
             parts += [("  ·  ", "dim"), eta_text(done, total, phase_elapsed)]
         if p.current_file:
             parts += ["\n", ("now: ", "dim"), (one_line(p.current_file), "italic")]
+        self._text(Content.assemble(*parts, strip_control_codes=False))
+
+    def import_progress(self, p: ImportProgress, elapsed: float) -> None:
+        """An import: files of the export read (done/total), the export being read."""
+        if p.total:
+            self.query_one(ProgressBar).update(total=p.total, progress=p.done)
+        parts: list[Content | str | tuple[str, str]] = [
+            (self.title_text, "bold"), "  ",
+            f"reading the export: files {human_count(p.done)}/{human_count(p.total)}"]
+        if p.total:
+            parts += [("  ·  ", "dim"), eta_text(p.done, p.total, elapsed)]
+        if p.source:
+            parts += ["\n", ("from: ", "dim"), (one_line(p.source), "italic")]
         self._text(Content.assemble(*parts, strip_control_codes=False))
 
     def cancelling(self) -> None:

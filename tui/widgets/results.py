@@ -56,12 +56,14 @@ class ResultList(OptionList):
         super().__init__(markup=False, **kwargs)
         self.results: list[Any] = []
 
-    def show(self, results: list[Any]) -> None:
+    def show(self, results: list[Any], keep: str | None = None) -> None:
+        """Replace the rows; the highlight goes to the result with id ``keep`` if it is still
+        there (a longer page of the same search), else to the first."""
         top = max((r.score for r in results), default=0.0)
         self.results = list(results)
         self.set_options(Option(result_row(i, r, top)) for i, r in enumerate(results, 1))
         if results:
-            self.highlighted = 0
+            self.highlighted = next((i for i, r in enumerate(results) if r.id == keep), 0)
 
     @property
     def current(self) -> Any | None:
