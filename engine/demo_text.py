@@ -879,7 +879,6 @@ OBSERVATIONS = [
     ("Sam postpones decisions about money until Maya brings them up.", "relationships",
      "Lease and savings conversations."),
 ]
-OBSERVATION_CATEGORIES = ["habits", "work", "health", "relationships", "values"]
 
 STORIES = [
     ("The stuck rope at {crag}", ["Hannah Weiss", "Robert Okafor"],

@@ -187,7 +187,6 @@ class Searcher:
         self._lock = threading.RLock()
         self._refreshed_at = 0.0
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlens-knn")
-        self.last_keyword_path: str | None = None  # which keyword-arm plan ran (benchmarks)
 
     @property
     def embedder(self) -> Embedder:
@@ -216,11 +215,10 @@ class Searcher:
         """BM25 over FTS5 with the filters in the same SQL; a malformed query gives []."""
         where, args = filters.sql()
         try:
-            rows, plan = keyword_search(self.connection(), parsed, depth, where, args,
-                                        self.config.keyword_common_df)
+            rows, _ = keyword_search(self.connection(), parsed, depth, where, args,
+                                     self.config.keyword_common_df)
         except Exception:  # noqa: BLE001 - the seed: BM25 degrades, never raises
             return []
-        self.last_keyword_path = plan.path if plan else None
         out = []
         for rank, r in enumerate(rows):
             cand = _candidate(r)

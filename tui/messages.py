@@ -38,10 +38,6 @@ class SearchRequest:
             q = f'{q} "{name}"'.strip()
         return q
 
-    @property
-    def has_filters(self) -> bool:
-        return bool(self.source_types is not None or self.since or self.until or self.person)
-
 
 class SearchDone(Message):
     def __init__(self, seq: int, request: SearchRequest, response: Any) -> None:

@@ -371,11 +371,6 @@ def mtime_date(path: Path) -> str | None:
         return None
 
 
-def fallback_date(path: Path) -> str | None:
-    """File-name date, else mtime date."""
-    return date_from_filename(path.name) or mtime_date(path)
-
-
 def fmt_duration(minutes: float) -> str:
     """7h12m / 42m."""
     total = int(round(minutes))

@@ -8,7 +8,6 @@ import os
 import re
 import unicodedata
 from datetime import UTC, date, datetime, tzinfo
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -202,8 +201,3 @@ def month_number(word: str) -> int | None:
     return _MONTHS.get(word.strip(".").lower())
 
 
-def mtime_datetime(path: Path, tz: tzinfo) -> datetime | None:
-    try:
-        return datetime.fromtimestamp(path.stat().st_mtime, tz).replace(microsecond=0)
-    except (OSError, OverflowError, ValueError):
-        return None
