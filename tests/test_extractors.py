@@ -295,7 +295,7 @@ def test_messaging_broken_lines_are_skipped_and_reported(tmp_path):
     assert len(problems) == 5
     assert problems[0].startswith("line 2: invalid JSON")
     assert problems[1] == "line 3: expected a JSON object, got an array; line skipped"
-    assert problems[2] == "line 5: 'text' should be text, got dict; message skipped"
+    assert problems[2] == "line 5: 'text' should be text, got an object; message skipped"
     assert problems[3] == "line 6: unparseable 'ts' 'not a time'; message skipped"
     assert problems[4] == "line 7: message has no 'ts'; skipped"
 

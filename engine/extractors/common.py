@@ -182,7 +182,13 @@ def as_text(record: dict[str, Any], key: str, problems: Problems, line: int | No
 
     An object or array is not text: reported and treated as missing.
     """
-    value = record.get(key)
+    return text_value(record.get(key), problems, line,
+                      f"{context}field {key!r} should be text, got {{type}}; ignored")
+
+
+def text_value(value: Any, problems: Problems, line: int | None, complaint: str) -> str | None:
+    """Text from a JSON value: strings cleaned, numbers/booleans as str, null/blank -> None;
+    an object or array is reported with ``complaint`` (``{type}`` names what it was)."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -190,8 +196,7 @@ def as_text(record: dict[str, Any], key: str, problems: Problems, line: int | No
         return value if value.strip() else None
     if isinstance(value, bool | int | float):
         return str(value)
-    problems.add(f"{context}field {key!r} should be text, got {_type_name(value)}; ignored",
-                 line=line)
+    problems.add(complaint.format(type=_type_name(value)), line=line)
     return None
 
 

@@ -11,7 +11,7 @@ section becomes a chunk whose content starts with its heading-path line; a secti
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -97,24 +97,13 @@ def parse_markdown(text: str, problems: Problems) -> MarkdownDoc:
     sections = [Section(0, [])]
     stack: list[tuple[int, str]] = []
     fenced: list[bool] = []
-    fence: str | None = None
     first_h1: str | None = None
     number = 0
-    for line in body_lines:
-        if fence is not None:
-            fenced.append(True)
-            stripped = line.strip()
-            if stripped.startswith(fence) and set(stripped) == {fence[0]}:
-                fence = None
+    for line, in_code in code_lines(body_lines):
+        fenced.append(in_code)
+        if in_code:
             sections[-1].lines.append(line)
             continue
-        m = _FENCE.match(line)
-        if m:
-            fence = m.group(1)
-            fenced.append(True)
-            sections[-1].lines.append(line)
-            continue
-        fenced.append(False)
         h = _HEADING.match(line)
         if h:
             level = len(h.group(1))
@@ -134,24 +123,31 @@ def parse_markdown(text: str, problems: Problems) -> MarkdownDoc:
 # --------------------------------------------------------------------------- splitting
 
 
-def _blocks(lines: list[str]) -> list[str]:
-    """Paragraphs: runs of lines separated by blank lines; a fenced block is never cut."""
-    blocks: list[str] = []
-    current: list[str] = []
+def code_lines(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
+    """Each line with whether it belongs to a fenced code block (its fence lines included),
+    so headings, blank lines, tags and links inside code are left alone."""
     fence: str | None = None
     for line in lines:
         if fence is not None:
-            current.append(line)
             stripped = line.strip()
             if stripped.startswith(fence) and set(stripped) == {fence[0]}:
                 fence = None
+            yield line, True
             continue
         m = _FENCE.match(line)
         if m:
             fence = m.group(1)
-            current.append(line)
+            yield line, True
             continue
-        if not line.strip():
+        yield line, False
+
+
+def _blocks(lines: list[str]) -> list[str]:
+    """Paragraphs: runs of lines separated by blank lines; a fenced block is never cut."""
+    blocks: list[str] = []
+    current: list[str] = []
+    for line, in_code in code_lines(lines):
+        if not in_code and not line.strip():
             if current:
                 blocks.append("\n".join(current))
                 current = []

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import BaseExtractor, Chunk, Problems
-from .common import clean_text, fmt_minute, iter_jsonl, make_chunk, parse_datetime
+from .common import clean_text, fmt_minute, iter_jsonl, make_chunk, parse_datetime, text_value
 
 WINDOW_SIZE = 10
 
@@ -106,16 +106,8 @@ class MessagingExtractor(BaseExtractor):
 
     def message_text(self, value: Any, line: int, problems: Problems) -> str | None:
         """The message body; None (skipped) for a missing/blank body or a non-text value."""
-        if value is None:
-            return None
-        if isinstance(value, str):
-            value = clean_text(value)
-            return value if value.strip() else None
-        if isinstance(value, bool | int | float):
-            return str(value)
-        problems.add(f"{self.text_field!r} should be text, got {type(value).__name__}; "
-                     "message skipped", line=line)
-        return None
+        return text_value(value, problems, line,
+                          f"{self.text_field!r} should be text, got {{type}}; message skipped")
 
     def sender(self, record: dict[str, Any]) -> str:
         for key in (self.sender_field, *self.sender_fallbacks):

@@ -22,10 +22,11 @@ from datetime import date
 
 import yaml
 
+from engine.extractors.markdown import code_lines
+
 from ._util import ImportFailed, decode_text, looks_binary, month_number, slugify
 from .base import ImportContext, Importer
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _NOTE_EXT = re.compile(r"\.md$", re.IGNORECASE)
@@ -36,20 +37,8 @@ _ISO_NAME = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
 def readable_wikilinks(body: str) -> str:
     """Rewrite wikilinks outside fenced and inline code (see the module docstring)."""
     out: list[str] = []
-    fence: str | None = None
-    for line in body.split("\n"):
-        if fence is not None:
-            out.append(line)
-            stripped = line.strip()
-            if stripped.startswith(fence) and set(stripped) == {fence[0]}:
-                fence = None
-            continue
-        m = _FENCE.match(line)
-        if m:
-            fence = m.group(1)
-            out.append(line)
-            continue
-        if "[[" not in line:
+    for line, in_code in code_lines(body.split("\n")):
+        if in_code or "[[" not in line:
             out.append(line)
             continue
         pieces: list[str] = []

@@ -20,6 +20,7 @@ from .. import keys
 from ..messages import ImportRequest
 from ..widgets.bars import display_path
 from ..widgets.text import plain, safe
+from .modals import MessageDialog
 
 DEFAULT_KIND = "whatsapp"
 MAX_PROBLEM_LINES = 2000  # more than anyone reads in a dialog; the CLI's --json has them all
@@ -142,10 +143,8 @@ def problem_lines(problems: list[tuple[str, int | None, str]]) -> list[str]:
     return lines
 
 
-class ImportProblemsScreen(ModalScreen[None]):
+class ImportProblemsScreen(MessageDialog):
     """What an import could not read, file:line: message, shown literally."""
-
-    BINDINGS = keys.MODAL
 
     def __init__(self, report: Any) -> None:
         super().__init__()
@@ -167,12 +166,3 @@ class ImportProblemsScreen(ModalScreen[None]):
                              id="import-problems-text")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("OK", variant="primary", id="ok")
-
-    def on_mount(self) -> None:
-        self.query_one("#ok").focus()
-
-    def on_button_pressed(self, _: Button.Pressed) -> None:
-        self.dismiss(None)
-
-    def action_close(self) -> None:
-        self.dismiss(None)

@@ -24,10 +24,23 @@ def describe_error(error: BaseException) -> str:
     return text or type(error).__name__
 
 
-class ErrorScreen(ModalScreen[None]):
-    """An error as a message in a box (never a traceback)."""
+class MessageDialog(ModalScreen[None]):
+    """A box with an OK button: enter, escape or the button close it."""
 
     BINDINGS = keys.MODAL
+
+    def on_mount(self) -> None:
+        self.query_one("#ok").focus()
+
+    def on_button_pressed(self, _: Button.Pressed) -> None:
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ErrorScreen(MessageDialog):
+    """An error as a message in a box (never a traceback)."""
 
     def __init__(self, title: str, error: BaseException | str) -> None:
         super().__init__()
@@ -41,15 +54,6 @@ class ErrorScreen(ModalScreen[None]):
             yield Static(safe(self.message), id="error-message")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("OK", variant="error", id="ok")
-
-    def on_mount(self) -> None:
-        self.query_one("#ok").focus()
-
-    def on_button_pressed(self, _: Button.Pressed) -> None:
-        self.dismiss(None)
-
-    def action_close(self) -> None:
-        self.dismiss(None)
 
 
 class MismatchScreen(ModalScreen[bool]):
