@@ -203,6 +203,19 @@ class Searcher:
             ensure_schema(self._conn)
         return self._conn
 
+    def warm_up(self) -> None:
+        """Load what the first search would: a local embedding model and the vector index
+        (1-12 s at 500k chunks, depending on the page cache). Meant for a background thread
+        at start; failures are left for the first search to report."""
+        try:
+            if self.config.embedder.provider in ("local", "minilm"):
+                self.embedder.embed(["memlens"])
+            with self._lock:
+                if self.config.db_path.exists():
+                    self.vector_index()
+        except Exception:  # noqa: BLE001 - the first search reports what is broken
+            pass
+
     def close(self) -> None:
         with self._lock:
             if self._conn is not None:

@@ -290,3 +290,13 @@ def test_search_rerank_timeout_keeps_the_order(searcher, http_server):
     assert r.reranked is False and r.rerank_reason == "timeout"
     assert ids(r) == ids(searcher.search("harbor bridge", now=NOW))
     slow.close()
+
+
+def test_warm_up_loads_the_vector_index_and_never_raises(searcher, tmp_path):
+    fresh = Searcher(searcher.config)
+    fresh.warm_up()
+    assert fresh._vectors is not None and len(fresh._vectors) > 0
+    fresh.close()
+    missing = Searcher(load_config(tmp_path))  # no index yet: nothing to load, no error
+    missing.warm_up()
+    assert missing._vectors is None

@@ -112,15 +112,10 @@ class MemlensApp(App[int]):
                         severity="warning", markup=False)
 
     def _warm_up(self) -> None:
-        """Load a local embedding model while the user types the first query."""
-        if self.config.embedder.provider not in ("local", "minilm"):
-            return  # a remote provider: no call before the user asks for one
-        embedder = getattr(self.searcher, "embedder", None)
-        try:
-            if embedder is not None:
-                embedder.embed(["memlens"])
-        except Exception:  # noqa: BLE001 - the first search reports a broken embedder
-            pass
+        """Load the embedding model and the vector index while the user types the first query."""
+        warm_up = getattr(self.searcher, "warm_up", None)
+        if warm_up is not None:
+            warm_up()
 
     def settle_heap(self) -> None:
         """Once, after the first search is on screen: collect, then freeze what is alive.

@@ -539,6 +539,9 @@ class MemlensTools:
         self.root = config.root.resolve()
         self.layer = DataLayer(config)
         self.searcher = Searcher(config)
+        # the first call should not pay for loading the vector index (seconds at 500k)
+        threading.Thread(target=self.searcher.warm_up, name="memlens-warm-up",
+                         daemon=True).start()
         self.max_chars = max_chars or _max_chars()
         self._search_lock = threading.Lock()
         self.handlers: dict[str, Callable[[dict], str]] = {
