@@ -390,13 +390,16 @@ class Searcher:
         results = [self._result(c, parsed) for c in ranked]
         self._add_snippets(results, parsed)
         lap("explain")
-        matched_all = self.matched_all(parsed, filters) if not parsed.empty else False
+        wanted = len(parsed.terms) + len(parsed.phrases)
+        matched_all = not parsed.empty and (
+            any(len(r.matched_terms or ()) == wanted for r in results if not r.injected)
+            or self.matched_all(parsed, filters))  # the SQL check only when the page has none
+        lap("matched_all")
         best_sim = max((c.similarity for c in semantic), default=None)
         threshold = self.config.similarity_threshold
         low = (threshold is not None and not matched_all
                and (best_sim is None or best_sim < threshold))
         timings["total"] = round(sum(timings.values()), 2)
-
         if mode == "hybrid":
             arms = ("both" if semantic_error is None
                     else f"keyword-only (semantic unavailable: {semantic_error})")
