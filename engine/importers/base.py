@@ -32,7 +32,7 @@ from typing import Any
 from engine.extractors.common import parse_datetime
 
 from ._source import SourceTree
-from ._util import ImportFailed, decode_text, resolve_tz, safe_relpath
+from ._util import ImportFailed, decode_text, looks_binary, resolve_tz, safe_relpath
 
 ProgressFn = Callable[[int, int], None]
 
@@ -448,6 +448,21 @@ class Importer:
 
     def parse(self, ctx: ImportContext) -> None:
         raise NotImplementedError
+
+    @staticmethod
+    def text_of(ctx: ImportContext, tree: SourceTree, label: str, data: bytes,
+                what: str) -> str | None:
+        """One export file as text. A binary file fails an import of that lone file; in a folder
+        or zip it is reported and skipped (None). Invalid UTF-8 is replaced and reported."""
+        if looks_binary(data):
+            if tree.mode == "file":
+                raise ImportFailed(f"{label}: a binary file, not {what}")
+            ctx.problem(label, None, f"binary file, not {what}; skipped")
+            return None
+        text, bad = decode_text(data)
+        if bad:
+            ctx.problem(label, None, "invalid UTF-8 replaced with U+FFFD")
+        return text
 
     @staticmethod
     def json_files(ctx: ImportContext, tree: SourceTree, nothing: str,

@@ -22,10 +22,8 @@ from ._source import SourceTree
 from ._util import (
     ImportFailed,
     datetime_from_name,
-    decode_text,
     iso,
     local,
-    looks_binary,
     slugify,
 )
 from .base import ImportContext, Importer
@@ -212,14 +210,9 @@ class _SubtitleImporter(Importer):
         data = tree.read(name)
         if data is None:
             return
-        if looks_binary(data):
-            if tree.mode == "file":
-                raise ImportFailed(f"{label}: a binary file, not a subtitle transcript")
-            ctx.problem(label, None, "binary file, not a transcript; skipped")
+        text = self.text_of(ctx, tree, label, data, "a subtitle transcript")
+        if text is None:
             return
-        text, bad = decode_text(data)
-        if bad:
-            ctx.problem(label, None, "invalid UTF-8 replaced with U+FFFD")
         cues, header = parse_cues(text, label, ctx.problem)
         if not cues:
             if tree.mode == "file":

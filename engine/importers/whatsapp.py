@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ._util import ImportFailed, decode_text, iso, local, looks_binary, slugify, stable_id
+from ._util import ImportFailed, iso, local, slugify, stable_id
 from .base import ImportContext, Importer
 
 _MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
@@ -79,14 +79,9 @@ class WhatsAppImporter(Importer):
             if data is None:
                 continue
             label = tree.label(name)
-            if looks_binary(data):
-                if tree.mode == "file":
-                    raise ImportFailed(f"{label}: a binary file, not a WhatsApp chat export")
-                ctx.problem(label, None, "binary file, not a chat export; skipped")
+            text = self.text_of(ctx, tree, label, data, "a chat export")
+            if text is None:
                 continue
-            text, bad = decode_text(data)
-            if bad:
-                ctx.problem(label, None, "invalid UTF-8 replaced with U+FFFD")
             chat = self._chat_name(name, tree)
             records, senders = self._parse_chat(ctx, text, label)
             if records is None:
