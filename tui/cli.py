@@ -1,19 +1,19 @@
 """The ``memlens`` command: the app by default, plus reindex/search/maintenance/... subcommands.
 
-Errors are one clear line on stderr and a non-zero exit; long work shows a progress bar on a
-terminal and stays quiet with ``--json``.
+Errors are one clear line on stderr and a non-zero exit (tui/cli_errors.py); long work shows a
+progress bar on a terminal and stays quiet with ``--json``. Everything printed from data (file
+names, chunk text, messages quoting them) goes through engine/textsafe.py.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from engine.textsafe import json_dumps, one_line, plain
 
-class CliError(Exception):
-    """A user-facing failure: printed as one line, exit code 1."""
+from .cli_errors import CliError, run
 
 
 def _config(args):
@@ -26,7 +26,9 @@ def _config(args):
             "or run `memlens demo` to create the demo root")
     if not root.is_dir():
         raise CliError(f"data root {root} does not exist")
-    return load_config(root, getattr(args, "db", None))
+    config = load_config(root, getattr(args, "db", None))
+    args.db_path = config.db_path  # for the one-line description of index errors
+    return config
 
 
 def _human_bytes(n: float) -> str:
@@ -50,7 +52,7 @@ def _progress_printer(quiet: bool):
     )
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[detail]}"), TimeRemainingColumn(),
+                   TextColumn("{task.fields[detail]}", markup=False), TimeRemainingColumn(),
                    transient=True)
     task = bar.add_task("scanning", total=None, detail="")
 
@@ -59,7 +61,7 @@ def _progress_printer(quiet: bool):
             bar.update(task, description="embedding pending", total=p.pending_total or None,
                        completed=p.pending_done, detail=f"{p.chunks_embedded} embedded")
         elif p.phase == "index":
-            name = (p.current_file or "")[-40:]
+            name = one_line(p.current_file or "")[-40:]
             bar.update(task, description="indexing", total=p.files_total or None,
                        completed=p.files_done, detail=f"{p.chunks_embedded} embedded  {name}")
     return bar, update
@@ -77,7 +79,7 @@ def cmd_reindex(args) -> int:
     else:
         stats = reindex(config=config, full=args.full, re_embed=args.re_embed)
     if args.json:
-        print(json.dumps(stats.to_dict()))
+        print(json_dumps(stats.to_dict()))
     else:
         print(f"indexed {stats.files} files ({stats.skipped} unchanged, "
               f"{stats.removed_files} removed): {stats.chunks} chunks written, "
@@ -85,11 +87,12 @@ def cmd_reindex(args) -> int:
               f"{stats.embedded} embedded, {stats.pending_embeddings} pending "
               f"in {stats.seconds:.1f}s")
         for e in stats.errors:
-            print(f"error: {e.source_file}: {e.message}", file=sys.stderr)
+            print(f"error: {one_line(e.source_file)}: {one_line(e.message)}", file=sys.stderr)
         for w in stats.warnings:
-            print(f"warning: {w.source_file}: {w.message}", file=sys.stderr)
+            print(f"warning: {one_line(w.source_file)}: {one_line(w.message)}",
+                  file=sys.stderr)
         for e in stats.embedding_errors:
-            print(f"embedding: {e}", file=sys.stderr)
+            print(f"embedding: {one_line(e)}", file=sys.stderr)
         if stats.cancelled:
             print("cancelled: run `memlens reindex` again to finish", file=sys.stderr)
     return 1 if stats.errors and not stats.files else 0
@@ -114,7 +117,7 @@ def _explain_lines(r, rrf_k: int) -> list[str]:
     lines = [f"    rrf: {terms or '-'}"]
     if r.keyword_rank:
         lines.append(f"    keyword: rank {r.keyword_rank}, bm25 {r.bm25:.3f}, matched "
-                     f"{', '.join(r.matched_terms or []) or '-'}")
+                     f"{one_line(', '.join(r.matched_terms or [])) or '-'}")
     if r.semantic_rank:
         lines.append(f"    semantic: rank {r.semantic_rank}, similarity {r.similarity:.3f}")
     if r.decay:
@@ -142,25 +145,19 @@ def cmd_search(args) -> int:
     finally:
         searcher.close()
     if args.json:
-        print(json.dumps(_jsonable(response), ensure_ascii=False))
+        print(json_dumps(_jsonable(response)))
         return 0
     depth = ", ".join(f"{arm} {n}/{d}" for arm, (n, d) in response.arm_depth.items())
-    print(f"arms: {response.arms} | depth: {depth} | confidence: {response.confidence} | "
+    print(f"arms: {one_line(response.arms)} | depth: {depth} | confidence: {response.confidence} | "
           f"{len(response)} results in {response.timings_ms.get('total', 0):.0f} ms")
     for i, r in enumerate(response, 1):
         mark = " [profile]" if r.injected else ""
-        print(f"{i:2}. {r.score:.4f} {r.source_type:13} {r.content_date or '':10} "
-              f"{r.source_file}{mark}")
-        print(f"    {_printable(r.snippet)[:160]}")
+        print(f"{i:2}. {r.score:.4f} {one_line(r.source_type):13} "
+              f"{one_line(r.content_date or ''):10} {one_line(r.source_file)}{mark}")
+        print(f"    {one_line(r.snippet)[:160]}")
         if args.explain:
             print("\n".join(_explain_lines(r, response.rrf_k)))
     return 0
-
-
-def _printable(text: str) -> str:
-    """Chunk text on a terminal: control characters shown, never executed."""
-    return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in
-                   " ".join(text.split()))
 
 
 def cmd_maintenance(args) -> int:
@@ -172,7 +169,7 @@ def cmd_maintenance(args) -> int:
               + "...", file=sys.stderr)
     stats = rebuild_vec_index(config.db_path, vacuum=not args.no_vacuum)
     if args.json:
-        print(json.dumps(stats))
+        print(json_dumps(stats))
     else:
         print(f"rebuilt {stats['vectors']} vectors: {_human_bytes(stats['size_before'])} -> "
               f"{_human_bytes(stats['size_after'])} (reclaimed "
@@ -182,7 +179,7 @@ def cmd_maintenance(args) -> int:
 
 
 def cmd_discover(args) -> int:
-    from engine.scanner import discover, print_pending
+    from engine.scanner import discover, pending_files
 
     config = _config(args)
     files = list(discover(config.root, config.routes))
@@ -190,32 +187,33 @@ def cmd_discover(args) -> int:
         for pattern, source_type in config.routes:
             count = sum(1 for f in files if f.source_type == source_type
                         and Path(f.rel).match(pattern))
-            print(f"{source_type:15} {count:6}  {pattern}")
+            print(f"{one_line(source_type):15} {count:6}  {one_line(pattern)}")
         print(f"{len(files)} files routed")
         return 0
-    print_pending(files, config.db_path)
+    pending, gone = pending_files(files, config.db_path)
+    for f in pending:
+        print(f"{one_line(f.source_type):15} {one_line(f.rel)}")
+    for rel in gone:
+        print(f"{'(removed)':15} {one_line(rel)}")
+    print(f"{len(pending)} of {len(files)} files need indexing")
     return 0
 
 
 def cmd_stats(args) -> int:
-    from engine.db import connect
-    from engine.schema import ensure_schema
+    from engine.schema import open_reader
     from engine.stats import index_statistics
 
     config = _config(args)
-    if not config.db_path.exists():
-        raise CliError(f"no index at {config.db_path}: run `memlens reindex` first")
-    conn = connect(config.db_path)
+    conn = open_reader(config.db_path)  # read-only: stats work on a read-only root
     try:
-        ensure_schema(conn)
         st = index_statistics(conn, config.db_path)
     finally:
         conn.close()
     if args.json:
-        print(json.dumps(st.to_dict()))
+        print(json_dumps(st.to_dict()))
         return 0
-    print(f"index      {st.db_path} ({_human_bytes(st.db_bytes)})")
-    print(f"embedder   {st.embedder or '(none yet)'}")
+    print(f"index      {one_line(st.db_path)} ({_human_bytes(st.db_bytes)})")
+    print(f"embedder   {one_line(st.embedder or '(none yet)')}")
     print(f"chunks     {st.chunks} in {st.files} files; {st.pending_embeddings} pending "
           f"embeddings, {st.truncated_embeddings} truncated")
     if st.bloat:
@@ -227,9 +225,10 @@ def cmd_stats(args) -> int:
     width = max((len(t) for t in st.per_type), default=0)
     top = max(st.per_type.values(), default=1)
     for source_type, count in st.per_type.items():
-        print(f"  {source_type:{width}} {count:8}  {'#' * max(1, round(30 * count / top))}")
+        print(f"  {one_line(source_type):{width}} {count:8}  "
+              f"{'#' * max(1, round(30 * count / top))}")
     for e in st.files_with_errors:
-        print(f"error: {e['source_file']}: {e['error']}")
+        print(f"error: {one_line(e['source_file'])}: {one_line(e['error'])}")
     return 0
 
 
@@ -239,7 +238,7 @@ def cmd_demo(args) -> int:
     from engine.indexer import reindex
 
     root = Path(args.root).expanduser().resolve() if args.root else default_demo_root()
-    print(f"demo root: {root}", file=sys.stderr)
+    print(f"demo root: {one_line(root)}", file=sys.stderr)
     generate_demo_root(root, chunks=args.chunks)
     config = load_config(root)
     bar, update = _progress_printer(False)
@@ -303,9 +302,9 @@ def cmd_import(args) -> int:
     except ImportFailed as exc:
         raise CliError(str(exc)) from exc
     if args.json:
-        print(json.dumps(report.to_dict(), ensure_ascii=False))
+        print(json_dumps(report.to_dict()))
     else:
-        print(report.summary())
+        print(plain(report.summary()))
         if report.ok and not args.dry_run and report.files_written:
             print("run `memlens reindex` to index what was imported", file=sys.stderr)
     return 0 if report.ok else 1
@@ -321,6 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--root", help="data root (default: $MEMLENS_ROOT, else the demo root)")
     common.add_argument("--db", help="index file (default: <root>/data/search/memlens.db)")
+    _debug_flag(common)
 
     parser = argparse.ArgumentParser(
         prog="memlens", parents=[common],
@@ -381,28 +381,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", help="where to create it (default: the user data dir)")
     p.add_argument("--chunks", type=int, help="grow the demo to about N chunks")
     p.add_argument("--no-app", action="store_true", help="stop after indexing")
+    _debug_flag(p)
     p.set_defaults(func=cmd_demo)
     return parser
 
 
+def _debug_flag(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a subcommand's default must not undo `memlens --debug <command>`
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show a traceback on failure (also MEMLENS_DEBUG=1)")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    func = getattr(args, "func", cmd_app)
-    from engine.config import ConfigError
-    from engine.lock import WriterBusy
-    from engine.schema import EmbedderMismatch
-
-    try:
-        return func(args)
-    except (CliError, ConfigError, WriterBusy, EmbedderMismatch, FileNotFoundError) as exc:
-        print(f"memlens: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("memlens: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # e.g. `memlens search x --json | head`
-        sys.stderr.close()
-        return 0
+    return run(getattr(args, "func", cmd_app), args)
 
 
 if __name__ == "__main__":

@@ -11,12 +11,13 @@ No MCP import here: these are pure functions, testable without the SDK.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
 from engine.fts_query import ParsedQuery, matched_terms
+from engine.textsafe import json_dumps
+from engine.textsafe import one_line as safe_line
 
 DEFAULT_MAX_CHARS = 12_000
 MIN_MAX_CHARS = 400
@@ -26,17 +27,10 @@ FOOTER_RESERVE = 220  # room kept for the "truncated: ..." line when rows are dr
 CONTENT_KEYS = ("title", "path", "tags", "preview_kind", "preview")
 PREVIEW_KINDS = ("snippet", "head", "chunk", "stale_notice", "none")
 
-# Characters that JSON leaves unescaped but some line splitters treat as line breaks.
-_LINE_BREAKERS = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-
-
 def jstr(value: Any) -> str:
-    """A JSON string literal that always stays on one line, whatever the text holds."""
-    out = json.dumps("" if value is None else str(value), ensure_ascii=False)
-    for ch, escaped in _LINE_BREAKERS.items():
-        if ch in out:
-            out = out.replace(ch, escaped)
-    return out
+    """A JSON string literal that always stays on one line and holds no raw control
+    character, whatever the text holds (engine/textsafe.py)."""
+    return json_dumps("" if value is None else str(value))
 
 
 def jobject(pairs: dict[str, str]) -> str:
@@ -46,7 +40,7 @@ def jobject(pairs: dict[str, str]) -> str:
 
 def one_line(text: str, limit: int = 300) -> str:
     """Server text (an error, a detail) squeezed onto one line and capped."""
-    flat = " ".join(str(text).split())
+    flat = safe_line(text)
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

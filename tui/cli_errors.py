@@ -1,0 +1,71 @@
+"""How every ``memlens`` subcommand fails: one escaped line ``memlens: <message>`` on stderr
+and exit 1 (argparse's usage errors exit 2). A traceback is shown only with ``--debug`` or
+``MEMLENS_DEBUG=1`` (docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+from engine.textsafe import one_line
+
+DEBUG_ENV = "MEMLENS_DEBUG"
+
+
+class CliError(Exception):
+    """A user-facing failure: printed as one line, exit code 1."""
+
+
+def debug_wanted(args) -> bool:
+    return bool(getattr(args, "debug", False)) or os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
+def describe(exc: BaseException, db_path: Path | None) -> str:
+    """The one line for ``exc``: known failures say what happened and what to do."""
+    from engine.db import Error as DBError
+    from engine.db import describe_db_error, describe_os_error
+
+    if isinstance(exc, DBError):
+        return describe_db_error(exc, db_path or Path("the index"))
+    if isinstance(exc, FileNotFoundError) and not exc.filename:
+        return str(exc)  # our own "no index at ...: run `memlens reindex` first"
+    if isinstance(exc, OSError):
+        return describe_os_error(exc)
+    if isinstance(exc, RecursionError):
+        return "input nested too deeply to process (run again with --debug for the traceback)"
+    if isinstance(exc, (CliError, RuntimeError)) or _is_known(exc):
+        return str(exc)
+    return (f"unexpected error: {type(exc).__name__}: {exc} (run again with --debug for the "
+            "traceback)")
+
+
+def _is_known(exc: BaseException) -> bool:
+    from engine.config import ConfigError
+    from engine.importers import ImportFailed
+
+    return isinstance(exc, (ConfigError, ImportFailed))
+
+
+def run(func: Callable[[object], int], args) -> int:
+    """``func(args)`` with every failure turned into one line and an exit code."""
+    try:
+        return func(args)
+    except KeyboardInterrupt:
+        print("memlens: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `memlens search x --json | head`
+        try:
+            sys.stderr.close()
+        except OSError:
+            pass
+        return 0
+    except Exception as exc:  # noqa: BLE001 - the front door: one line, never a traceback
+        if debug_wanted(args):
+            traceback.print_exc()
+        line = describe(exc, getattr(args, "db_path", None))
+        print(f"memlens: {one_line(line)}", file=sys.stderr)
+        return 1
