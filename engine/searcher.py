@@ -23,14 +23,14 @@ import numpy as np
 
 from .candidates import Candidate, Decay
 from .config import Config, load_config, resolve_root
-from .db import Connection, connect
+from .db import Connection
 from .embedder import Embedder, EmbeddingError, get_embedder
 from .entities import inject_entity, load_people
 from .fts_query import ParsedQuery, build_match, matched_terms, parse_query
 from .fusion import apply_recency_decay, diversity_rerank, filter_candidates, rrf_merge
 from .keyword_arm import keyword_search
 from .lock import active_writer
-from .schema import EmbedderMismatch, ensure_schema, has_vec_table, stored_embedder
+from .schema import EmbedderMismatch, has_vec_table, open_reader, stored_embedder
 from .vector_index import VectorIndex
 
 MODES = ("hybrid", "keyword", "semantic")
@@ -195,12 +195,10 @@ class Searcher:
         return self._embedder
 
     def connection(self) -> Connection:
+        """The read-only connection (opened on first use; a reader never migrates: see
+        docs/reliability.md). Raises :class:`~engine.db.IndexUnavailable` in one line."""
         if self._conn is None:
-            if not self.config.db_path.exists():
-                raise FileNotFoundError(
-                    f"no index at {self.config.db_path}: run `memlens reindex` first")
-            self._conn = connect(self.config.db_path)
-            ensure_schema(self._conn)
+            self._conn = open_reader(self.config.db_path)
         return self._conn
 
     def warm_up(self) -> None:

@@ -190,6 +190,10 @@ def cmd_discover(args) -> int:
             print(f"{one_line(source_type):15} {count:6}  {one_line(pattern)}")
         print(f"{len(files)} files routed")
         return 0
+    if config.db_path.exists():
+        from engine.schema import open_reader
+
+        open_reader(config.db_path).close()  # one clear line for an unusable index
     pending, gone = pending_files(files, config.db_path)
     for f in pending:
         print(f"{one_line(f.source_type):15} {one_line(f.rel)}")
