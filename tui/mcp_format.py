@@ -11,8 +11,9 @@ No MCP import here: these are pure functions, testable without the SDK.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from engine.fts_query import ParsedQuery, matched_terms
@@ -42,6 +43,29 @@ def one_line(text: str, limit: int = 300) -> str:
     """Server text (an error, a detail) squeezed onto one line and capped."""
     flat = safe_line(text)
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def machine_paths(root: Path, resolved_root: Path, db_path: Path) -> list[tuple[re.Pattern, str]]:
+    """What an answer shows instead of an absolute path of the machine: root-relative paths
+    for the data root, ``<index folder>`` for an index kept outside it, ``~`` for home."""
+    shown: dict[str, str] = {}
+    for r in {str(root), str(resolved_root)}:
+        shown[r + "/"], shown[r] = "", "."
+    for folder in {str(db_path.parent), str(db_path.parent.resolve())}:
+        if not (folder + "/").startswith(tuple(r + "/" for r in (str(root), str(resolved_root)))):
+            shown[folder] = "<index folder>"
+    home = str(Path.home())
+    if len(home) > 1:
+        shown[home] = "~"
+    # longest first; only where a path starts, so "notes/root/x.md" is never touched
+    return [(re.compile(r"(?<![\w.~/-])" + re.escape(prefix)), text)
+            for prefix, text in sorted(shown.items(), key=lambda kv: -len(kv[0]))]
+
+
+def scrub_paths(text: str, paths: list[tuple[re.Pattern, str]]) -> str:
+    for pattern, shown in paths:
+        text = pattern.sub(lambda _m, s=shown: s, text)
+    return text
 
 
 def flat(text: str) -> str:
