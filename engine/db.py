@@ -142,8 +142,9 @@ def _open_readonly(path: Path, timeout: float) -> Connection:
     try:
         return _probed(open_)
     except sqlite3.Error as exc:
-        cannot_open = "unable to open" in str(exc)
-        if not cannot_open or not os.access(path, os.R_OK) or _wal_bytes(path):
+        # how SQLite says it cannot create the -shm file next to a WAL index
+        no_shm = "unable to open" in str(exc) or "readonly database" in str(exc)
+        if not no_shm or not os.access(path, os.R_OK) or _wal_bytes(path):
             raise IndexUnavailable(describe_db_error(exc, path)) from exc
     # A WAL index in a folder this process cannot write: the -shm file cannot be created.
     # With no -wal file every committed page is in the main file, so it is read as immutable
