@@ -144,8 +144,13 @@ def _open_readonly(path: Path, timeout: float) -> Connection:
     except sqlite3.Error as exc:
         # how SQLite says it cannot create the -shm file next to a WAL index
         no_shm = "unable to open" in str(exc) or "readonly database" in str(exc)
-        if not no_shm or not os.access(path, os.R_OK) or _wal_bytes(path):
+        if not no_shm or not os.access(path, os.R_OK):
             raise IndexUnavailable(describe_db_error(exc, path)) from exc
+        if _wal_bytes(path):
+            raise IndexUnavailable(
+                f"cannot read {path}: its folder is read-only and {path.name}-wal holds "
+                "writes not yet merged into it; open it once with write access to that "
+                "folder (any memlens search does)") from exc
     # A WAL index in a folder this process cannot write: the -shm file cannot be created.
     # With no -wal file every committed page is in the main file, so it is read as immutable
     # (a writer running as another user meanwhile is seen at the next open only).
@@ -181,9 +186,6 @@ def describe_db_error(exc: BaseException, path: Path) -> str:
     if "unable to open" in low:
         if path.exists() and not os.access(path, os.R_OK):
             return f"cannot read {path}: permission denied"
-        if _wal_bytes(path):
-            return (f"cannot open {path}: its folder is read-only and {path.name}-wal holds "
-                    "unfinished writes; open it once with write access to that folder")
         return f"cannot open {path}: its folder is missing or not writable"
     if "locked" in low or "busy" in low:
         return f"{path} is locked by another process ({text}): try again"

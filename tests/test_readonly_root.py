@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from engine.config import load_config
+from engine.db import connect
 from engine.indexer import reindex
 from tests.conftest import make_root
 
@@ -26,6 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 MCP_SNIPPET = """
 import json, sys
 from engine.config import load_config
+from engine.db import connect
 from tui.mcp_server import MemlensTools
 tools = MemlensTools(load_config(sys.argv[1]))
 print(json.dumps([tools.call(name, args) for name, args in (
@@ -117,3 +119,25 @@ def test_unreadable_index_is_one_line(readonly_root):
         assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
         assert proc.stderr.startswith("memlens: ") and proc.stderr.count("\n") == 1
         assert "permission denied" in proc.stderr, proc.stderr
+
+
+def test_unmerged_wal_in_a_read_only_folder_is_one_line(readonly_root):
+    """Committed pages still in -wal and no -shm: reading the main file alone would miss
+    them, so the reader says what to do instead of answering from stale pages."""
+    root, prefix = readonly_root
+    folder = root / "data/search"
+    folder.chmod(0o755)
+    db = folder / "memlens.db"
+    db.chmod(0o644)
+    writer = connect(db)
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    writer.execute("INSERT INTO meta(key, value) VALUES ('unmerged', '1')")
+    shutil.copy(f"{db}-wal", folder / "kept-wal")
+    writer.close()  # checkpoints and removes -wal/-shm; put the unmerged -wal back
+    for name in ("memlens.db-wal", "memlens.db-shm"):
+        (folder / name).unlink(missing_ok=True)
+    (folder / "kept-wal").rename(f"{db}-wal")
+    chmod_tree(folder, writable=False)
+    proc = as_user(prefix, "-m", "tui.cli", "search", "harbor", "--root", str(root))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "memlens.db-wal holds writes" in proc.stderr
