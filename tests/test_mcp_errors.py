@@ -157,3 +157,14 @@ def test_long_path_over_stdio(root, tmp_path):
         assert str(root) not in text
     finally:
         client.close()
+
+
+def test_paths_are_shown_relative_and_data_paths_untouched(tmp_path):
+    from tui import mcp_format as fmt
+
+    root = tmp_path / "root"
+    paths = fmt.machine_paths(root, root, tmp_path / "elsewhere/idx.db")
+    text = (f"no index at {tmp_path}/elsewhere/idx.db; {root}/notes/root/x.md; "
+            f"\"{root}/a.md\"; notes/root/y.md and {Path.home()}/z")
+    assert fmt.scrub_paths(text, paths) == (
+        "no index at <index folder>/idx.db; notes/root/x.md; \"a.md\"; notes/root/y.md and ~/z")
