@@ -253,6 +253,22 @@ def test_header_block_over_its_cap_drops_the_later_headers(tmp_path):
         "headers over 262,144 bytes; the last 14 dropped (the message is kept)"]
 
 
+def test_huge_header_of_a_mime_part_is_cut_too(tmp_path):
+    name = "xy " * 100_000
+    box = ("From alice@example.com Sat Mar 14 09:00:00 2026\n"
+           "From: Alice <alice@example.com>\nSubject: Files\nMessage-ID: <a@x>\n"
+           'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="BB"\n\n'
+           "--BB\nContent-Type: text/plain\n\nSee attached.\n"
+           "--BB\nContent-Type: application/pdf\n"
+           f'Content-Disposition: attachment; filename="{name}"\n\nabc\n--BB--\n')
+    report = imp("mbox", write(tmp_path / "Inbox.mbox", box), tmp_path / "root")
+    assert report.records_imported == 1
+    assert report.problems == [("Inbox.mbox", 1, "MIME part 2: header 'Content-Disposition' "
+                                "is 300,023 characters; cut to 16,384 (the message is kept)")]
+    record = json.loads((tmp_path / "root/data/email/catalog/Inbox.jsonl").read_text())
+    assert record["summary"] == "See attached."
+
+
 # --------------------------------------------------------------------------- disk full
 
 def test_a_failed_append_leaves_the_log_as_it_was(tmp_path, monkeypatch):

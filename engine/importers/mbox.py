@@ -42,6 +42,17 @@ SUMMARY_CHARS = 2000
 #: dropped); the message is kept and a problem names the header
 HEADER_CAP = 16 << 10
 HEADER_BLOCK_CAP = 256 << 10
+
+
+class _CappedPolicy(email.policy.EmailPolicy):
+    """The default policy, but a header of a MIME part is cut to HEADER_CAP before it is
+    parsed (the message's own headers are cut by :func:`cap_headers` already)."""
+
+    def header_fetch_parse(self, name: str, value: str) -> Any:
+        return super().header_fetch_parse(name, value[:HEADER_CAP])
+
+
+_POLICY = _CappedPolicy()
 _ENVELOPE = re.compile(rb"^From \S+\s+(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\b")
 _ENV_DATE = re.compile(r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\w{3})\s+(\d{1,2}) (\d{1,2}):(\d{2})"
                        r"(?::(\d{2}))?(?: ([+-]\d{4}|[A-Z]{2,5}))? (\d{4})")
@@ -95,6 +106,17 @@ def cap_headers(raw: bytes) -> tuple[bytes, list[str]]:
     return b"".join(out).rstrip(b"\r\n") + (rest or b"\n"), cuts
 
 
+def _long_part_headers(msg: Message) -> list[str]:
+    """One line per header of a MIME part that :class:`_CappedPolicy` cuts."""
+    out = []
+    for n, part in enumerate(msg.walk()):
+        for name, value in part.raw_items() if n else ():
+            if len(value) > HEADER_CAP:
+                out.append(f"MIME part {n}: header {name[:60]!r} is {len(value):,} characters; "
+                           f"cut to {HEADER_CAP:,} (the message is kept)")
+    return out
+
+
 class MboxImporter(Importer):
     kind = "mbox"
     description = "mbox mailbox (file or folder of mbox files) -> data/email/catalog/<name>.jsonl"
@@ -130,7 +152,9 @@ class MboxImporter(Importer):
             for cut in cuts:
                 ctx.problem(label, line, cut)
             try:
-                msg = email.message_from_bytes(raw, policy=email.policy.default)
+                msg = email.message_from_bytes(raw, policy=_POLICY)
+                for cut in _long_part_headers(msg):
+                    ctx.problem(label, line, cut)
                 record, refs, reply = self._message(ctx, msg, envelope, label, line)
             except Exception as exc:  # noqa: BLE001 - one malformed message never stops a box
                 ctx.problem(label, line, f"unreadable message ({type(exc).__name__}: {exc}); "
