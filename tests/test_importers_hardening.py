@@ -5,6 +5,8 @@ headers, JSON nested 10,000 deep, a disk that fills during an append (docs/impor
 from __future__ import annotations
 
 import json
+import os
+import signal
 import tracemalloc
 import zipfile
 from pathlib import Path
@@ -183,6 +185,29 @@ def test_the_data_roots_secrets_are_never_read_from_an_export_folder(tmp_path):
     assert not any(b"sk-SECRET" in p.read_bytes() for p in files_under(root / "data"))
     assert {f for f, _, _ in report.problems} == {"root/secrets/openai.json",
                                                   "root/memlens.toml"}
+
+
+def test_the_data_roots_private_files_and_special_files_are_refused_as_sources(tmp_path):
+    root = tmp_path / "root"
+    secret = write(root / "secrets/openai.json", '{"api_key": "sk-SECRET"}')
+    for source in (secret, root / "secrets"):
+        with pytest.raises(ImportFailed, match="secrets, config and index are never imported"):
+            imp("whisper", source, root)
+    fifo = tmp_path / "chat.txt"
+    os.mkfifo(fifo)  # opening it to read blocks until a writer comes: an alarm ends that
+
+    def blocked(signum, frame):
+        raise TimeoutError("the importer opened the FIFO")
+
+    previous = signal.signal(signal.SIGALRM, blocked)
+    signal.alarm(10)
+    try:
+        with pytest.raises(ImportFailed, match="not a regular file or folder"):
+            imp("whatsapp", fifo, root)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert files_under(root) == [secret]
 
 
 # --------------------------------------------------------------------------- deep JSON

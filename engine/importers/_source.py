@@ -42,10 +42,16 @@ class SourceTree:
         self._private = _private_paths(root)
         if not self.path.exists():
             raise ImportFailed(f"{self.path}: no such file or folder")
+        real = Path(os.path.realpath(self.path))
+        if any(real == p or p in real.parents for p in self._private):
+            raise ImportFailed(f"{self.path}: the data root's secrets, config and index are "
+                               "never imported")
         if self.path.is_dir():
             self.mode = "dir"
             self._real = Path(os.path.realpath(self.path))
             self.names = self._walk()
+        elif not self.path.is_file():  # a FIFO or a device would block or never end
+            raise ImportFailed(f"{self.path}: not a regular file or folder")
         elif zipfile.is_zipfile(self.path) or _starts_like_zip(self.path):
             self.mode = "zip"
             self.names = self._open_zip()
