@@ -180,11 +180,14 @@ def test_the_data_roots_secrets_are_never_read_from_an_export_folder(tmp_path):
                                                      "text": "sk-SECRET-456"}]}
     write(root / "secrets/openai.json", json.dumps(leaked))
     write(root / "memlens.toml", json.dumps(leaked))
+    (export / "key.json").symlink_to(root / "secrets/openai.json")
     report = imp("whisper", export, root)
     assert len(report.files_written) == 1
     assert not any(b"sk-SECRET" in p.read_bytes() for p in files_under(root / "data"))
-    assert {f for f, _, _ in report.problems} == {"root/secrets/openai.json",
-                                                  "root/memlens.toml"}
+    assert report.problems == [("key.json", None, "the data root's secrets, config or index; "
+                                "never read")]
+    again = imp("whisper", export, root)  # its own output inside the folder is not re-read
+    assert again.records_skipped_duplicate == 1 and again.problems == report.problems
 
 
 def test_the_data_roots_private_files_and_special_files_are_refused_as_sources(tmp_path):

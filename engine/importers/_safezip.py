@@ -26,8 +26,8 @@ CHUNK = 1 << 20
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
-class ZipRefused(Exception):
-    """An entry that is not read (too large, too compressed, over the archive's budget)."""
+class Refused(Exception):
+    """A file of the export that is not read (a zip entry over a cap, a link out)."""
 
 
 def _mb(n: int) -> str:
@@ -60,16 +60,16 @@ class ZipBudget:
 
     def _check(self, produced: int, compressed: int) -> None:
         if produced > MAX_ENTRY_BYTES:
-            raise ZipRefused(f"inflates to more than {_mb(MAX_ENTRY_BYTES)} (the per-entry "
+            raise Refused(f"inflates to more than {_mb(MAX_ENTRY_BYTES)} (the per-entry "
                              "cap); not read")
         if produced > RATIO_MIN_BYTES and produced > MAX_RATIO * max(compressed, 1):
-            raise ZipRefused(f"inflates more than {MAX_RATIO}:1 (a zip bomb?); not read")
+            raise Refused(f"inflates more than {MAX_RATIO}:1 (a zip bomb?); not read")
         if self.used + produced > MAX_TOTAL_BYTES:
-            raise ZipRefused(f"the archive inflates to more than {_mb(MAX_TOTAL_BYTES)} in "
+            raise Refused(f"the archive inflates to more than {_mb(MAX_TOTAL_BYTES)} in "
                              "total (the per-archive cap); not read")
 
     def read(self, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
-        """The entry's bytes; :class:`ZipRefused` before (declared sizes) or while reading."""
+        """The entry's bytes; :class:`Refused` before (declared sizes) or while reading."""
         self._check(info.file_size, info.compress_size)
         out = bytearray()
         with zf.open(info) as fh:

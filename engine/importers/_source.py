@@ -18,7 +18,7 @@ from pathlib import Path
 
 from engine.config import CONFIG_FILENAME, DB_RELATIVE_PATH
 
-from ._safezip import ZipBudget, ZipRefused, entry_rel, unsafe_entry
+from ._safezip import Refused, ZipBudget, entry_rel, unsafe_entry
 from ._util import ImportFailed
 
 ProblemFn = Callable[[str, int | None, str], None]
@@ -39,7 +39,8 @@ class SourceTree:
         self._budget = ZipBudget()
         self._salvaged: dict[str, bytes] | None = None
         self._dates: dict[str, datetime] = {}
-        self._private = _private_paths(root)
+        self._root = Path(os.path.realpath(root)) if root is not None else None
+        self._private = _private_paths(self._root)
         if not self.path.exists():
             raise ImportFailed(f"{self.path}: no such file or folder")
         real = Path(os.path.realpath(self.path))
@@ -48,7 +49,7 @@ class SourceTree:
                                "never imported")
         if self.path.is_dir():
             self.mode = "dir"
-            self._real = Path(os.path.realpath(self.path))
+            self._real = real
             self.names = self._walk()
         elif not self.path.is_file():  # a FIFO or a device would block or never end
             raise ImportFailed(f"{self.path}: not a regular file or folder")
@@ -64,24 +65,25 @@ class SourceTree:
     # -- folder -----------------------------------------------------------------------------
 
     def _walk(self) -> list[str]:
-        """Regular files under the folder; links are followed only to inside it."""
+        """Regular files under the folder; links are followed only to inside it, and a data
+        root kept inside the folder is not walked (never re-import what was imported)."""
         names = []
         for top, dirs, files in os.walk(self.path, onerror=self._walk_error):
             base = Path(top)
             for d in list(dirs):
-                if (base / d).is_symlink():
-                    dirs.remove(d)  # never descended: inside, its files are listed anyway
+                if (base / d).is_symlink() or Path(os.path.realpath(base / d)) == self._root:
+                    dirs.remove(d)  # a link inside to inside: its files are listed anyway
                     rel = (base / d).relative_to(self.path).as_posix()
-                    if self._outside(base / d) and not _ignored(rel):
+                    if self._refused(base / d) and not _ignored(rel):
                         self.problem(rel, None, "link to a folder outside the export; "
                                      "not followed")
             for f in files:
                 rel = (base / f).relative_to(self.path).as_posix()
                 if _ignored(rel):
                     continue
-                if self._outside(base / f):
-                    self.problem(rel, None, "link to a file outside the export (or to the "
-                                 "data root's secrets, config or index); not read")
+                why = self._refused(base / f)
+                if why:
+                    self.problem(rel, None, why)
                 elif (base / f).is_file():
                     names.append(rel)
         return sorted(names)
@@ -94,13 +96,15 @@ class SourceTree:
             rel = where.name
         self.problem(rel, None, f"cannot list: {exc.strerror or exc}")
 
-    def _outside(self, path: Path) -> bool:
-        """True when the real path is outside the export or is one of the root's private
-        files (a link to them, or the data root kept inside the export folder)."""
+    def _refused(self, path: Path) -> str | None:
+        """Why a file of the folder is not read: its real path is outside the export, or it
+        is (a link to) one of the data root's private files."""
         real = Path(os.path.realpath(path))
+        if any(real == p or p in real.parents for p in self._private):
+            return "the data root's secrets, config or index; never read"
         if real != self._real and self._real not in real.parents:
-            return True
-        return any(real == p or p in real.parents for p in self._private)
+            return "link to a file outside the export; not read"
+        return None
 
     # -- zip --------------------------------------------------------------------------------
 
@@ -142,8 +146,9 @@ class SourceTree:
         :class:`ImportFailed` with the reason instead."""
         try:
             if self.mode == "dir":
-                if self._outside(self.path / name):  # a link swapped in after the walk
-                    raise ZipRefused("link to outside the export; not read")
+                why = self._refused(self.path / name)  # a link swapped in after the walk
+                if why:
+                    raise Refused(why)
                 return (self.path / name).read_bytes()
             if self.mode == "file":
                 return self.path.read_bytes()
@@ -151,7 +156,7 @@ class SourceTree:
                 return self._salvaged[name]
             assert self._zip is not None
             return self._budget.read(self._zip, self._zip_names[name])
-        except ZipRefused as exc:
+        except Refused as exc:
             message = str(exc)
         except (OSError, zipfile.BadZipFile, zlib.error, KeyError, EOFError) as exc:
             message = f"cannot read: {exc}"
@@ -199,11 +204,11 @@ def _starts_like_zip(path: Path) -> bool:
         return False
 
 
-def _private_paths(root: Path | None) -> list[Path]:
-    if root is None:
+def _private_paths(real_root: Path | None) -> list[Path]:
+    if real_root is None:
         return []
-    real = Path(os.path.realpath(root))
-    return [real / "secrets", real / CONFIG_FILENAME, (real / DB_RELATIVE_PATH).parent]
+    return [real_root / "secrets", real_root / CONFIG_FILENAME,
+            (real_root / DB_RELATIVE_PATH).parent]
 
 
 def salvage_zip(data: bytes, report: Callable[[int | None, str], None],
@@ -245,7 +250,7 @@ def salvage_zip(data: bytes, report: Callable[[int | None, str], None],
                 continue
         except zlib.error:
             body = None
-        except ZipRefused as exc:
+        except Refused as exc:
             report(None, f"{rel}: {exc}")
             pos = nxt
             continue

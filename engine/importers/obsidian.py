@@ -147,16 +147,8 @@ class ObsidianImporter(Importer):
         daily_folder = (config.get("daily_folder") or "").strip("/")
         daily_formats = ([config["daily_format"]] if config.get("daily_format") else []) \
             + _DEFAULT_DAILY
-        inside = None  # the data root itself may live inside the vault: never re-import it
-        if tree.mode == "dir":
-            try:
-                inside = ctx.root.resolve().relative_to(tree.path.resolve()).as_posix()
-            except ValueError:
-                inside = None
         notes = []
         for name in names:
-            if inside and (name == inside or name.startswith(inside + "/")):
-                continue
             rel = name[len(prefix):]
             parts = rel.split("/")
             if any(p.startswith(".") for p in parts):
