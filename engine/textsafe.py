@@ -20,10 +20,17 @@ _TABLE = {**_C0, 0x7F: "␡"}
 _TABLE.update({i: "\N{REPLACEMENT CHARACTER}" for i in range(0x80, 0xA0)})  # C1 (incl. CSI)
 BIDI = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c"
 _TABLE.update({ord(ch): "\N{REPLACEMENT CHARACTER}" for ch in BIDI})
+# a file name that is not valid UTF-8 arrives with its bad bytes as lone surrogates
+# (surrogateescape): show each byte as \xNN, the name stays faithful and printable
+_TABLE.update({i: "\N{REPLACEMENT CHARACTER}" for i in range(0xD800, 0xE000)})
+_TABLE.update({0xDC00 + b: f"\\x{b:02x}" for b in range(0x80, 0x100)})
+_NO_NEWLINE = {**_TABLE}
+del _NO_NEWLINE[10]
+_FOLD_NEWLINE = {**_NO_NEWLINE, 10: " "}
 
 # what json.dumps(ensure_ascii=False) leaves raw but must not reach a terminal or a line
 # splitter: DEL, C1, bidi controls and the Unicode line/paragraph separators
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029" + BIDI + "]")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff" + BIDI + "]")
 
 
 def plain(text: object, *, keep_newlines: bool = True, tab: str = "    ") -> str:
@@ -33,11 +40,7 @@ def plain(text: object, *, keep_newlines: bool = True, tab: str = "    ") -> str
     """
     s = "" if text is None else str(text)
     s = s.replace("\r\n", "\n").replace("\t", tab)
-    table = dict(_TABLE)
-    del table[10]
-    if not keep_newlines:
-        table[10] = " "
-    return s.translate(table)
+    return s.translate(_NO_NEWLINE if keep_newlines else _FOLD_NEWLINE)
 
 
 def one_line(text: object) -> str:

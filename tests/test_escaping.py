@@ -108,3 +108,14 @@ def test_mcp_format_escapes_c1_in_rows(evil_root):
     page = fmt.format_search(response, parse_query("zanzibar"), 12_000)
     assert "PWNED" in page
     assert_clean(page)
+
+
+def test_a_name_that_is_not_utf8_prints_its_bytes_and_survives_json():
+    from engine.textsafe import json_dumps, plain
+
+    name = b"notes/caf\xe9.md".decode("utf-8", "surrogateescape")
+    assert plain(name) == "notes/caf\\xe9.md"
+    plain(name).encode("utf-8")  # printable: no lone surrogate left
+    dumped = json_dumps({"path": name})
+    dumped.encode("utf-8")
+    assert json.loads(dumped)["path"] == name
