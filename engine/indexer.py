@@ -29,6 +29,7 @@ from .embedder import Embedder, EmbeddingError, get_embedder
 from .extractors import Chunk, ExtractError, Problems, get_extractor
 from .extractors.messaging import ResumePoint
 from .lock import writer_lock
+from .provider_guard import BatchIsolation
 from .scanner import SourceFile, discover, indexed_mtimes, needs_indexing, vanished
 from .schema import (
     ensure_schema,
@@ -104,6 +105,7 @@ class _EmbedStage:
         self.max_chars = config.max_embed_chars
         self.stats = stats
         self.provider_down = False
+        self.isolation = BatchIsolation(embedder)
 
     def _fail(self, exc: EmbeddingError) -> None:
         message = f"{exc.kind}: {exc}"
@@ -111,16 +113,12 @@ class _EmbedStage:
             self.stats.embedding_errors.append(message)
 
     def _embed_batch(self, texts: list[str]) -> list[np.ndarray | None]:
-        try:
-            return list(self.embedder.embed(texts))
-        except EmbeddingError as exc:
+        # refused inputs are isolated at a bounded cost (engine/provider_guard.py)
+        result = self.isolation.embed(texts)
+        for exc in result.errors:
             self._fail(exc)
-            if exc.kind == "provider_input_rejected" and len(texts) > 1:
-                # isolate the refused input(s); the others still get their vectors
-                return [v for t in texts for v in self._embed_batch([t])]
-            if exc.kind == "provider_error":
-                self.provider_down = True
-            return [None] * len(texts)
+        self.provider_down = self.isolation.stopped
+        return result.vectors
 
     def vectors(self, contents: list[str]) -> tuple[list[np.ndarray | None], list[bool]]:
         truncated = [len(c) > self.max_chars for c in contents]

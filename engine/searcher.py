@@ -30,6 +30,7 @@ from .fts_query import ParsedQuery, build_match, matched_terms, parse_query
 from .fusion import apply_recency_decay, diversity_rerank, filter_candidates, rrf_merge
 from .keyword_arm import keyword_search
 from .lock import active_writer
+from .provider_guard import query_vector
 from .schema import EmbedderMismatch, has_vec_table, open_reader, stored_embedder
 from .vector_index import VectorIndex
 
@@ -91,7 +92,8 @@ class SearchResponse(Sequence):
     rerank_reason: str | None
     timings_ms: dict[str, float]
     index_transition: str | None = None  # "reindex" | "re-embed" | "maintenance" while running
-    semantic_error: str | None = None  # provider_error | provider_input_rejected | embedder_mismatch
+    # provider_error | provider_input_rejected | provider_timeout | embedder_mismatch
+    semantic_error: str | None = None
     semantic_detail: str | None = None  # the full message (e.g. how to re-embed)
 
     def __len__(self) -> int:
@@ -342,7 +344,9 @@ class Searcher:
         query_vec = None
         if mode in ("hybrid", "semantic") and query.strip():
             try:
-                query_vec = self.embedder.embed_single(query[: self.config.max_embed_chars])
+                # within a time budget, behind a breaker shared by the process
+                query_vec = query_vector(self.embedder, query[: self.config.max_embed_chars],
+                                         self.config.embedder.query_timeout)
                 self.vector_index()  # refuses another embedder's vectors before they are used
             except EmbeddingError as exc:
                 semantic_error, semantic_detail, query_vec = exc.kind, str(exc), None

@@ -81,7 +81,7 @@ def test_errors_are_one_line_and_non_zero(root, tmp_path, capsys):
     assert code == 1 and err.startswith("memlens: ")
     (root / "memlens.toml").write_text("[search]\nrrf_k = 'sixty'\n")
     code, out, err = run(capsys, "reindex", "--root", str(root))
-    assert code == 1 and "rrf_k must be a number" in err
+    assert code == 1 and "rrf_k must be a positive integer" in err
     (root / "memlens.toml").unlink()
     with writer_lock(root / "data/search/memlens.db", "reindex"):
         code, out, err = run(capsys, "reindex", "--root", str(root))
