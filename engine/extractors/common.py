@@ -1,23 +1,37 @@
 """Helpers shared by the extractors: reading text, streaming JSONL, dates, coercion.
 
 Malformed parts are reported through a :class:`Problems` list instead of raised; only a
-whole-file failure is an :class:`ExtractError` (an unreadable file, a ``.json`` document that is
-not one JSON object, a JSONL file in which no line is a JSON object).
+whole-file failure is an :class:`ExtractError` (a path that is not a regular file, binary data
+where text is expected, a ``.json`` document that is not one JSON object, a JSONL file in which
+no line is a JSON object). An ``OSError`` while reading is not the content's fault: it
+propagates, and the indexer retries the file on its next run.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, time
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .base import Chunk, ExtractError, Problems
 
 _UTF8_PROBLEM = "invalid UTF-8; undecodable bytes were replaced with U+FFFD"
+# A text file whose first 8 KB hold this share of NUL / control / non-UTF-8 bytes is binary
+# data routed by mistake (an image named .md): skipped whole, not cut into garbage chunks.
+BINARY_SAMPLE = 8192
+BINARY_SHARE = 0.10
+_CONTROL_BYTES = [bytes([b]) for b in range(32) if b not in (8, 9, 10, 11, 12, 13, 27)]
+# .json values nested deeper than this are dropped (the stdlib parser recurses on nesting)
+MAX_JSON_DEPTH = 64
+# what a bad record or message can raise past the field checks; it is skipped and reported
+ELEMENT_ERRORS = (ValueError, TypeError, OverflowError, RecursionError)
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
 
 # --------------------------------------------------------------------------- text
@@ -76,12 +90,39 @@ def decode_bytes(data: bytes) -> tuple[str, bool]:
     return text, bad
 
 
-def read_text(path: Path, problems: Problems) -> str:
-    """The whole file as text; invalid UTF-8 is replaced and reported once. NULs stripped."""
+def open_regular(path: Path) -> BinaryIO:
+    """Open a file to read, never through a final symlink and never blocking on a FIFO: a
+    path that is not a regular file any more raises :class:`ExtractError`."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ExtractError(f"cannot read {path.name}: {exc.strerror or exc}") from exc
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ExtractError(f"cannot read {path.name}: not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def binary_share(data: bytes) -> float:
+    """The share of NUL, control and undecodable bytes in the first :data:`BINARY_SAMPLE`."""
+    head = data[:BINARY_SAMPLE]
+    if not head:
+        return 0.0
+    undecodable = head.decode("utf-8", "replace").count("\ufffd") - head.count(b"\xef\xbf\xbd")
+    control = sum(head.count(b) for b in _CONTROL_BYTES)
+    return (undecodable + control) / len(head)
+
+
+def read_text(path: Path, problems: Problems) -> str:
+    """The whole file as text; invalid UTF-8 is replaced and reported once. NULs stripped.
+    Binary data raises :class:`ExtractError`."""
+    with open_regular(path) as fh:
+        data = fh.read()
+    share = binary_share(data)
+    if share >= BINARY_SHARE:
+        raise ExtractError(f"{path.name} looks like binary data, not text ({share:.0%} of its "
+                           "first 8 KB are control or non-UTF-8 bytes); not indexed")
     text, bad = decode_bytes(data)
     if bad:
         problems.add(_UTF8_PROBLEM)
@@ -96,11 +137,7 @@ def iter_lines(path: Path, problems: Problems, offset: int = 0,
     append-only log be read from where the last indexing left off.
     """
     reported = False
-    try:
-        fh = path.open("rb")
-    except OSError as exc:
-        raise ExtractError(f"cannot read {path.name}: {exc.strerror or exc}") from exc
-    with fh:
+    with open_regular(path) as fh:
         fh.seek(offset)
         pos = offset
         for n, raw in enumerate(fh, start=first_line):
@@ -137,6 +174,10 @@ def iter_jsonl(path: Path, problems: Problems, offset: int = 0,
             bad += 1
             problems.add(f"invalid JSON ({_short(exc)}); line skipped", line=n)
             continue
+        except RecursionError:
+            bad += 1
+            problems.add("JSON nested too deeply to read; line skipped", line=n)
+            continue
         if not isinstance(obj, dict):
             bad += 1
             problems.add(f"expected a JSON object, got {_type_name(obj)}; line skipped", line=n)
@@ -154,12 +195,43 @@ def load_json_document(path: Path, problems: Problems) -> dict[str, Any] | None:
     if not text.strip():
         return None
     try:
-        obj = json.loads(text)
-    except ValueError as exc:
+        try:
+            obj = json.loads(text)
+        except RecursionError:
+            text, lines = drop_deep_json(text)
+            for line in lines:
+                problems.add(f"a value nested deeper than {MAX_JSON_DEPTH} levels was dropped",
+                             line=line)
+            obj = json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise ExtractError(f"{path.name}: not valid JSON ({_short(exc)})") from None
     if not isinstance(obj, dict):
         raise ExtractError(f"{path.name}: top level must be a JSON object, got {_type_name(obj)}")
     return obj
+
+
+def drop_deep_json(text: str, limit: int = MAX_JSON_DEPTH) -> tuple[str, list[int]]:
+    """The JSON text with every array/object nested deeper than ``limit`` replaced by
+    ``null``, and the line each dropped value started on (one bad field keeps the rest)."""
+    out: list[str] = []
+    lines: list[int] = []
+    depth, cut, last = 0, -1, 0
+    for m in _JSON_TOKEN.finditer(text):
+        token = m.group()
+        if token[0] == '"':
+            continue
+        if token in "[{":
+            depth += 1
+            if depth == limit + 1:
+                cut = m.start()
+        else:
+            if depth == limit + 1 and cut >= 0:
+                out.append(text[last:cut] + "null")
+                lines.append(text.count("\n", 0, cut) + 1)
+                last, cut = m.end(), -1
+            depth -= 1
+    out.append(text[last:])
+    return "".join(out), lines
 
 
 def _short(exc: Exception) -> str:
@@ -291,7 +363,11 @@ def parse_datetime(value: Any, *, epoch_unit: str = "auto") -> datetime | None:
     if isinstance(value, int) and 10_000_101 <= value <= 99_991_231:
         value = str(value)  # 20260314: a compact date, not 1970 epoch seconds
     elif isinstance(value, int | float):
-        return epoch_to_datetime(float(value), epoch_unit) if math.isfinite(value) else None
+        try:
+            seconds = float(value)  # an int of 400 digits does not fit
+        except OverflowError:
+            return None
+        return epoch_to_datetime(seconds, epoch_unit) if math.isfinite(seconds) else None
     if not isinstance(value, str):
         return None
     s = value.strip()
