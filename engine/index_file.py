@@ -22,8 +22,8 @@ from .config import Config
 from .db import Connection, transaction
 from .embed_stage import EmbedStage, blob
 from .extractors import Chunk, Problems, get_extractor
-from .extractors.common import open_regular
 from .extractors.messaging import ResumePoint
+from .extractors.reading import open_regular
 from .index_stats import FileError, IndexStats
 from .scanner import SourceFile
 from .schema import max_rowid, mirror_new_rows

@@ -71,7 +71,11 @@ def _scan(conn, config: Config, stats: IndexStats) -> list[SourceFile]:
         (stats.errors if p.unlisted else stats.warnings).append(FileError(p.path, p.message))
     stats.unlisted_dirs = sum(p.unlisted for p in problems)
     for rel in remove:
-        stats.deleted_chunks += remove_file(conn, rel)
+        try:
+            stats.deleted_chunks += remove_file(conn, rel)
+        except DBError as exc:  # a full disk: the chunks stay, the next run removes them
+            stats.errors.append(FileError(rel, f"not removed: {_one_line(exc)}"))
+            continue
         stats.removed_files += 1
     return files
 
@@ -156,8 +160,12 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
                 gc.collect(0)
 
             if not stats.cancelled:
-                embed_pending(conn, embed, progress=progress, cancelled=cancelled,
-                              base=Progress("pending", len(todo), files_done))
+                try:
+                    embed_pending(conn, embed, progress=progress, cancelled=cancelled,
+                                  base=Progress("pending", len(todo), files_done))
+                except DBError as exc:  # the vectors not written stay pending for next run
+                    stats.errors.append(FileError("(index)", "embedding pending chunks "
+                                                  f"stopped: {_one_line(exc)}"))
                 stats.cancelled = cancelled()
             stats.pending_embeddings = conn.execute(
                 "SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0]

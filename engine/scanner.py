@@ -127,7 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"memlens: {exc}", file=sys.stderr)
         return 2
-    files = list(discover(config.root, config.routes))
+    problems: list[WalkProblem] = []
+    files = list(discover(config.root, config.routes, db_path=config.db_path,
+                          problems=problems))
+    for p in problems:
+        print(f"skipped: {p.path}: {p.message}", file=sys.stderr)
     if args.discover:
         for f in files:
             print(f"{f.source_type:15} {f.rel}")

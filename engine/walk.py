@@ -157,7 +157,7 @@ class Walker:
         try:
             with os.scandir(str(self.root / dir_rel) if dir_rel else str(self.root)) as it:
                 for entry in it:
-                    entries.append(self._entry(dir_rel, entry))
+                    entries.append(self._entry(entry))
         except OSError as exc:
             if exc.errno not in _GONE:
                 self.report(dir_rel + "/", f"cannot list this folder ({exc.strerror or exc}); "
@@ -166,7 +166,8 @@ class Walker:
         self._listings[dir_rel] = entries
         return entries or []
 
-    def _entry(self, dir_rel: str, entry: os.DirEntry) -> _Entry:
+    @staticmethod
+    def _entry(entry: os.DirEntry) -> _Entry:
         try:
             st = entry.stat(follow_symlinks=False)
         except OSError:  # vanished since the listing

@@ -232,3 +232,24 @@ def test_binary_data_routed_as_markdown_is_skipped_with_a_report(config, embedde
     stats = reindex(config=config, embedder=CountingEmbedder())
     assert count(config, "notes/home/garden.md") == 4
     assert "binary" in said(stats, "notes/home/garden.md")
+
+
+def test_a_full_disk_in_the_pending_pass_leaves_the_vectors_for_the_next_run(config,
+                                                                             monkeypatch):
+    reindex(config=config, embedder=CountingEmbedder(fail_with="provider_error"))
+    real = indexer.connect
+
+    def full(path, **kwargs):
+        conn = real(path, **kwargs)
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages}")
+        return conn
+
+    monkeypatch.setattr(indexer, "connect", full)
+    stats = reindex(config=config, embedder=CountingEmbedder())
+    assert any(e.source_file == "(index)" and "pending" in e.message and "full" in e.message
+               for e in stats.errors), stats.errors
+    monkeypatch.undo()
+    stats = reindex(config=config, embedder=CountingEmbedder())
+    assert stats.pending_embeddings == 0 and not stats.errors
+    assert_consistent(config.db_path)

@@ -17,11 +17,11 @@ from .common import (
     ELEMENT_ERRORS,
     clean_text,
     fmt_minute,
-    iter_jsonl,
     make_chunk,
     parse_datetime,
     text_value,
 )
+from .reading import iter_jsonl
 
 WINDOW_SIZE = 10
 

@@ -19,10 +19,10 @@ from .common import (
     clean_text,
     fmt_dec,
     iso_timestamp,
-    iter_jsonl,
     make_chunk,
     to_date_str,
 )
+from .reading import iter_jsonl
 
 
 class Fields:
