@@ -3,8 +3,9 @@
 Each file is diffed at chunk level by content_hash, so appending to a chat log embeds only its
 last window and the new ones. Every file is one transaction: a crash (even SIGKILL) loses at
 most the file in flight, and the next run redoes it. A file that changes while it is read (its
-inode, size, mtime or ctime differ before and after) is rolled back and read again, at most
-READ_ATTEMPTS times; after that it keeps its old chunks and the next run reads it.
+inode, size, mtime or ctime differ before and after) is rolled back and read again; the last of
+READ_ATTEMPTS reads is kept (a log that is written to all the time still gets indexed) but
+recorded with the CHANGED_MTIME sentinel, so the next run reads the whole file again.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from .scanner import SourceFile
 from .schema import max_rowid, mirror_new_rows
 
 READ_ATTEMPTS = 3
+CHANGED_MTIME = -1.0  # no file has it: "read while it changed", never up to date
 
 
-class FileChanged(Exception):
-    """The file changed while it was read; nothing of that read was kept."""
+class _Changed(Exception):
+    """The file changed while it was read: the transaction is rolled back, read it again."""
 
 
 class NotRegular(Exception):
@@ -121,19 +123,20 @@ def _resume_point(conn: Connection, f: SourceFile, extractor) -> ResumePoint | N
 def index_file(conn: Connection, f: SourceFile, embed: EmbedStage, config: Config,
                stats: IndexStats, on_batch: Callable[[], None] | None = None,
                full: bool = False) -> None:
-    """Bring one file's chunks in step with it; raises FileChanged when it kept changing."""
-    for _ in range(READ_ATTEMPTS):
+    """Bring one file's chunks in step with it."""
+    for attempt in range(1, READ_ATTEMPTS + 1):
         try:
-            _index_once(conn, f, embed, config, stats, on_batch, full)
+            _index_once(conn, f, embed, config, stats, on_batch, full,
+                        last=attempt == READ_ATTEMPTS)
             return
-        except FileChanged:
+        except _Changed:
             continue
-    raise FileChanged(f"changed while being read ({READ_ATTEMPTS} times); old chunks kept, "
-                      "the next run reads it")
+
 
 
 def _index_once(conn: Connection, f: SourceFile, embed: EmbedStage, config: Config,
-                stats: IndexStats, on_batch: Callable[[], None] | None, full: bool) -> None:
+                stats: IndexStats, on_batch: Callable[[], None] | None, full: bool,
+                last: bool) -> None:
     """One read of the file. An append-only log that only grew is read from its last window
     on (the bytes before it are proven unchanged by their hash)."""
     before, st = signature(f.path)
@@ -177,9 +180,14 @@ def _index_once(conn: Connection, f: SourceFile, embed: EmbedStage, config: Conf
         deleted = _delete_ids(conn, existing.keys() - seen)
         point = getattr(extractor, "resume_point", None)
         prefix = prefix_hash(f.path, point.offset) if point else None
-        if signature(f.path)[0] != before:
-            raise FileChanged  # rolls the transaction back: the old chunks stay
-        record_state(conn, f, None, point.to_json() if point else None, prefix)
+        if signature(f.path)[0] == before:
+            record_state(conn, f, None, point.to_json() if point else None, prefix)
+        elif not last:
+            raise _Changed  # rolls the transaction back: the old chunks stay
+        else:
+            record_state(conn, replace(f, mtime=CHANGED_MTIME), None)
+            problems.add(f"changed during each of {READ_ATTEMPTS} reads; indexed as last read, "
+                         "the next run reads it again")
     stats.chunks += written
     stats.unchanged_chunks += unchanged
     stats.deleted_chunks += deleted

@@ -25,7 +25,7 @@ from .db import connect, transaction
 from .embed_stage import EmbedStage, embed_pending
 from .embedder import Embedder, EmbeddingError, get_embedder
 from .extractors import ExtractError
-from .index_file import FileChanged, NotRegular, index_file, now, record_state, remove_file
+from .index_file import NotRegular, index_file, now, record_state, remove_file
 from .index_stats import FileError, IndexStats, Progress
 from .lock import writer_lock
 from .scanner import SourceFile, discover, indexed_mtimes, needs_indexing
@@ -93,7 +93,7 @@ def _index_one(conn, f: SourceFile, embed: EmbedStage, config: Config, stats: In
                 record_state(conn, f, str(exc))
         except DBError:
             stats.retry_files += 1
-    except (FileChanged, NotRegular) as exc:
+    except NotRegular as exc:
         stats.warnings.append(FileError(f.rel, str(exc)))
     except Exception as exc:  # noqa: BLE001 - disk full, I/O error, a bug: retried next run
         stats.retry_files += 1

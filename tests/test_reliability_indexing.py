@@ -253,3 +253,26 @@ def test_a_full_disk_in_the_pending_pass_leaves_the_vectors_for_the_next_run(con
     stats = reindex(config=config, embedder=CountingEmbedder())
     assert stats.pending_embeddings == 0 and not stats.errors
     assert_consistent(config.db_path)
+
+
+def test_a_log_that_changes_during_every_read_is_indexed_and_read_again(config, embedder,
+                                                                        monkeypatch):
+    real = messaging.iter_jsonl
+    reads = []
+
+    def append_during_read(path, problems, offset=0, first_line=1):
+        for n, item in enumerate(real(path, problems, offset, first_line)):
+            if n == 0 and path.name == "general.jsonl":
+                reads.append(offset)
+                with path.open("a") as fh:  # a writer that never stops
+                    fh.write(slack_lines(1, start=95 + len(reads) - 1))
+            yield item
+
+    monkeypatch.setattr(messaging, "iter_jsonl", append_during_read)
+    stats = reindex(config=config, embedder=embedder)
+    monkeypatch.undo()
+    assert len(reads) == 3 and "next run reads it again" in said(stats, LOG)
+    assert messages_indexed(config, LOG) >= 95  # what was read is kept
+    stats = reindex(config=config, embedder=CountingEmbedder())
+    assert stats.files == 1 and messages_indexed(config, LOG) == 98
+    assert reindex(config=config, embedder=CountingEmbedder()).skipped == 3
