@@ -213,6 +213,7 @@ def transaction(conn: Connection, *, immediate: bool = True) -> Iterator[Connect
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite already rolled back on a full disk or I/O error
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")

@@ -43,8 +43,10 @@ def provider_failures(provider: str) -> Iterator[None]:
     except EmbeddingError:
         raise
     except Exception as exc:  # noqa: BLE001 - a library's own errors never leave the provider
+        # only the type: the text of a hostile answer or a client bug may quote a secret that
+        # was never registered for scrubbing
         raise EmbeddingError(
-            "provider_error", f"{provider} embeddings failed ({type(exc).__name__}: {exc})"
+            "provider_error", f"{provider} embeddings failed ({type(exc).__name__})"
         ) from None
 
 
@@ -207,6 +209,11 @@ class BatchIsolation:
         try:
             with provider_failures(self.embedder.provider):
                 vectors = self.embedder.embed([texts[i] for i in indices])
+            dim = self.embedder.dim
+            if len(vectors) != len(indices) or (
+                    dim and any(np.shape(v) != (dim,) for v in vectors)):
+                raise EmbeddingError("provider_error", f"the provider answered {len(vectors)} "
+                                     f"vectors of the wrong size for {len(indices)} texts")
         except EmbeddingError as exc:
             errors.append(exc)
             if exc.kind != "provider_input_rejected":

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .walk import Walker, WalkProblem
+
 FILE_ROUTES: list[tuple[str, str]] = [
     ("data/slack/*.jsonl", "slack"),
     ("data/telegram/*.jsonl", "telegram"),
@@ -55,23 +57,20 @@ class SourceFile:
     size: int
 
 
-def discover(root: Path, routes: Iterable[tuple[str, str]] = FILE_ROUTES) -> Iterator[SourceFile]:
-    """Every file the routes claim, each once (first route wins), in a stable order."""
-    root = Path(root)
-    seen: set[str] = set()
-    for pattern, source_type in routes:
-        for path in sorted(root.glob(pattern)):
-            if not path.is_file() or path.name.startswith("."):
-                continue
-            rel = path.relative_to(root).as_posix()
-            if rel in seen:
-                continue
-            seen.add(rel)
-            try:
-                st = path.stat()
-            except OSError:  # vanished between glob and stat
-                continue
-            yield SourceFile(path, rel, source_type, st.st_mtime, st.st_size)
+def discover(root: Path, routes: Iterable[tuple[str, str]] = FILE_ROUTES, *,
+             db_path: Path | None = None,
+             problems: list[WalkProblem] | None = None) -> Iterator[SourceFile]:
+    """Every regular file the routes claim inside the root, each once (first route wins), in
+    a stable order. What the walk refuses or cannot list goes to ``problems`` (see
+    ``engine/walk.py`` for the rules: no link leads out, secrets and the index never count)."""
+    walker = Walker(Path(root), routes, db_path)
+    try:
+        for found, source_type in walker.walk():
+            yield SourceFile(found.path, found.rel, source_type, found.st.st_mtime,
+                             found.st.st_size)
+    finally:
+        if problems is not None:
+            problems.extend(walker.problems)
 
 
 def indexed_mtimes(conn) -> dict[str, float]:
@@ -128,7 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"memlens: {exc}", file=sys.stderr)
         return 2
-    files = list(discover(config.root, config.routes))
+    problems: list[WalkProblem] = []
+    files = list(discover(config.root, config.routes, db_path=config.db_path,
+                          problems=problems))
+    for p in problems:
+        print(f"skipped: {p.path}: {p.message}", file=sys.stderr)
     if args.discover:
         for f in files:
             print(f"{f.source_type:15} {f.rel}")
