@@ -1,0 +1,326 @@
+"""``Library``: the one read facade over an index, for every front door (app, CLI, MCP).
+
+Front doors never see SQL. Every read is a method here: search (the :class:`Searcher`
+pipeline), a chunk by id, its neighbours in file order, a data file or one markdown section
+(with the path-safety rules of :mod:`engine.data_files`), the overview and statistics, what
+is pending, per-route counts and the index status (docs/architecture.md lists them).
+
+Each call reads in one read transaction of its own; ``with library.snapshot() as snap:`` runs
+several reads in ONE transaction, so they all see the same index even while a reindex commits
+(WAL). Search keeps its own transaction on the searcher's long-lived connection: its vector
+index is warm there, which a short snapshot connection would have to reload.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from . import staleness
+from .config import Config
+from .data_files import DataFiles
+from .db import Connection, connect
+from .library_types import (
+    Chunk,
+    EmbedderMatch,
+    FileText,
+    IndexOverview,
+    IndexStatus,
+    IndexUnavailable,
+    Neighbours,
+    PendingFiles,
+    RouteCount,
+    file_order_key,
+    parse_metadata,
+)
+from .routes import route_matches
+from .scanner import SourceFile, discover
+from .schema import stored_embedder
+from .stats import IndexStatistics, db_size, index_statistics
+
+CHUNK_COLUMNS = ("id, source_file, source_type, content, content_date, metadata, "
+                 "embedding_truncated")
+
+
+def _open_reader(db_path: Path) -> Connection:
+    """The one place the facade opens the index: read-only, never migrating."""
+    return connect(db_path, readonly=True)
+
+
+def _chunk(row: Any) -> Chunk:
+    return Chunk(id=row["id"], source_file=row["source_file"], source_type=row["source_type"],
+                 content=row["content"], content_date=row["content_date"],
+                 metadata=parse_metadata(row["metadata"]),
+                 embedding_truncated=bool(row["embedding_truncated"]))
+
+
+class _Reads:
+    """Every read but search, over whatever connection ``_reading`` yields (None: no index)."""
+
+    config: Config
+
+    @contextmanager
+    def _reading(self) -> Iterator[Connection | None]:
+        raise NotImplementedError
+
+    @contextmanager
+    def _index(self) -> Iterator[Connection]:
+        with self._reading() as conn:
+            if conn is None:
+                raise index_unavailable(self.config)
+            yield conn
+
+    # -- chunks ---------------------------------------------------------------------------
+    def chunk(self, chunk_id: str) -> Chunk | None:
+        with self._index() as conn:
+            row = conn.execute(f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id = ?",
+                               (chunk_id,)).fetchone()
+        return None if row is None else _chunk(row)
+
+    def neighbours(self, ref: str, before: int = 2, after: int = 2) -> Neighbours | None:
+        """Up to ``before`` chunks before and ``after`` chunks after the chunk ``ref`` in its
+        file, in file order (:func:`engine.library_types.file_order_key`). ``ref`` may also be
+        a source file, which starts at its first chunk. None when neither is in the index."""
+        with self._index() as conn:
+            center = conn.execute("SELECT id, source_file FROM chunks WHERE id = ?",
+                                  (ref,)).fetchone()
+            source_file = center["source_file"] if center is not None else ref.rstrip("/")
+            siblings = conn.execute("SELECT rowid, id, metadata FROM chunks "
+                                    "WHERE source_file = ?", (source_file,)).fetchall()
+            if not siblings:
+                return None
+            ids = [r["id"] for r in sorted(siblings, key=lambda r: file_order_key(
+                r["id"], parse_metadata(r["metadata"]), r["rowid"]))]
+            at = ids.index(center["id"]) if center is not None else 0
+            lo, hi = max(0, at - max(0, before)), min(len(ids), at + max(0, after) + 1)
+            rows = {r["id"]: _chunk(r) for r in conn.execute(
+                f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(ids[lo:hi]),))}
+        return Neighbours(source_file, [rows[i] for i in ids[lo:hi]], at - lo, lo + 1, len(ids))
+
+    def neighbour(self, chunk_id: str, direction: int) -> tuple[Chunk, int, int] | None:
+        """The chunk just before (-1) or after (+1) ``chunk_id`` in its file, with its 1-based
+        position and the file's chunk count; None at either end or for an unknown id."""
+        step = -1 if direction < 0 else 1
+        run = self.neighbours(chunk_id, before=int(step < 0), after=int(step > 0))
+        if run is None or len(run.chunks) < 2 or run.chunks[run.center].id != chunk_id:
+            return None
+        i = run.center + step
+        return run.chunks[i], run.position(i), run.total
+
+    def has_files_under(self, prefix: str) -> bool:
+        """Whether any indexed chunk's source file starts with ``prefix``."""
+        with self._index() as conn:
+            return conn.execute(
+                "SELECT 1 FROM chunks WHERE source_file >= ? AND source_file < ? LIMIT 1",
+                (prefix, prefix + "\U0010ffff")).fetchone() is not None
+
+    # -- files ----------------------------------------------------------------------------
+    def indexed_file(self, rel: str) -> tuple[str | None, float] | None:
+        """(source type, mtime) recorded for ``rel`` by the last reindex, or None."""
+        with self._reading() as conn:
+            return None if conn is None else _indexed_file(conn, rel)
+
+    def stale_files(self, source_files: Iterable[str]) -> set[str]:
+        """Which of ``source_files`` changed or vanished since indexed: one query for all."""
+        with self._reading() as conn:
+            if conn is None:
+                return set(source_files)
+            return staleness.stale_files(conn, self.config.root, source_files)
+
+    def read_file(self, path: str, section: int | None = None) -> FileText:
+        """A data-layer file (or markdown section ``#section``), or :class:`ReadRefused`."""
+        with self._reading() as conn:
+            return DataFiles(self.config).read(
+                path, section, lambda rel: None if conn is None else _indexed_file(conn, rel))
+
+    def route_counts(self) -> tuple[list[RouteCount], int]:
+        """Files each route claims now (first route wins, as the scanner routes) and the
+        number of routed files; reads the disk only."""
+        files = list(discover(self.config.root, self.config.routes))
+        counts = [RouteCount(pattern, source_type,
+                             sum(1 for f in files if f.source_type == source_type
+                                 and route_matches(pattern, f.rel)))
+                  for pattern, source_type in self.config.routes]
+        return counts, len(files)
+
+    def pending(self) -> PendingFiles:
+        """New, changed and vanished files against the index (everything new without one)."""
+        files = list(discover(self.config.root, self.config.routes))
+        with self._reading() as conn:
+            mtimes = {} if conn is None else indexed_mtimes_of_all(conn)
+        return _pending(files, mtimes)
+
+    # -- the index as a whole -------------------------------------------------------------
+    def overview(self) -> IndexOverview:
+        overview = IndexOverview(exists=False, db_path=str(self.config.db_path))
+        with self._reading() as conn:
+            if conn is None:
+                return overview
+            overview.exists = True
+            overview.per_type = dict(conn.execute(
+                "SELECT source_type, count(*) FROM chunks GROUP BY source_type ORDER BY 2 DESC"))
+            info = stored_embedder(conn)
+        overview.chunks = sum(overview.per_type.values())
+        overview.embedder = info.describe() if info else None
+        overview.db_bytes = db_size(self.config.db_path)
+        return overview
+
+    def statistics(self) -> IndexStatistics:
+        with self._index() as conn:
+            return index_statistics(conn, self.config.db_path)
+
+    def status(self, configured: Any = None) -> IndexStatus:
+        """Statistics, pending files, the embedder match (against ``configured``, default
+        the configured embedder) and the running writer, read in one snapshot."""
+        from .lock import active_writer
+
+        status = IndexStatus(exists=False, db_path=str(self.config.db_path),
+                             transition=active_writer(self.config.db_path))
+        files = list(discover(self.config.root, self.config.routes))
+        with self._reading() as conn:
+            if conn is None:
+                status.pending = _pending(files, {})
+                return status
+            status.exists = True
+            status.statistics = index_statistics(conn, self.config.db_path)
+            status.pending = _pending(files, indexed_mtimes_of_all(conn))
+            stored = stored_embedder(conn)
+        status.embedder = embedder_match(stored, configured or self._configured_embedder())
+        return status
+
+    def _configured_embedder(self) -> Any:
+        from .embedder import get_embedder
+
+        return get_embedder(self.config.embedder, self.config.root)
+
+
+def index_unavailable(config: Config) -> IndexUnavailable:
+    """"No index yet", naming the index inside the root by its relative path only."""
+    try:
+        where = config.db_path.relative_to(config.root).as_posix()
+    except ValueError:
+        where = config.db_path.name
+    return IndexUnavailable(f"no index yet at {where}: run `memlens reindex` first")
+
+
+def indexed_mtimes_of_all(conn: Connection) -> dict[str, float]:
+    return {r[0]: r[1] for r in conn.execute("SELECT source_file, mtime FROM index_state")}
+
+
+def _indexed_file(conn: Connection, rel: str) -> tuple[str | None, float] | None:
+    row = conn.execute("SELECT source_type, mtime FROM index_state WHERE source_file = ?",
+                       (rel,)).fetchone()
+    return None if row is None else (row[0], row[1])
+
+
+def _pending(files: list[SourceFile], mtimes: dict[str, float]) -> PendingFiles:
+    present = {f.rel for f in files}
+    return PendingFiles(
+        routed=files,
+        new=[f for f in files if f.rel not in mtimes],
+        changed=[f for f in files if f.rel in mtimes and mtimes[f.rel] != f.mtime],
+        vanished=sorted(rel for rel in mtimes if rel not in present))
+
+
+def embedder_match(stored: Any, configured: Any) -> EmbedderMatch:
+    """Compare the stored embedder with ``configured`` (an :class:`engine.embedder.Embedder`)."""
+    info = configured.info
+    if stored is None:
+        state = "none_yet"
+    elif info.dim and stored == info:
+        state = "same"
+    elif not info.dim and (stored.provider, stored.model) == (info.provider, info.model):
+        state = "same_model"
+    else:
+        state = "mismatch"
+    return EmbedderMatch(stored, info, state)
+
+
+class Snapshot(_Reads):
+    """Reads in one read transaction (see :meth:`Library.snapshot`)."""
+
+    def __init__(self, config: Config, conn: Connection | None):
+        self.config = config
+        self._conn = conn
+
+    @contextmanager
+    def _reading(self) -> Iterator[Connection | None]:
+        yield self._conn
+
+
+class Library(_Reads):
+    """The read facade over the index of ``config``; safe to share between threads."""
+
+    def __init__(self, config: Config, *, embedder: Any = None, searcher: Any = None):
+        self.config = config
+        self._embedder = embedder
+        self._searcher = searcher
+        self._owns_searcher = searcher is None
+        self._search_lock = threading.Lock()
+
+    @property
+    def searcher(self):
+        if self._searcher is None:
+            from .searcher import Searcher
+
+            self._searcher = Searcher(self.config, self._embedder)
+        return self._searcher
+
+    def close(self) -> None:
+        if self._searcher is not None and self._owns_searcher:
+            self._searcher.close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def search(self, query: str, limit: int = 10, source_types: Any = None, **options):
+        """:meth:`engine.searcher.Searcher.search` (same arguments), both arms and the stale
+        checks in one read transaction."""
+        if not self.config.db_path.exists():
+            raise index_unavailable(self.config)
+        with self._search_lock:
+            conn = self.searcher.connection()
+            conn.execute("BEGIN")
+            try:
+                return self.searcher.search(query, limit, source_types, **options)
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+
+    def _configured_embedder(self) -> Any:
+        if self._embedder is not None:
+            return self._embedder
+        if self._searcher is not None:
+            return self._searcher.embedder
+        return super()._configured_embedder()
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Snapshot]:
+        """``with library.snapshot() as snap:`` every read on ``snap`` sees one index."""
+        with self._reading() as conn:
+            yield Snapshot(self.config, conn)
+
+    @contextmanager
+    def _reading(self) -> Iterator[Connection | None]:
+        if not self.config.db_path.exists():
+            yield None
+            return
+        conn = _open_reader(self.config.db_path)
+        try:
+            conn.execute("BEGIN")
+            # the first read fixes the snapshot; an index mid first build has no tables yet
+            ready = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                                 "AND name IN ('chunks', 'index_state', 'meta')").fetchone()[0]
+            yield conn if ready == 3 else None
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+            conn.close()
