@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from .library_types import (
     IndexUnavailable,
     Neighbours,
     PendingFiles,
+    ReadRefused,
     RouteCount,
     file_order_key,
     parse_metadata,
@@ -41,6 +42,10 @@ from .routes import route_matches
 from .scanner import SourceFile, discover
 from .schema import stored_embedder
 from .stats import IndexStatistics, db_size, index_statistics
+
+__all__ = ["Chunk", "EmbedderMatch", "FileText", "IndexOverview", "IndexStatistics",
+           "IndexStatus", "IndexUnavailable", "Library", "Neighbours", "PendingFiles",
+           "ReadRefused", "RouteCount", "Snapshot"]
 
 CHUNK_COLUMNS = ("id, source_file, source_type, content, content_date, metadata, "
                  "embedding_truncated")
@@ -138,15 +143,14 @@ class _Reads:
             return DataFiles(self.config).read(
                 path, section, lambda rel: None if conn is None else _indexed_file(conn, rel))
 
-    def route_counts(self) -> tuple[list[RouteCount], int]:
-        """Files each route claims now (first route wins, as the scanner routes) and the
-        number of routed files; reads the disk only."""
-        files = list(discover(self.config.root, self.config.routes))
-        counts = [RouteCount(pattern, source_type,
-                             sum(1 for f in files if f.source_type == source_type
-                                 and route_matches(pattern, f.rel)))
-                  for pattern, source_type in self.config.routes]
-        return counts, len(files)
+    def route_counts(self, routed: Sequence[SourceFile] | None = None) -> list[RouteCount]:
+        """Files each route claims (first route wins, as the scanner routes them), among
+        ``routed`` (e.g. :attr:`PendingFiles.routed`) or what the disk holds now."""
+        files = list(discover(self.config.root, self.config.routes)) if routed is None else routed
+        return [RouteCount(pattern, source_type,
+                           sum(1 for f in files if f.source_type == source_type
+                               and route_matches(pattern, f.rel)))
+                for pattern, source_type in self.config.routes]
 
     def pending(self) -> PendingFiles:
         """New, changed and vanished files against the index (everything new without one)."""

@@ -202,13 +202,15 @@ def test_route_counts_count_notes_at_every_depth(config):
                 "memory/entities/topics/tea.md"):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("# x\n\ntext\n")
-    counts, total = Library(config).route_counts()
-    by_pattern = {c.pattern: c.files for c in counts}
+    lib = Library(config)
+    by_pattern = {c.pattern: c.files for c in lib.route_counts()}
     assert by_pattern["notes/**/*.md"] == 3  # depth 0, 1 and 3
     assert by_pattern["memory/entities/people/*.md"] == 1
     assert by_pattern["memory/entities/topics/*.md"] == 1
     assert by_pattern["data/slack/*.jsonl"] == 2
-    assert total == sum(by_pattern.values()) == 7
+    routed = lib.pending().routed
+    assert len(routed) == sum(by_pattern.values()) == 7
+    assert lib.route_counts(routed) == lib.route_counts()
 
 
 def test_pending_and_status_see_new_changed_and_vanished_files(library):
