@@ -46,16 +46,16 @@ PROGRESS_INTERVAL = 0.1  # seconds between progress messages (the last one alway
 
 
 def search_job(searcher: Any, request: SearchRequest, seq: int, now: datetime | None,
-               post: Post, is_cancelled: Callable[[], bool] = lambda: False) -> None:
-    """One search; the answer carries ``seq`` so the UI can drop a stale one."""
+               post: Post) -> None:
+    """One search (``searcher``: a Searcher or an ``engine.library.Library``); the answer
+    carries ``seq`` so the UI can drop a stale one."""
     try:
         response = searcher.search(
             request.engine_query, limit=request.limit,
             source_types=list(request.source_types) if request.source_types else None,
             mode=request.mode, since=request.since, until=request.until, now=now)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a message, never a crash
-        if not is_cancelled():
-            post(SearchFailed(seq, request, exc))
+        post(SearchFailed(seq, request, exc))
         return
     post(SearchDone(seq, request, response))
 
