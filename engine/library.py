@@ -50,7 +50,6 @@ __all__ = ["Chunk", "EmbedderMatch", "FileText", "IndexOverview", "IndexStatisti
 CHUNK_COLUMNS = ("id, source_file, source_type, content, content_date, metadata, "
                  "embedding_truncated")
 
-
 def _open_reader(db_path: Path) -> Connection:
     """The one place the facade opens the index: read-only, never migrating."""
     return connect(db_path, readonly=True)
@@ -94,6 +93,8 @@ class _Reads:
             center = conn.execute("SELECT id, source_file FROM chunks WHERE id = ?",
                                   (ref,)).fetchone()
             source_file = center["source_file"] if center is not None else ref.rstrip("/")
+            # every sibling's metadata is read: ~170 ms for a 50k-window chat log (see
+            # docs/architecture.md); a position column written by the indexer would make it a seek
             siblings = conn.execute("SELECT rowid, id, metadata FROM chunks "
                                     "WHERE source_file = ?", (source_file,)).fetchall()
             if not siblings:
