@@ -41,7 +41,7 @@ from .library_types import (
 from .routes import route_matches
 from .scanner import SourceFile, discover
 from .schema import stored_embedder
-from .stats import IndexStatistics, db_size, index_statistics
+from .stats import IndexStatistics, chunks_per_type, db_size, index_statistics
 
 __all__ = ["Chunk", "EmbedderMatch", "FileText", "IndexOverview", "IndexStatistics",
            "IndexStatus", "IndexUnavailable", "Library", "Neighbours", "PendingFiles",
@@ -167,8 +167,7 @@ class _Reads:
             if conn is None:
                 return overview
             overview.exists = True
-            overview.per_type = dict(conn.execute(
-                "SELECT source_type, count(*) FROM chunks GROUP BY source_type ORDER BY 2 DESC"))
+            overview.per_type = chunks_per_type(conn)
             info = stored_embedder(conn)
         overview.chunks = sum(overview.per_type.values())
         overview.embedder = info.describe() if info else None
