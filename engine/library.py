@@ -39,7 +39,7 @@ from .library_types import (
     parse_metadata,
 )
 from .routes import route_matches
-from .scanner import SourceFile, discover
+from .scanner import SourceFile, discover, indexed_mtimes, needs_indexing, vanished
 from .schema import stored_embedder
 from .stats import IndexStatistics, chunks_per_type, db_size, index_statistics
 
@@ -157,7 +157,7 @@ class _Reads:
         """New, changed and vanished files against the index (everything new without one)."""
         files = list(discover(self.config.root, self.config.routes))
         with self._reading() as conn:
-            mtimes = {} if conn is None else indexed_mtimes_of_all(conn)
+            mtimes = {} if conn is None else indexed_mtimes(conn)
         return _pending(files, mtimes)
 
     # -- the index as a whole -------------------------------------------------------------
@@ -192,7 +192,7 @@ class _Reads:
                 return status
             status.exists = True
             status.statistics = index_statistics(conn, self.config.db_path)
-            status.pending = _pending(files, indexed_mtimes_of_all(conn))
+            status.pending = _pending(files, indexed_mtimes(conn))
             stored = stored_embedder(conn)
         status.embedder = embedder_match(stored, configured or self._configured_embedder())
         return status
@@ -212,10 +212,6 @@ def index_unavailable(config: Config) -> IndexUnavailable:
     return IndexUnavailable(f"no index yet at {where}: run `memlens reindex` first")
 
 
-def indexed_mtimes_of_all(conn: Connection) -> dict[str, float]:
-    return {r[0]: r[1] for r in conn.execute("SELECT source_file, mtime FROM index_state")}
-
-
 def _indexed_file(conn: Connection, rel: str) -> tuple[str | None, float] | None:
     row = conn.execute("SELECT source_type, mtime FROM index_state WHERE source_file = ?",
                        (rel,)).fetchone()
@@ -223,12 +219,11 @@ def _indexed_file(conn: Connection, rel: str) -> tuple[str | None, float] | None
 
 
 def _pending(files: list[SourceFile], mtimes: dict[str, float]) -> PendingFiles:
-    present = {f.rel for f in files}
-    return PendingFiles(
-        routed=files,
-        new=[f for f in files if f.rel not in mtimes],
-        changed=[f for f in files if f.rel in mtimes and mtimes[f.rel] != f.mtime],
-        vanished=sorted(rel for rel in mtimes if rel not in present))
+    """The scanner's change detection, split into new and changed files."""
+    todo = needs_indexing(files, mtimes)
+    return PendingFiles(routed=files, new=[f for f in todo if f.rel not in mtimes],
+                        changed=[f for f in todo if f.rel in mtimes],
+                        vanished=vanished(files, mtimes))
 
 
 def embedder_match(stored: Any, configured: Any) -> EmbedderMatch:
