@@ -24,6 +24,7 @@ from . import staleness
 from .config import Config
 from .data_files import DataFiles
 from .db import Connection, connect
+from .db import Error as DBError
 from .library_types import (
     Chunk,
     EmbedderMatch,
@@ -49,6 +50,8 @@ __all__ = ["Chunk", "EmbedderMatch", "FileText", "IndexOverview", "IndexStatisti
 
 CHUNK_COLUMNS = ("id, source_file, source_type, content, content_date, metadata, "
                  "embedding_truncated")
+TABLES = ("chunks", "index_state", "meta")
+
 
 def _open_reader(db_path: Path) -> Connection:
     """The one place the facade opens the index: read-only, never migrating."""
@@ -194,7 +197,8 @@ class _Reads:
             status.statistics = index_statistics(conn, self.config.db_path)
             status.pending = _pending(files, indexed_mtimes(conn))
             stored = stored_embedder(conn)
-        status.embedder = embedder_match(stored, configured or self._configured_embedder())
+        status.embedder = embedder_match(
+            stored, configured if configured is not None else self._configured_embedder())
         return status
 
     def _configured_embedder(self) -> Any:
@@ -203,13 +207,16 @@ class _Reads:
         return get_embedder(self.config.embedder, self.config.root)
 
 
-def index_unavailable(config: Config) -> IndexUnavailable:
-    """"No index yet", naming the index inside the root by its relative path only."""
+def _where(config: Config) -> str:
+    """The index named by its path inside the root (or its file name): no machine path."""
     try:
-        where = config.db_path.relative_to(config.root).as_posix()
+        return config.db_path.relative_to(config.root).as_posix()
     except ValueError:
-        where = config.db_path.name
-    return IndexUnavailable(f"no index yet at {where}: run `memlens reindex` first")
+        return config.db_path.name
+
+
+def index_unavailable(config: Config) -> IndexUnavailable:
+    return IndexUnavailable(f"no index yet at {_where(config)}: run `memlens reindex` first")
 
 
 def _indexed_file(conn: Connection, rel: str) -> tuple[str | None, float] | None:
@@ -243,13 +250,17 @@ def embedder_match(stored: Any, configured: Any) -> EmbedderMatch:
 class Snapshot(_Reads):
     """Reads in one read transaction (see :meth:`Library.snapshot`)."""
 
-    def __init__(self, config: Config, conn: Connection | None):
-        self.config = config
+    def __init__(self, library: Library, conn: Connection | None):
+        self.config = library.config
+        self._library = library
         self._conn = conn
 
     @contextmanager
     def _reading(self) -> Iterator[Connection | None]:
         yield self._conn
+
+    def _configured_embedder(self) -> Any:
+        return self._library._configured_embedder()
 
 
 class Library(_Reads):
@@ -305,21 +316,32 @@ class Library(_Reads):
     def snapshot(self) -> Iterator[Snapshot]:
         """``with library.snapshot() as snap:`` every read on ``snap`` sees one index."""
         with self._reading() as conn:
-            yield Snapshot(self.config, conn)
+            yield Snapshot(self, conn)
 
     @contextmanager
     def _reading(self) -> Iterator[Connection | None]:
         if not self.config.db_path.exists():
             yield None
             return
-        conn = _open_reader(self.config.db_path)
         try:
-            conn.execute("BEGIN")
-            # the first read fixes the snapshot; an index mid first build has no tables yet
-            ready = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
-                                 "AND name IN ('chunks', 'index_state', 'meta')").fetchone()[0]
-            yield conn if ready == 3 else None
+            conn = _open_reader(self.config.db_path)
+        except (DBError, OSError) as exc:
+            raise self._unreadable(exc) from None
+        try:
+            try:
+                conn.execute("BEGIN")
+                # the first read fixes the snapshot; an index mid first build has no tables yet
+                ready = conn.execute(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                    f"({', '.join('?' * len(TABLES))})", TABLES).fetchone()[0]
+            except DBError as exc:
+                raise self._unreadable(exc) from None
+            yield conn if ready == len(TABLES) else None
         finally:
             if conn.in_transaction:
                 conn.execute("COMMIT")
             conn.close()
+
+    def _unreadable(self, exc: Exception) -> IndexUnavailable:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        return IndexUnavailable(f"the index at {_where(self.config)} cannot be read ({reason})")

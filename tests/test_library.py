@@ -196,6 +196,18 @@ def test_an_index_mid_first_build_is_not_an_index_yet(config):
         lib.chunk("x")
 
 
+def test_a_garbage_index_is_one_clear_line(config):
+    config.db_path.parent.mkdir(parents=True)
+    config.db_path.write_bytes(b"this is not a database, just bytes " * 200)
+    lib = Library(config)
+    for read in (lib.overview, lib.statistics, lib.pending, lambda: lib.chunk("x")):
+        with pytest.raises(IndexUnavailable) as caught:
+            read()
+        message = str(caught.value)
+        assert message.startswith("the index at data/search/memlens.db cannot be read (")
+        assert "\n" not in message and str(config.root) not in message
+
+
 def test_route_counts_count_notes_at_every_depth(config):
     root = config.root
     for rel in ("notes/top.md", "notes/a/b/c/deep.md", "memory/entities/people/maya.md",
@@ -236,6 +248,8 @@ def test_pending_and_status_see_new_changed_and_vanished_files(library):
         dim = 0
 
     assert library.status(Other()).embedder.state == "mismatch"
+    with Library(library.config, embedder=Other()).snapshot() as snap:
+        assert snap.status().embedder.state == "mismatch"  # the library's embedder
     assert library.status(Unsized()).embedder.state == "same_model"
     with writer_lock(library.config.db_path, "reindex"):
         assert library.status().transition == "reindex"
