@@ -141,6 +141,13 @@ class _Reads:
                 return set(source_files)
             return staleness.stale_files(conn, self.config.root, source_files)
 
+    def file_path(self, path: str) -> Path:
+        """The absolute path of a data-layer file, checked by the rules of :meth:`read_file`
+        (for a viewer or an editor that opens the file itself), or :class:`ReadRefused`."""
+        with self._reading() as conn:
+            return DataFiles(self.config).resolve(
+                path, lambda rel: None if conn is None else _indexed_file(conn, rel))[0]
+
     def read_file(self, path: str, section: int | None = None) -> FileText:
         """A data-layer file (or markdown section ``#section``), or :class:`ReadRefused`."""
         with self._reading() as conn:

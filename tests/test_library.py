@@ -148,6 +148,9 @@ def test_read_refuses_everything_outside_the_data_layer(indexed, tmp_path):
         assert "\n" not in message and str(root) not in message and len(message) < 300
     with pytest.raises(ReadRefused, match="non-empty string"):
         lib.read_file(None)
+    with pytest.raises(ReadRefused, match="leaves the data root"):
+        lib.file_path("notes/escape.md")
+    assert lib.file_path(GARDEN) == (root / GARDEN).resolve()
 
 
 def test_the_profile_and_files_indexed_under_an_old_route_can_be_read(indexed):
