@@ -113,7 +113,7 @@ class Config:
 
 
 def _routes_from_toml(table: dict) -> tuple[tuple[str, str], ...]:
-    from .scanner import FILE_ROUTES
+    from .routes import FILE_ROUTES
 
     known = sorted({source_type for _, source_type in FILE_ROUTES})
     overridden: dict[str, list[str]] = {}
@@ -153,7 +153,7 @@ def _tables(data: dict) -> dict[str, Table]:
 
 
 def _half_lives(search: Table) -> dict[str, float]:
-    from .scanner import FILE_ROUTES
+    from .routes import FILE_ROUTES
 
     table = search.values.get("half_lives", {})
     if not isinstance(table, dict):
@@ -183,7 +183,7 @@ def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
     ``$MEMLENS_EMBEDDER`` overrides the configured provider, so a user can try one without
     editing the file.
     """
-    from .scanner import FILE_ROUTES
+    from .routes import FILE_ROUTES
 
     root = Path(root).expanduser().resolve()
     data = parse(root / CONFIG_FILENAME)

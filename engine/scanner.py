@@ -1,9 +1,4 @@
-"""File discovery: FILE_ROUTES (path pattern -> source type) and mtime-level change detection.
-
-FILE_ROUTES is the canonical answer to "what is indexed". To add a source, add a route here and
-register an extractor in ``engine/extractors``. Patterns are globs relative to the data root;
-the first route that claims a file wins.
-"""
+"""File discovery over the routes (``engine/routes.py``) and mtime-level change detection."""
 
 from __future__ import annotations
 
@@ -13,39 +8,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+# SOURCE_TYPES is re-exported: front doors import it from here
+from .routes import FILE_ROUTES, SOURCE_TYPES  # noqa: F401
 from .walk import Walker, WalkProblem
-
-FILE_ROUTES: list[tuple[str, str]] = [
-    ("data/slack/*.jsonl", "slack"),
-    ("data/telegram/*.jsonl", "telegram"),
-    ("data/signal/*.jsonl", "signal"),
-    ("data/meetings/processed/*.json", "meeting"),
-    ("data/email/catalog/*.jsonl", "email_catalog"),
-    ("data/photos/events.jsonl", "event"),
-    ("data/health/garmin/*.json", "garmin"),
-    ("data/health/cgm/*.json", "cgm"),
-    ("data/health/checkins.jsonl", "checkin"),
-    ("data/health/experiments.jsonl", "experiment"),
-    ("data/journal/*.jsonl", "journal"),
-    ("data/voice/*.json", "voice"),
-    ("data/identity/transcripts/*.md", "transcript"),
-    ("data/identity/quotes.jsonl", "quote"),
-    ("data/identity/observations.jsonl", "observation"),
-    ("data/identity/stories.jsonl", "story"),
-    ("data/interviews/sessions/*.json", "interview_meta"),
-    ("data/interviews/*.jsonl", "interview"),
-    ("data/podcasts/digests.jsonl", "podcast_digest"),
-    ("data/board/*.md", "board_summary"),
-    ("memory/entities/people/*.md", "entity_file"),
-    ("memory/entities/projects/*.md", "entity_file"),
-    ("memory/entities/topics/*.md", "entity_file"),
-    ("memory/codebase/*.md", "codebase_doc"),
-    ("memory/rwgps/*.md", "rwgps_memory"),
-    ("memory/scratch/*.md", "scratch"),
-    ("notes/**/*.md", "note"),
-]
-
-SOURCE_TYPES: tuple[str, ...] = tuple(dict.fromkeys(t for _, t in FILE_ROUTES))
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import CONFIG_FILENAME, DB_RELATIVE_PATH
+from .routes import route_of
 
 PROTECTED_DIRS = ("secrets/", "data/search/")
 INDEX_SUFFIXES = ("", "-wal", "-shm", "-journal", ".lock")
@@ -84,25 +85,6 @@ def split_pattern(pattern: str) -> tuple[str, ...] | None:
         if not (seg == "**" and out and out[-1] == "**"):
             out.append(seg)
     return tuple(out)
-
-
-def _match_parts(segs: tuple[str, ...], parts: tuple[str, ...]) -> bool:
-    if not segs:
-        return not parts
-    if segs[0] == "**":
-        return any(_match_parts(segs[1:], parts[i:]) for i in range(len(parts) + 1))
-    return bool(parts) and fnmatch.fnmatchcase(parts[0], segs[0]) \
-        and _match_parts(segs[1:], parts[1:])
-
-
-def route_of(routes: Iterable[tuple[str, str]], rel: str) -> str | None:
-    """The source type of the first route whose glob matches ``rel``, else None."""
-    parts = tuple(rel.split("/"))
-    for pattern, source_type in routes:
-        segs = split_pattern(pattern)
-        if segs and _match_parts(segs, parts):
-            return source_type
-    return None
 
 
 class Protected:
@@ -286,7 +268,7 @@ class Walker:
             self._folder_link(rel)
         elif not stat.S_ISREG(st.st_mode):
             self.report(rel, f"symlink to {_kind(st.st_mode)}; not read")
-        elif route_of(self.routes, real_rel) is None:
+        elif route_of(real_rel, self.routes) is None:
             self.report(rel, f"symlink to {display_path(real_rel)}, which no route indexes; "
                         "not read")
         # else: an alias of a routed file, indexed under its real path
@@ -332,7 +314,7 @@ def classify_missing(root: Path, routes: Iterable[tuple[str, str]], db_path: Pat
             continue
         real = Path(os.path.realpath(path))
         if (stat.S_ISLNK(st.st_mode) or real != path or rel in protected
-                or route_of(routes, rel) is None):
+                or route_of(rel, routes) is None):
             remove.append(rel)
         elif any(rel == u or rel.startswith(u.rstrip("/") + "/") for u in unlisted):
             continue  # its folder's walk error is reported once

@@ -25,29 +25,10 @@ def debug_wanted(args) -> bool:
 
 
 def describe(exc: BaseException, db_path: Path | None) -> str:
-    """The one line for ``exc``: known failures say what happened and what to do."""
-    from engine.db import Error as DBError
-    from engine.db import describe_db_error, describe_os_error
+    """The one line for ``exc`` (engine/failures.py knows the engine's failures)."""
+    from engine.failures import describe as describe_failure
 
-    if isinstance(exc, DBError):
-        return describe_db_error(exc, db_path or Path("the index"))
-    if isinstance(exc, FileNotFoundError) and not exc.filename:
-        return str(exc)  # our own "no index at ...: run `memlens reindex` first"
-    if isinstance(exc, OSError):
-        return describe_os_error(exc)
-    if isinstance(exc, RecursionError):
-        return "input nested too deeply to process (run again with --debug for the traceback)"
-    if isinstance(exc, (CliError, RuntimeError)) or _is_known(exc):
-        return str(exc)
-    return (f"unexpected error: {type(exc).__name__}: {exc} (run again with --debug for the "
-            "traceback)")
-
-
-def _is_known(exc: BaseException) -> bool:
-    from engine.config import ConfigError
-    from engine.importers import ImportFailed
-
-    return isinstance(exc, (ConfigError, ImportFailed))
+    return str(exc) if isinstance(exc, CliError) else describe_failure(exc, db_path)
 
 
 def run(func: Callable[[object], int], args) -> int:

@@ -535,8 +535,8 @@ class MainScreen(Screen[None]):
             return
         config = self.app.config
         self._neighbour_pending = True
-        chunk_id, source_file, post = chunk["id"], chunk["source_file"], self.post_message
-        self.run_worker(lambda: neighbour_job(config, chunk_id, source_file, direction, post),
+        chunk_id, post = chunk["id"], self.post_message
+        self.run_worker(lambda: neighbour_job(config, chunk_id, direction, post),
                         thread=True, group="neighbour", exclusive=True, exit_on_error=False)
 
     def on_neighbour_loaded(self, message: NeighbourLoaded) -> None:
