@@ -73,7 +73,9 @@ class Config:
     default_half_life: float = DEFAULT_HALF_LIFE
     decay_floor: float = DECAY_FLOOR
     rrf_k: int = RRF_K
-    similarity_threshold: float | None = None
+    similarity_threshold: float | None = None  # None: the embedder's (engine/calibration.py)
+    fusion: str = "convex"  # convex | rrf (engine/convex.py)
+    semantic_weight: float | None = None  # None: the embedder's (engine/calibration.py)
     keyword_common_df: int = KEYWORD_COMMON_DF
     embedding_batch_size: int = EMBEDDING_BATCH_SIZE
     chunk_batch_size: int = CHUNK_BATCH_SIZE
@@ -119,6 +121,12 @@ def _number(table: dict, key: str, kind, default):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError(f"{key} must be a number, not {value!r}")
     return kind(value)
+
+
+def _fusion(value) -> str:
+    if value not in ("convex", "rrf"):
+        raise ConfigError(f"fusion must be convex or rrf, not {value!r}")
+    return value
 
 
 def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
@@ -167,6 +175,8 @@ def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
         decay_floor=_number(search, "decay_floor", float, DECAY_FLOOR),
         rrf_k=_number(search, "rrf_k", int, RRF_K),
         similarity_threshold=_number(search, "similarity_threshold", float, None),
+        fusion=_fusion(search.get("fusion", "convex")),
+        semantic_weight=_number(search, "semantic_weight", float, None),
         keyword_common_df=_number(search, "keyword_common_df", int, KEYWORD_COMMON_DF),
         embedding_batch_size=_number(index, "embedding_batch_size", int, EMBEDDING_BATCH_SIZE),
         chunk_batch_size=_number(index, "chunk_batch_size", int, CHUNK_BATCH_SIZE),

@@ -65,7 +65,7 @@ def rrf_merge(keyword: list[Candidate], semantic: list[Candidate], k: int) -> li
             current = merged.get(hit.id)
             if current is not None and arm in current.rrf_terms:
                 continue
-            fresh = _with(hit, rrf_terms={}, metadata=dict(hit.metadata),
+            fresh = _with(hit, rrf_terms={}, fusion_terms={}, metadata=dict(hit.metadata),
                           keyword_rank=None, semantic_rank=None)
             setattr(fresh, f"{arm}_rank", rank)
             if current is None:
@@ -73,6 +73,7 @@ def rrf_merge(keyword: list[Candidate], semantic: list[Candidate], k: int) -> li
             else:
                 _merge_into(current, fresh)
             current.rrf_terms[arm] = rrf_term(rank, k)
+            current.fusion_terms[arm] = f"1/({k}+{rank + 1}) = {rrf_term(rank, k):.5f}"
     for c in merged.values():
         c.score = sum(c.rrf_terms.values())
     return sorted(merged.values(), key=lambda c: (-c.score, best_rank(c), c.id))
@@ -122,18 +123,58 @@ def recency_factor(content_date: str | None, half_life: float, floor: float,
     return Decay(factor=max(floor, raw), age_days=age, half_life=half_life, floored=raw < floor)
 
 
-def apply_recency_decay(cands: list[Candidate], config: Config,
-                        now: datetime) -> list[Candidate]:
+# Strong evidence (first in both arms; the only chunk matching every term) is kept this high
+# whatever its age: decay orders comparable candidates, it must not bury the answer.
+PROTECTED_TOP = 3
+
+
+def apply_recency_decay(cands: list[Candidate], config: Config, now: datetime,
+                        protect: Mapping[str, str] | None = None) -> list[Candidate]:
     """Multiply each fused score by its type's decay, record the Decay, re-sort by score.
 
-    The sort is stable, so equal scores keep the fusion's deterministic order.
+    ``protect`` maps ids of strong evidence to the reason; one that decay pushed below
+    PROTECTED_TOP is lifted back to it (its recorded factor says by how much). The sort is
+    stable, so equal scores keep the fusion's deterministic order.
     """
     out = []
     for c in cands:
         decay = recency_factor(c.content_date, config.half_life(c.source_type),
                                config.decay_floor, now)
         out.append(_with(c, score=c.score * decay.factor, decay=decay))
-    return sorted(out, key=lambda c: -c.score)
+    out.sort(key=lambda c: -c.score)
+    return _lift(out, protect or {}, PROTECTED_TOP)
+
+
+def _lift(out: list[Candidate], protect: Mapping[str, str], top: int) -> list[Candidate]:
+    lifted = [c for c in out[top:] if c.id in protect]
+    if not lifted:
+        return out
+    ids = {id(c) for c in lifted}
+    rest = [c for c in out if id(c) not in ids]
+    at = max(0, top - len(lifted))
+    base = rest[at].score if at < len(rest) else 0.0
+    for n, c in enumerate(reversed(lifted), start=1):  # just above the place they take
+        fused = c.score / c.decay.factor if c.decay.factor else c.score
+        c.score = base * (1 + 1e-9 * n) + 1e-12 * n
+        c.decay = _with(c.decay, factor=c.score / fused if fused else 1.0,
+                        protected=protect[c.id])
+    return rest[:at] + lifted + rest[at:]
+
+
+def drop_weak_semantic(cands: list[Candidate], floor: float | None) -> list[Candidate]:
+    """Without a keyword match, a similarity under the embedder's floor is no evidence."""
+    if floor is None:
+        return cands
+    return [c for c in cands if c.keyword_rank is not None or c.injected
+            or (c.similarity is not None and c.similarity >= floor)]
+
+
+def sort_by_date(cands: list[Candidate]) -> list[Candidate]:
+    """Newest first (by content_date; undated last), relevance order among equals."""
+    dated = [c for c in cands if _as_date(c.content_date) is not None]
+    undated = [c for c in cands if _as_date(c.content_date) is None]
+    dated.sort(key=lambda c: str(c.content_date), reverse=True)
+    return dated + undated
 
 
 # --- filters --------------------------------------------------------------------------------

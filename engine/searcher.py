@@ -21,19 +21,29 @@ from typing import Any
 
 import numpy as np
 
+from .calibration import calibration_for
 from .candidates import Candidate, Decay
 from .config import Config, load_config, resolve_root
+from .convex import REF_RANK, convex_merge, describe
 from .db import Connection, connect
 from .embedder import Embedder, EmbeddingError, get_embedder
 from .entities import inject_entity, load_people
 from .fts_query import ParsedQuery, build_match, matched_terms, parse_query
-from .fusion import apply_recency_decay, diversity_rerank, filter_candidates, rrf_merge
+from .fusion import (
+    apply_recency_decay,
+    diversity_rerank,
+    drop_weak_semantic,
+    filter_candidates,
+    rrf_merge,
+    sort_by_date,
+)
 from .keyword_arm import keyword_search
 from .lock import active_writer
 from .schema import EmbedderMismatch, ensure_schema, has_vec_table, stored_embedder
 from .vector_index import VectorIndex
 
 MODES = ("hybrid", "keyword", "semantic")
+SORTS = ("relevance", "date")
 MAX_LIMIT = 200
 SNIPPET_TOKENS = 24
 REFRESH_DURING_WRITE_S = 5.0  # while a writer runs, refresh the vector index at most this often
@@ -58,7 +68,8 @@ class SearchResult:
     semantic_rank: int | None = None  # 1-based
     similarity: float | None = None
     bm25: float | None = None
-    rrf_terms: dict[str, float] = field(default_factory=dict)
+    rrf_terms: dict[str, float] = field(default_factory=dict)  # arm -> its part of the score
+    fusion_terms: dict[str, str] = field(default_factory=dict)  # arm -> "0.80 × 12.1/15.3 = …"
     decay: Decay | None = None
     mmr_position: int | None = None  # 1-based position in the diversified head
     found_by: list[str] = field(default_factory=list)
@@ -93,6 +104,9 @@ class SearchResponse(Sequence):
     index_transition: str | None = None  # "reindex" | "re-embed" | "maintenance" while running
     semantic_error: str | None = None  # provider_error | provider_input_rejected | embedder_mismatch
     semantic_detail: str | None = None  # the full message (e.g. how to re-embed)
+    fusion: str = ""  # how the arms' scores were combined, for front doors to print
+    sort: str = "relevance"  # "relevance" | "date" (the page's best results, newest first)
+    decay_applied: bool = False
 
     def __len__(self) -> int:
         return len(self.results)
@@ -307,11 +321,18 @@ class Searcher:
                *, mode: str = "hybrid", since: str | None = None, until: str | None = None,
                path_prefix: str | None = None, tags: Sequence[str] | None = None,
                frontmatter: dict[str, Any] | None = None, rerank: bool = False,
-               now: datetime | None = None, weights=None) -> SearchResponse:
-        """Run the pipeline. ``weights`` is accepted for backward compatibility and ignored."""
-        del weights  # deprecated in the seed: RRF is rank-based
+               now: datetime | None = None, weights=None, sort: str = "relevance",
+               decay: bool = True) -> SearchResponse:
+        """Run the pipeline. ``weights`` is accepted for backward compatibility and ignored.
+
+        ``sort="date"`` shows the page's results newest first; ``decay=False`` ranks without
+        recency decay.
+        """
+        del weights  # deprecated in the seed: the fusion weights come from engine/calibration.py
         if mode not in MODES:
             raise SearchError(f"mode must be one of {', '.join(MODES)}")
+        if sort not in SORTS:
+            raise SearchError(f"sort must be one of {', '.join(SORTS)}")
         if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
             raise SearchError(f"limit must be between 1 and {MAX_LIMIT}")
         filters = Filters(
@@ -324,9 +345,32 @@ class Searcher:
         now = now or datetime.now(UTC)
         query = query if isinstance(query, str) else str(query)
         with self._lock:
-            return self._search(query, limit, filters, mode, rerank, now)
+            return self._search(query, limit, filters, mode, rerank, now, sort, bool(decay))
 
-    def _search(self, query, limit, filters, mode, rerank, now) -> SearchResponse:
+    def weights(self) -> tuple[float, float | None]:
+        """(semantic weight, similarity floor): the config's, else the embedder's calibration."""
+        cal = calibration_for(self.config.embedder.provider)
+        weight = self.config.semantic_weight
+        floor = self.config.similarity_threshold
+        return (cal.semantic_weight if weight is None else weight,
+                cal.similarity_floor if floor is None else floor)
+
+    def fuse(self, keyword: list[Candidate], semantic: list[Candidate],
+             sim_ref: float | None) -> list[Candidate]:
+        if self.config.fusion == "rrf":
+            return rrf_merge(keyword, semantic, self.config.rrf_k)
+        return convex_merge(keyword, semantic, self.weights()[0], sim_ref)
+
+    def fusion_text(self, mode: str) -> str:
+        if mode != "hybrid":
+            return f"{mode} arm only"
+        if self.config.fusion == "rrf":
+            return f"rrf k={self.config.rrf_k}, votes keyword 1.0 semantic 1.0"
+        weight, floor = self.weights()
+        return describe(weight, floor, self.config.embedder.provider)
+
+    def _search(self, query, limit, filters, mode, rerank, now, sort="relevance",
+                use_decay=True) -> SearchResponse:
         timings: dict[str, float] = {}
         clock = time.perf_counter()
 
@@ -353,18 +397,26 @@ class Searcher:
             lap("embed")
 
         # the two arms run at once: the KNN on the worker thread, BM25 here (2 cores)
-        knn = self.vector_hits(query_vec, depth, filters) if query_vec is not None else None
+        knn = (self.vector_hits(query_vec, max(depth, REF_RANK), filters)
+               if query_vec is not None else None)
         keyword = (self.keyword_arm(parsed, depth, filters)
                    if mode in ("hybrid", "keyword") else [])
         lap("keyword")
-        semantic = self.semantic_arm(knn.result()) if knn is not None else []
+        hits = knn.result() if knn is not None else []
+        sim_ref = hits[min(REF_RANK, len(hits)) - 1][1] if hits else None
+        semantic = self.semantic_arm(hits[:depth])
         lap("semantic")
 
-        fused = rrf_merge(keyword, semantic, self.config.rrf_k)
-        lap("rrf")
+        fused = self.fuse(keyword, semantic, sim_ref)
+        lap("fusion")
         pure_arm = mode != "hybrid" or semantic_error is not None
         if not pure_arm:
-            fused = apply_recency_decay(fused, self.config, now)
+            fused = drop_weak_semantic(fused, self.weights()[1])
+            if use_decay:
+                fused = apply_recency_decay(fused, self.config, now,
+                                            strong_evidence(fused, parsed))
+            else:
+                fused = [_without_decay(c) for c in fused]
             lap("decay")
             people = load_people(self.config.root / "profile" / "relationships.json")
             # the median of the page the caller will see, not of the whole candidate pool:
@@ -386,6 +438,8 @@ class Searcher:
         if rerank:
             ranked, reranked, rerank_reason = self._rerank(query, ranked)
             lap("rerank")
+        if sort == "date":
+            ranked = sort_by_date(ranked)
 
         results = [self._result(c, parsed) for c in ranked]
         self._add_snippets(results, parsed)
@@ -396,7 +450,7 @@ class Searcher:
             or self.matched_all(parsed, filters))  # the SQL check only when the page has none
         lap("matched_all")
         best_sim = max((c.similarity for c in semantic), default=None)
-        threshold = self.config.similarity_threshold
+        threshold = self.weights()[1]
         low = (threshold is not None and not matched_all
                and (best_sim is None or best_sim < threshold))
         timings["total"] = round(sum(timings.values()), 2)
@@ -417,7 +471,10 @@ class Searcher:
             matched_all_terms=matched_all, best_similarity=best_sim, rrf_k=self.config.rrf_k,
             reranked=reranked, rerank_reason=None if reranked else rerank_reason,
             timings_ms=timings, index_transition=active_writer(self.config.db_path),
-            semantic_error=semantic_error, semantic_detail=semantic_detail)
+            semantic_error=semantic_error, semantic_detail=semantic_detail,
+            fusion=self.fusion_text("hybrid" if not pure_arm else
+                                    ("keyword" if mode == "hybrid" else mode)),
+            sort=sort, decay_applied=not pure_arm and use_decay)
 
     def _rerank(self, query: str, ranked: list[Candidate]):
         from .rerank import rerank as call_reranker
@@ -437,7 +494,8 @@ class Searcher:
             content_date=c.content_date,
             keyword_rank=None if c.keyword_rank is None else c.keyword_rank + 1,
             semantic_rank=None if c.semantic_rank is None else c.semantic_rank + 1,
-            similarity=c.similarity, bm25=c.bm25, rrf_terms=dict(c.rrf_terms), decay=c.decay,
+            similarity=c.similarity, bm25=c.bm25, rrf_terms=dict(c.rrf_terms),
+            fusion_terms=dict(c.fusion_terms), decay=c.decay,
             mmr_position=None if c.mmr_position is None else c.mmr_position + 1,
             found_by=c.found_by, injected=c.injected, stale=self._is_stale(c),
             embedding_truncated=c.embedding_truncated,
@@ -476,6 +534,28 @@ class Searcher:
                     pass
             if not r.snippet:
                 r.snippet = _head(r.content)
+
+
+def strong_evidence(cands: list[Candidate], parsed: ParsedQuery) -> dict[str, str]:
+    """Ids decay may not bury: the chunk first in both arms, and the only keyword hit that
+    holds every query term (docs/benchmarks.md, "Recency decay and strong evidence")."""
+    out = {}
+    for c in cands:
+        if c.keyword_rank == 0 and c.semantic_rank == 0:
+            out[c.id] = "first in both arms"
+    wanted = len(parsed.terms) + len(parsed.phrases)
+    if wanted:
+        full = [c for c in cands if c.keyword_rank is not None
+                and len(matched_terms(c.content, parsed)) == wanted]
+        if len(full) == 1:
+            out.setdefault(full[0].id, "the only chunk matching every term")
+    return out
+
+
+def _without_decay(c: Candidate) -> Candidate:
+    out = object.__new__(type(c))
+    out.__dict__ = {**c.__dict__, "decay": None}
+    return out
 
 
 def _head(text: str, width: int = 200) -> str:
