@@ -108,8 +108,8 @@ class LoCoMoDev(Collection):
         """(dia_id, telegram message) per turn, in order, one minute apart per session."""
         c = conv["conversation"]
         out = []
-        sessions = sorted((int(k.split("_")[1]) for k in c
-                           if re.fullmatch(r"session_\d+", k)))
+        sessions = sorted(int(k.split("_")[1]) for k in c
+                           if re.fullmatch(r"session_\d+", k))
         for n in sessions:
             start = datetime.strptime(c[f"session_{n}_date_time"], "%I:%M %p on %d %B, %Y")
             for i, turn in enumerate(c[f"session_{n}"]):

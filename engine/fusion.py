@@ -132,33 +132,35 @@ def apply_recency_decay(cands: list[Candidate], config: Config, now: datetime,
                         protect: Mapping[str, str] | None = None) -> list[Candidate]:
     """Multiply each fused score by its type's decay, record the Decay, re-sort by score.
 
-    ``protect`` maps ids of strong evidence to the reason; one that decay pushed below
-    PROTECTED_TOP is lifted back to it (its recorded factor says by how much). The sort is
-    stable, so equal scores keep the fusion's deterministic order.
+    ``cands`` come in fused order. ``protect`` maps ids of strong evidence to the reason; one
+    that ends below PROTECTED_TOP is placed there (its recorded factor says how much it was
+    spared), whatever its age. The sort is stable, so equal scores keep the fusion's order.
     """
+    protect = protect or {}
+    fused_place = {c.id: i for i, c in enumerate(cands) if c.id in protect}
     out = []
     for c in cands:
         decay = recency_factor(c.content_date, config.half_life(c.source_type),
                                config.decay_floor, now)
         out.append(_with(c, score=c.score * decay.factor, decay=decay))
     out.sort(key=lambda c: -c.score)
-    return _lift(out, protect or {}, PROTECTED_TOP)
+    order = sorted(fused_place, key=fused_place.__getitem__)
+    for j, cid in enumerate(order):  # in fused order, so a later one never pushes an earlier
+        _place(out, cid, PROTECTED_TOP - len(order) + j, protect[cid])
+    return out
 
 
-def _lift(out: list[Candidate], protect: Mapping[str, str], top: int) -> list[Candidate]:
-    lifted = [c for c in out[top:] if c.id in protect]
-    if not lifted:
-        return out
-    ids = {id(c) for c in lifted}
-    rest = [c for c in out if id(c) not in ids]
-    at = max(0, top - len(lifted))
-    base = rest[at].score if at < len(rest) else 0.0
-    for n, c in enumerate(reversed(lifted), start=1):  # just above the place they take
-        fused = c.score / c.decay.factor if c.decay.factor else c.score
-        c.score = base * (1 + 1e-9 * n) + 1e-12 * n
-        c.decay = _with(c.decay, factor=c.score / fused if fused else 1.0,
-                        protected=protect[c.id])
-    return rest[:at] + lifted + rest[at:]
+def _place(out: list[Candidate], cid: str, limit: int, reason: str) -> None:
+    """Move candidate ``cid`` up to index ``limit`` if it sits lower, scoring it just above
+    the one it displaces."""
+    i = next(n for n, c in enumerate(out) if c.id == cid)
+    if i <= limit:
+        return
+    c = out.pop(i)
+    fused = c.score / c.decay.factor if c.decay.factor else c.score
+    c.score = out[limit].score * (1 + 1e-9) + 1e-12
+    c.decay = _with(c.decay, factor=c.score / fused if fused else 1.0, protected=reason)
+    out.insert(limit, c)
 
 
 def drop_weak_semantic(cands: list[Candidate], floor: float | None) -> list[Candidate]:
