@@ -163,14 +163,6 @@ def _place(out: list[Candidate], cid: str, limit: int, reason: str) -> None:
     out.insert(limit, c)
 
 
-def drop_weak_semantic(cands: list[Candidate], floor: float | None) -> list[Candidate]:
-    """Without a keyword match, a similarity under the embedder's floor is no evidence."""
-    if floor is None:
-        return cands
-    return [c for c in cands if c.keyword_rank is not None or c.injected
-            or (c.similarity is not None and c.similarity >= floor)]
-
-
 def sort_by_date(cands: list[Candidate]) -> list[Candidate]:
     """Newest first (by content_date; undated last), relevance order among equals."""
     dated = [c for c in cands if _as_date(c.content_date) is not None]

@@ -28,11 +28,11 @@ from .convex import REF_RANK, convex_merge, describe
 from .db import Connection, connect
 from .embedder import Embedder, EmbeddingError, get_embedder
 from .entities import inject_entity, load_people
+from .evidence import drop_weak_semantic, strong_evidence
 from .fts_query import ParsedQuery, build_match, matched_terms, parse_query
 from .fusion import (
     apply_recency_decay,
     diversity_rerank,
-    drop_weak_semantic,
     filter_candidates,
     rrf_merge,
     sort_by_date,
@@ -534,22 +534,6 @@ class Searcher:
                     pass
             if not r.snippet:
                 r.snippet = _head(r.content)
-
-
-def strong_evidence(cands: list[Candidate], parsed: ParsedQuery) -> dict[str, str]:
-    """Ids decay may not bury: the chunk first in both arms, and the only keyword hit that
-    holds every query term (docs/benchmarks.md, "Recency decay and strong evidence")."""
-    out = {}
-    for c in cands:
-        if c.keyword_rank == 0 and c.semantic_rank == 0:
-            out[c.id] = "first in both arms"
-    wanted = len(parsed.terms) + len(parsed.phrases)
-    if wanted:
-        full = [c for c in cands if c.keyword_rank is not None
-                and len(matched_terms(c.content, parsed)) == wanted]
-        if len(full) == 1:
-            out.setdefault(full[0].id, "the only chunk matching every term")
-    return out
 
 
 def _without_decay(c: Candidate) -> Candidate:

@@ -12,7 +12,8 @@ from engine.calibration import calibration_for
 from engine.candidates import Candidate
 from engine.config import load_config
 from engine.convex import convex_merge
-from engine.fusion import PROTECTED_TOP, apply_recency_decay, drop_weak_semantic, sort_by_date
+from engine.evidence import drop_weak_semantic
+from engine.fusion import PROTECTED_TOP, apply_recency_decay, sort_by_date
 from engine.indexer import reindex
 from engine.searcher import Searcher
 
