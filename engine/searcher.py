@@ -1,6 +1,7 @@
 """search(): the read half of the engine.
 
-query -> embed -> vector KNN + BM25 (both with filters pushed down) -> RRF -> recency decay ->
+query -> embed -> vector KNN + BM25 (both with filters pushed down) -> fusion (engine/convex.py)
+-> semantic-only rows under the embedder's floor dropped -> recency decay ->
 entity injection -> filter re-check -> MMR diversity -> truncation (seed: "The search
 pipeline"). Each stage is a named function in fts_query / fusion / entities; this module wires
 them together, times them, and explains every result.
@@ -607,7 +608,8 @@ def search(query: str, limit: int = 10, weights=None, source_types: Sequence[str
     Returns a :class:`SearchResponse`: iterate it for :class:`SearchResult` rows (the seed's
     fields plus explain fields); its header fields say which arms ran, how deep, how confident.
     ``weights`` is deprecated and ignored (the seed kept it for backward compatibility).
-    Options: mode, since, until, path_prefix, tags, frontmatter, rerank, now.
+    Options: mode, since, until, path_prefix, tags, frontmatter, rerank, now,
+    sort ("relevance" | "date": the page's best results newest first), decay (False: none).
     """
     return get_searcher(root, config).search(query, limit, source_types, weights=weights,
                                              **options)

@@ -150,3 +150,24 @@ def test_bad_sort_is_refused(chats):
 
     with pytest.raises(SearchError, match="sort must be one of relevance, date"):
         chats.search("pokemon", sort="newest")
+
+
+def test_rrf_stays_available_and_says_so(chats):
+    rrf = Searcher(chats.config.with_overrides(fusion="rrf"))
+    r = rrf.search("zorblatt", now=NOW)
+    assert r.fusion == "rrf k=60, votes keyword 1.0 semantic 1.0"
+    assert r[0].rrf_terms["keyword"] == pytest.approx(1 / 61)
+    assert r[0].fusion_terms["keyword"] == "1/(60+1) = 0.01639"
+    rrf.close()
+    assert chats.search("zorblatt", mode="keyword").fusion == "keyword arm only"
+
+
+def test_fusion_and_weight_come_from_memlens_toml(tmp_path):
+    from engine.config import ConfigError
+
+    (tmp_path / "memlens.toml").write_text('[search]\nfusion = "rrf"\nsemantic_weight = 0.4\n')
+    config = load_config(tmp_path)
+    assert config.fusion == "rrf" and config.semantic_weight == 0.4
+    (tmp_path / "memlens.toml").write_text('[search]\nfusion = "max"\n')
+    with pytest.raises(ConfigError, match="fusion must be convex or rrf"):
+        load_config(tmp_path)
