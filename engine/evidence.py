@@ -9,22 +9,19 @@
 from __future__ import annotations
 
 from .candidates import Candidate
-from .fts_query import ParsedQuery, matched_terms
 
 
-def strong_evidence(cands: list[Candidate], parsed: ParsedQuery) -> dict[str, str]:
-    """Ids decay may not bury: the chunk first in both arms, and the only keyword hit that
-    holds every query term (docs/benchmarks.md, "Recency decay and strong evidence")."""
+def strong_evidence(cands: list[Candidate], only_full: int | None) -> dict[str, str]:
+    """Ids decay may not bury: the chunk first in both arms, and ``only_full``, the rowid of
+    the only chunk holding every query term (found by an FTS5 AND query), when it is a
+    keyword hit (docs/benchmarks.md, "Recency decay and strong evidence")."""
     out = {}
     for c in cands:
         if c.keyword_rank == 0 and c.semantic_rank == 0:
             out[c.id] = "first in both arms"
-    wanted = len(parsed.terms) + len(parsed.phrases)
-    if wanted:
-        full = [c for c in cands if c.keyword_rank is not None
-                and len(matched_terms(c.content, parsed)) == wanted]
-        if len(full) == 1:
-            out.setdefault(full[0].id, "the only chunk matching every term")
+    for c in cands:
+        if only_full is not None and c.rowid == only_full and c.keyword_rank is not None:
+            out.setdefault(c.id, "the only chunk matching every term")
     return out
 
 

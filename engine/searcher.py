@@ -255,17 +255,21 @@ class Searcher:
         return out
 
     def matched_all(self, parsed: ParsedQuery, filters: Filters) -> bool:
+        return bool(self.full_matches(parsed, filters, 1))
+
+    def full_matches(self, parsed: ParsedQuery, filters: Filters, cap: int) -> list[int]:
+        """Rowids of up to ``cap`` chunks holding every query unit (FTS5 AND, filters applied);
+        it stops at ``cap``, so asking whether exactly one exists costs little."""
         match = build_match(parsed, "and")
         if match is None:
-            return False
+            return []
         where, args = filters.sql()
         try:
-            return self.connection().execute(
-                "SELECT 1 FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
-                f"WHERE chunks_fts MATCH ? AND {where} LIMIT 1", [match, *args]
-            ).fetchone() is not None
+            return [r[0] for r in self.connection().execute(
+                "SELECT c.rowid FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
+                f"WHERE chunks_fts MATCH ? AND {where} LIMIT ?", [match, *args, cap])]
         except Exception:  # noqa: BLE001
-            return False
+            return []
 
     def vector_index(self) -> VectorIndex | None:
         conn = self.connection()
@@ -414,8 +418,9 @@ class Searcher:
         if not pure_arm:
             fused = drop_weak_semantic(fused, self.weights()[1])
             if use_decay:
-                fused = apply_recency_decay(fused, self.config, now,
-                                            strong_evidence(fused, parsed))
+                full = self.full_matches(parsed, filters, 2)
+                fused = apply_recency_decay(fused, self.config, now, strong_evidence(
+                    fused, full[0] if len(full) == 1 else None))
             else:
                 fused = [_without_decay(c) for c in fused]
             lap("decay")
