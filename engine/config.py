@@ -129,6 +129,12 @@ def _fusion(value) -> str:
     return value
 
 
+def _share(value: float | None) -> float | None:
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise ConfigError(f"semantic_weight must be between 0 and 1, not {value!r}")
+    return value
+
+
 def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
     """Read ``<root>/memlens.toml`` (optional) over the defaults.
 
@@ -176,7 +182,7 @@ def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
         rrf_k=_number(search, "rrf_k", int, RRF_K),
         similarity_threshold=_number(search, "similarity_threshold", float, None),
         fusion=_fusion(search.get("fusion", "convex")),
-        semantic_weight=_number(search, "semantic_weight", float, None),
+        semantic_weight=_share(_number(search, "semantic_weight", float, None)),
         keyword_common_df=_number(search, "keyword_common_df", int, KEYWORD_COMMON_DF),
         embedding_batch_size=_number(index, "embedding_batch_size", int, EMBEDDING_BATCH_SIZE),
         chunk_batch_size=_number(index, "chunk_batch_size", int, CHUNK_BATCH_SIZE),

@@ -171,3 +171,6 @@ def test_fusion_and_weight_come_from_memlens_toml(tmp_path):
     (tmp_path / "memlens.toml").write_text('[search]\nfusion = "max"\n')
     with pytest.raises(ConfigError, match="fusion must be convex or rrf"):
         load_config(tmp_path)
+    (tmp_path / "memlens.toml").write_text('[search]\nsemantic_weight = 1.5\n')
+    with pytest.raises(ConfigError, match="semantic_weight must be between 0 and 1"):
+        load_config(tmp_path)
