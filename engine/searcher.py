@@ -457,7 +457,10 @@ class Searcher:
         lap("matched_all")
         best_sim = max((c.similarity for c in semantic), default=None)
         threshold = self.weights()[1]
-        low = (threshold is not None and not matched_all
+        # low: neither arm has evidence. Keyword: no chunk holds most of the words (every one
+        # for a 1-2 word query); semantic: nothing reaches the embedder's floor
+        most = max((len(r.matched_terms or ()) for r in results if not r.injected), default=0)
+        low = (threshold is not None and not matched_all and 2 * most <= wanted
                and (best_sim is None or best_sim < threshold))
         timings["total"] = round(sum(timings.values()), 2)
         if mode == "hybrid":

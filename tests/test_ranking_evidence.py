@@ -174,3 +174,17 @@ def test_fusion_and_weight_come_from_memlens_toml(tmp_path):
     (tmp_path / "memlens.toml").write_text('[search]\nsemantic_weight = 1.5\n')
     with pytest.raises(ConfigError, match="semantic_weight must be between 0 and 1"):
         load_config(tmp_path)
+
+
+def test_confidence_is_low_only_without_evidence_from_either_arm(chats):
+    assert chats.config.similarity_threshold is None  # the calibrated floor applies
+    none = chats.search("xylophone quantum marmalade", now=NOW)
+    assert none.confidence == "low" and len(none) == 0
+    assert chats.search("ash tree pruning", now=NOW).confidence == "ok"
+    # with a floor nothing reaches, the keyword side decides: most of the words in one chunk
+    strict = Searcher(chats.config.with_overrides(similarity_threshold=0.99))
+    one_of_three = strict.search("zorblatt xylophone quantum", now=NOW)
+    assert one_of_three.confidence == "low" and one_of_three[0].id == "notes/only.md#s1"
+    two_of_three = strict.search("pruning tree xylophone", now=NOW)
+    assert not two_of_three.matched_all_terms and two_of_three.confidence == "ok"
+    strict.close()
