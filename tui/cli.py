@@ -111,10 +111,9 @@ def _jsonable(obj):
 
 
 def _explain_lines(r, rrf_k: int) -> list[str]:
-    terms = " + ".join(f"{arm} 1/({rrf_k}+{rank}) = {value:.5f}" for arm, value, rank in (
-        (arm, value, r.keyword_rank if arm == "keyword" else r.semantic_rank)
-        for arm, value in r.rrf_terms.items()))
-    lines = [f"    rrf: {terms or '-'}"]
+    terms = " + ".join(f"{arm} {r.fusion_terms.get(arm, f'{value:.5f}')}"
+                       for arm, value in r.rrf_terms.items())
+    lines = [f"    fusion: {terms or '-'}"]
     if r.keyword_rank:
         lines.append(f"    keyword: rank {r.keyword_rank}, bm25 {r.bm25:.3f}, matched "
                      f"{one_line(', '.join(r.matched_terms or [])) or '-'}")

@@ -204,9 +204,8 @@ def explain(r, rrf_k: int) -> str:
         return (f"profile of {jstr(meta.get('person', ''))} injected at the median score "
                 f"(the query names {jstr(meta.get('matched', ''))})")
     terms = []
-    for arm in r.rrf_terms:
-        rank = r.keyword_rank if arm == "keyword" else r.semantic_rank
-        terms.append(f"{arm} 1/({rrf_k}+{rank})")
+    for arm, value in r.rrf_terms.items():
+        terms.append(f"{arm} {r.fusion_terms.get(arm, num(value))}")
     fused = sum(r.rrf_terms.values())
     text = " + ".join(terms) + f" = {num(fused)}" if terms else f"{num(fused)}"
     d = r.decay
@@ -280,7 +279,7 @@ def header_lines(response, threshold: float | None = None) -> list[str]:
         lines.append(f"suggestion: {why}; try keyword_search with the exact words or "
                      "identifier you expect, or get_neighborhood on the closest row's id to "
                      "read around it")
-    lines.append(f"rrf_k: {response.rrf_k}")
+    lines.append(f"fusion: {response.fusion}")
     if response.reranked:
         lines.append("reranked: true")
     else:
