@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from .db import Connection
-from .timephrase import TimeRange, resolve_time
+from .timephrase import resolve_time
+from .timerange import TimeRange
 
 # How a day reads: the day's own records first, then conversations, then documents.
 TYPE_ORDER = ("journal", "checkin", "garmin", "cgm", "event", "experiment", "meeting",
@@ -226,32 +227,6 @@ def activity(conn: Connection, year: int, source_type: str | None = None) -> Act
             days[day] = days.get(day, 0) + n
     days = dict(sorted(days.items()))
     return Activity(year, source_type, days, sum(days.values()), max(days.values(), default=0))
-
-
-def period(day: date, unit: str) -> TimeRange:
-    """The day, ISO week or month holding ``day``: what the timeline's keys step through."""
-    if unit == "day":
-        return TimeRange(day, day)
-    if unit == "week":
-        monday = day - timedelta(days=day.weekday())
-        return TimeRange(monday, monday + timedelta(days=6))
-    if unit == "month":
-        first = day.replace(day=1)
-        nxt = (first + timedelta(days=32)).replace(day=1)
-        return TimeRange(first, nxt - timedelta(days=1))
-    raise ValueError(f"unit must be day, week or month, not {unit!r}")
-
-
-def shift(day: date, unit: str, by: int) -> date:
-    """``day`` moved by ``by`` days, weeks or months (a month end kept inside the month)."""
-    if unit == "day":
-        return day + timedelta(days=by)
-    if unit == "week":
-        return day + timedelta(weeks=by)
-    k = day.year * 12 + day.month - 1 + by
-    y, m = k // 12, k % 12 + 1
-    last = period(date(y, m, 1), "month").until.day
-    return date(y, m, min(day.day, last))
 
 
 # -- items ---------------------------------------------------------------------------------------

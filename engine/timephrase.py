@@ -49,11 +49,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from .timerange import (
+    SEASONS,
+    Span,
+    TimeRange,
+    month_span,
+    season_span,
+    shift_month,
+    week_span,
+    year_span,
+)
+
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 MONTHS["sept"] = 9
 WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
-SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # first month
 NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
            "a couple of": 2}
@@ -71,65 +81,6 @@ _INTENT = re.compile(r"\b(between|from|since|after|before|until|till|in|during|o
 _JOIN = re.compile(r"\s*(?:\.\.|\band\b|\bto\b|\buntil\b|\btill\b|\bthrough\b|–|-)\s*",
                    re.IGNORECASE)
 
-Span = tuple[date, date]
-
-
-@dataclass(frozen=True)
-class TimeRange:
-    """Inclusive dates (None: open); with ``month_day``, only that (month, day) in each year."""
-
-    since: date | None = None
-    until: date | None = None
-    month_day: tuple[int, int] | None = None
-
-    @property
-    def kind(self) -> str:
-        return "on_this_day" if self.month_day else "range"
-
-    @property
-    def month_day_text(self) -> str | None:
-        return f"{self.month_day[0]:02d}-{self.month_day[1]:02d}" if self.month_day else None
-
-    @property
-    def since_iso(self) -> str | None:
-        return self.since.isoformat() if self.since else None
-
-    @property
-    def until_iso(self) -> str | None:
-        return self.until.isoformat() if self.until else None
-
-    def label(self) -> str:
-        """``2026-03-09..2026-03-15``, ``2026-06-01..``, ``..2024-12-31``, ``on this day 12-01``."""
-        if self.month_day:
-            return f"on this day {self.month_day_text}"
-        return f"{self.since_iso or ''}..{self.until_iso or ''}"
-
-    def contains(self, content_date: str | date | None) -> bool:
-        """Whether a chunk's ``content_date`` (``YYYY-MM-DD`` or a date) falls here."""
-        if content_date is None:
-            return False
-        text = content_date.isoformat() if isinstance(content_date, date) else content_date[:10]
-        if self.since and text < self.since.isoformat():
-            return False
-        if self.until and text > self.until.isoformat():
-            return False
-        return not self.month_day or text[5:10] == self.month_day_text
-
-    def sql(self, alias: str = "c") -> tuple[str, list]:
-        """The same test as a WHERE fragment over chunks (``since``/``until`` as Filters does)."""
-        clauses, args = [], []
-        if self.since:
-            clauses.append(f"{alias}.content_date >= ?")
-            args.append(self.since.isoformat())
-        if self.until:
-            clauses.append(f"{alias}.content_date <= ?")
-            args.append(self.until.isoformat())
-        if self.month_day:
-            clauses.append(f"substr({alias}.content_date, 6, 5) = ?")
-            args.append(self.month_day_text)
-        return " AND ".join(clauses) or "1=1", args
-
-
 @dataclass(frozen=True)
 class TimeQuery:
     """What :func:`parse_time_phrase` found: iterable as (range, text, phrase)."""
@@ -145,32 +96,6 @@ class TimeQuery:
     def header(self) -> str | None:
         """``time: 2026-03-09..2026-03-15 (from "last week")`` for --json and MCP headers."""
         return None if self.range is None else f'time: {self.range.label()} (from "{self.phrase}")'
-
-
-# -- calendar arithmetic ------------------------------------------------------------------------
-
-def _month(y: int, m: int) -> Span:
-    return date(y, m, 1), date(y, m, calendar.monthrange(y, m)[1])
-
-
-def _shift_month(y: int, m: int, by: int) -> tuple[int, int]:
-    k = y * 12 + (m - 1) + by
-    return k // 12, k % 12 + 1
-
-
-def _week(day: date) -> Span:
-    monday = day - timedelta(days=day.weekday())
-    return monday, monday + timedelta(days=6)
-
-
-def _year(y: int) -> Span:
-    return date(y, 1, 1), date(y, 12, 31)
-
-
-def _season(name: str, y: int) -> Span:
-    first = SEASONS[name]
-    end_y, end_m = _shift_month(y, first, 2)
-    return date(y, first, 1), _month(end_y, end_m)[1]
 
 
 def _day(y: int, m: int, d: int) -> date | None:
@@ -215,7 +140,7 @@ def _r_iso_date(m, today):
 
 
 def _r_iso_month(m, today):
-    return _month(int(m["y"]), int(m["m"])) if 1 <= int(m["m"]) <= 12 else None
+    return month_span(int(m["y"]), int(m["m"])) if 1 <= int(m["m"]) <= 12 else None
 
 
 def _r_iso_week(m, today):
@@ -223,7 +148,7 @@ def _r_iso_week(m, today):
         monday = date.fromisocalendar(int(m["y"]), int(m["w"]), 1)
     except ValueError:
         return None
-    return _week(monday)
+    return week_span(monday)
 
 
 def _r_day_month(m, today):
@@ -237,7 +162,7 @@ def _r_day_month(m, today):
 
 def _r_month_year(m, today):
     month = _month_word(m["mon"])
-    return _month(int(m["y"]), month) if month else None
+    return month_span(int(m["y"]), month) if month else None
 
 
 def _r_month(m, today):
@@ -252,11 +177,11 @@ def _r_month(m, today):
         y += month <= today.month
     elif which != "this":
         y -= month > today.month
-    return _month(y, month)
+    return month_span(y, month)
 
 
 def _r_year(m, today):
-    return _year(int(m["y"]))
+    return year_span(int(m["y"]))
 
 
 def _r_relative(m, today):
@@ -271,18 +196,18 @@ def _r_relative(m, today):
     if q == "past":  # rolling: the last 7 days, 1 month, 1 year up to today
         return _rolling(1, unit, today)
     if unit == "week":
-        return _week(today + timedelta(weeks=step))
+        return week_span(today + timedelta(weeks=step))
     if unit == "month":
-        return _month(*_shift_month(today.year, today.month, step))
-    return _year(today.year + step)
+        return month_span(*shift_month(today.year, today.month, step))
+    return year_span(today.year + step)
 
 
 def _rolling(n: int, unit: str, today: date) -> Span:
     unit = unit.rstrip("s")
     if unit in ("day", "week"):
         return today - timedelta(days=n * (7 if unit == "week" else 1) - 1), today
-    y, mo = _shift_month(today.year, today.month, -n * (12 if unit == "year" else 1))
-    start = _day(y, mo, today.day) or _month(y, mo)[1]
+    y, mo = shift_month(today.year, today.month, -n * (12 if unit == "year" else 1))
+    start = _day(y, mo, today.day) or month_span(y, mo)[1]
     return start + timedelta(days=1), today
 
 
@@ -296,17 +221,17 @@ def _r_ago(m, today):
         day = today - timedelta(days=n)
         return day, day
     if unit == "week":
-        return _week(today - timedelta(weeks=n))
+        return week_span(today - timedelta(weeks=n))
     if unit == "month":
-        return _month(*_shift_month(today.year, today.month, -n))
-    return _year(today.year - n)
+        return month_span(*shift_month(today.year, today.month, -n))
+    return year_span(today.year - n)
 
 
 def _r_season(m, today):
     name = m["s"].lower()
     if _g(m, "y"):
-        return _season(name, int(_g(m, "y")))
-    spans = [_season(name, y) for y in range(today.year - 2, today.year + 2)]
+        return season_span(name, int(_g(m, "y")))
+    spans = [season_span(name, y) for y in range(today.year - 2, today.year + 2)]
     ended = [s for s in spans if s[1] < today]
     which = (_g(m, "q") or "this").lower()
     if which == "last":
@@ -319,7 +244,7 @@ def _r_season(m, today):
 def _r_weekday(m, today):
     wd, which = WEEKDAYS[m["wd"].lower()], (_g(m, "q") or "").lower()
     if which == "this":
-        day = _week(today)[0] + timedelta(days=wd)
+        day = week_span(today)[0] + timedelta(days=wd)
     elif which == "next":
         day = today + timedelta(days=(wd - today.weekday() - 1) % 7 + 1)
     else:  # "last": strictly before today; after "on"/"since": on or before today

@@ -15,11 +15,9 @@ from engine.timeline import (
     TimelineError,
     activity,
     on_this_day,
-    period,
-    shift,
     timeline,
 )
-from engine.timephrase import TimeRange
+from engine.timerange import TimeRange, period, shift
 
 NOW = datetime(2026, 3, 20, 9, 0, tzinfo=UTC)
 
