@@ -27,9 +27,13 @@ The rules (tested in tests/test_timephrase.py):
   under way, else the most recent one.
 - "N days ago" is that day; "N weeks ago" that ISO week; "N months ago" that calendar month;
   "N years ago" that calendar year. "past/last N days|weeks|months|years" ends today.
-- "since X" and "from X" start at X; "after X" starts the day after X ends; "before X" ends
-  the day before X starts; "until X" ends with X; "between X and Y" / "from X to Y" / "X..Y"
-  span both (a bare first month later than the second is taken from the year before).
+- "since X" starts at X; "after X" starts the day after X ends; "before X" ends the day
+  before X starts; "until X" ends with X; "between X and Y" / "from X to Y" / "X..Y" (and
+  "X - Y" between full dates) span both; a bare first month later than the second is taken
+  from the year before. "from X" alone is no date ("a message from June"): only in ranges.
+- Also: "this/last/next weekend" (Saturday-Sunday of that ISO week), quarters "Q2 2026" /
+  "2026-Q2", ISO weeks "2026-W11". A trailing 's belongs to the phrase ("today's weather").
+  Not understood: slash dates (14/03 vs 3/14 is ambiguous) and holidays by name.
 - "on this day" is the same month-day in every earlier year (:attr:`TimeRange.month_day`).
 - Date intent. Words that only look like dates never filter: a bare month name or year counts
   only after one of in/during/on/since/after/before/until/till/between/from (or with
@@ -78,6 +82,7 @@ _WEEKDAY = "|".join(WEEKDAYS)
 _SEASON = "|".join(SEASONS)
 _INTENT = re.compile(r"\b(between|from|since|after|before|until|till|in|during|on)\s+"
                      r"(?:the\s+)?$", re.IGNORECASE)
+_THE = re.compile(r"\bthe\s+$", re.IGNORECASE)
 _JOIN = re.compile(r"\s*(?:\.\.|\band\b|\bto\b|\buntil\b|\btill\b|\bthrough\b|–|-)\s*",
                    re.IGNORECASE)
 
@@ -202,6 +207,17 @@ def _r_relative(m, today):
     return year_span(today.year + step)
 
 
+def _r_weekend(m, today):
+    step = {"this": 0, "last": -1, "next": 1}[m["q"].lower()]
+    saturday = week_span(today + timedelta(weeks=step))[0] + timedelta(days=5)
+    return saturday, saturday + timedelta(days=1)
+
+
+def _r_quarter(m, today):
+    first = 3 * int(m["qn"]) - 2
+    return month_span(int(m["y"]), first)[0], month_span(int(m["y"]), first + 2)[1]
+
+
 def _rolling(n: int, unit: str, today: date) -> Span:
     unit = unit.rstrip("s")
     if unit in ("day", "week"):
@@ -271,6 +287,9 @@ POINTS: list[tuple[re.Pattern, Resolver, bool]] = [
     (_p(rf"(?P<mon>{_FULL})"), _r_month, True),
     (_p(_YEAR), _r_year, True),
     (_p(r"today|yesterday"), _r_relative, False),
+    (_p(r"(?P<q>this|last|next)\s+weekend"), _r_weekend, False),
+    (_p(rf"Q(?P<qn>[1-4])\s+{_YEAR}"), _r_quarter, False),
+    (_p(rf"{_YEAR}-?Q(?P<qn>[1-4])"), _r_quarter, False),
     (_p(r"(?P<q>this|last|next|past)\s+(?P<unit>week|month|year)"), _r_relative, False),
     (_p(rf"(?:the\s+)?(?:past|last)\s+{_NUM}\s+(?P<unit>days?|weeks?|months?|years?)"),
      _r_past_n, False),
@@ -290,6 +309,7 @@ class _Point:
     end: int
     span: Span
     needs_intent: bool
+    bare_month: bool = False
 
 
 def _points(query: str, today: date) -> list[_Point]:
@@ -299,7 +319,8 @@ def _points(query: str, today: date) -> list[_Point]:
         for m in pattern.finditer(query):
             span = resolve(m, today)
             if span is not None:
-                found.append(_Point(m.start(), m.end(), span, needs_intent))
+                bare = resolve is _r_month and not _g(m, "q")
+                found.append(_Point(m.start(), m.end(), span, needs_intent, bare))
     found.sort(key=lambda p: (p.start, p.start - p.end))
     out: list[_Point] = []
     for p in found:
@@ -318,20 +339,32 @@ def _phrase(query: str, points: list[_Point], i: int, implied: bool
     nxt = points[i + 1] if i + 1 < len(points) else None
     join = _JOIN.match(query, p.end) if nxt else None
     if nxt and join and join.end() == nxt.start and (
-            word in ("between", "from") or join[0].strip() == ".."):
+            word in ("between", "from") or join[0].strip() == ".."
+            or (join[0].strip() in "-–" and not (p.needs_intent or nxt.needs_intent))):
         since, until = p.span[0], nxt.span[1]
-        if since > until and p.needs_intent:  # "between November and February"
-            since = since.replace(year=since.year - 1)
-        return start, nxt.end, TimeRange(since, until)
+        if since > until:  # "between November and February": the year before; else swapped
+            since, until = ((since.replace(year=since.year - 1), until) if p.bare_month
+                            else (nxt.span[0], p.span[1]))
+        return start, _possessive(query, nxt.end), TimeRange(since, until)
+    if word == "from":  # alone, "from June" is a sender as often as a date: ranges only
+        word, start = None, p.start
     if word is None and p.needs_intent and not implied:
         return None
+    if word is None:
+        the = _THE.search(query, 0, p.start)  # "the summer of 2025"
+        start = the.start() if the else start
     since, until = p.span
-    rng = {"since": TimeRange(since), "from": TimeRange(since),
+    rng = {"since": TimeRange(since),
            "after": TimeRange(until + timedelta(days=1)),
            "before": TimeRange(None, since - timedelta(days=1)),
            "until": TimeRange(None, until), "till": TimeRange(None, until)
            }.get(word, TimeRange(since, until))
-    return start, p.end, rng
+    return start, _possessive(query, p.end), rng
+
+
+def _possessive(query: str, end: int) -> int:
+    """Past a trailing 's ("today's weather", "last week's run")."""
+    return end + 2 if query.startswith(("'s", "’s"), end) else end
 
 
 def _today(now: datetime | date) -> date:

@@ -75,6 +75,14 @@ TABLE = [
     ("climbing last Sunday", NOW, "2026-11-29", "2026-11-29", "last Sunday", "climbing"),
     ("dinner on Sunday", NOW, "2026-11-29", "2026-11-29", "on Sunday", "dinner"),
     ("since Monday", NOW, "2026-11-30", None, "since Monday", ""),
+    ("today's weather", NOW, "2026-12-01", "2026-12-01", "today's", "weather"),
+    ("last week's runs", NOW, "2026-11-23", "2026-11-29", "last week's", "runs"),
+    ("2026-03-01 - 2026-03-15", NOW, "2026-03-01", "2026-03-15", "2026-03-01 - 2026-03-15", ""),
+    ("the summer of 2025", NOW, "2025-06-01", "2025-08-31", "the summer of 2025", ""),
+    ("hike last weekend", NOW, "2026-11-28", "2026-11-29", "last weekend", "hike"),
+    ("board Q2 2026", NOW, "2026-04-01", "2026-06-30", "Q2 2026", "board"),
+    ("from June to August", NOW, "2026-06-01", "2026-08-31", "from June to August", ""),
+    ("between 2025 and 2024", NOW, "2024-01-01", "2025-12-31", "between 2025 and 2024", ""),
 ]
 
 
@@ -104,6 +112,8 @@ NOT_DATES = [
     "dec meeting notes",
     "3 days hiking trip",
     "route 66 ride",
+    "message from June",
+    "a note from April",
 ]
 
 
