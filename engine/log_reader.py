@@ -8,6 +8,11 @@ passed becomes a known point (kept per file while its size and mtime stay the sa
 open in the middle of an 84 MB log reads ~42 MB once (memchr-speed ``bytes.count``), later
 opens and pages in that file start from a nearby point. Lines are then read forwards with
 ``readline`` and backwards in 64 KiB blocks, a bounded number each way.
+
+Measured on a generated 540k-message, 82 MB telegram log (2 shared cores): opening the middle
+window with 20 messages each side takes 25-30 ms in a fresh process, ~50 ms with the file
+evicted from the page cache, 0.7 ms when reopened; a page of 40 messages back, 0.4 ms; the last
+window, 1 ms (it starts at the indexer's resume point).
 """
 
 from __future__ import annotations

@@ -10,8 +10,9 @@ Why a small grammar and not ``dateparser``. Measured on this machine (dateparser
 220 ms, then 1.9 ms per query on average with 5-13 ms for "last week", "two weeks ago" and
 "between March and May". Over the 1 ms per keystroke budget, and it returns points, not
 ranges ("last week" -> the same hour seven days ago), and dates "I may go", "march on" and
-"Sunday roast recipe" -- exactly the false positives to avoid. The table below costs tens of
-microseconds and states its rules.
+"Sunday roast recipe" -- exactly the false positives to avoid. The table below imports in
+9-13 ms and takes 0.02 ms per query (0.05 ms at worst) on the same 20 queries, and states its
+rules.
 
 The rules (tested in tests/test_timephrase.py):
 
