@@ -405,3 +405,30 @@ def resolve_time(text: str, now: datetime | date) -> TimeRange | None:
     or None when it is not wholly one: a timeline's DATE|RANGE|PHRASE argument."""
     found = parse_time_phrase(text.strip(), now, implied=True)
     return found.range if found.range is not None and not found.text else None
+
+
+@dataclass(frozen=True)
+class SearchTime:
+    """What a search runs with once the query's time phrase is applied (:func:`search_time`)."""
+
+    text: str  # what the arms see
+    since: str | None  # ISO dates for Filters
+    until: str | None
+    month_day: str | None  # "MM-DD" for "on this day", else None
+    found: TimeQuery  # the phrase, applied or not
+    applied: bool  # False when explicit since/until won, or there was no phrase
+
+    @property
+    def header(self) -> str | None:
+        return self.found.header() if self.applied else None
+
+
+def search_time(query: str, now: datetime | date, since: str | None = None,
+                until: str | None = None) -> SearchTime:
+    """The search's text and date filters: explicit ``since``/``until`` win over a phrase,
+    which then stays in the text as ordinary words; else the phrase becomes the filters."""
+    found = parse_time_phrase(query, now)
+    if found.range is None or since or until:
+        return SearchTime(query, since, until, None, found, False)
+    rng = found.range
+    return SearchTime(found.text, rng.since_iso, rng.until_iso, rng.month_day_text, found, True)

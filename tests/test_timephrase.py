@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from engine.timephrase import TimeRange, parse_time_phrase, resolve_time
+from engine.timephrase import TimeRange, parse_time_phrase, resolve_time, search_time
 
 NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)  # a Tuesday, ISO week 49
 SPRING = datetime(2026, 4, 15, 10, 0, tzinfo=UTC)  # for months still ahead this year
@@ -177,3 +177,18 @@ def test_sql_and_contains_agree():
         got = {r[0] for r in conn.execute(f"SELECT content_date FROM chunks c WHERE {where}",
                                           args)}
         assert got == {x for x in days if rng.contains(x)}, query
+
+
+def test_search_time_applies_the_phrase_unless_since_or_until_are_given():
+    applied = search_time("dinner with Maya last week", NOW)
+    assert (applied.text, applied.since, applied.until, applied.applied) == (
+        "dinner with Maya", "2026-11-23", "2026-11-29", True)
+    assert applied.header == 'time: 2026-11-23..2026-11-29 (from "last week")'
+    explicit = search_time("dinner with Maya last week", NOW, since="2026-01-01")
+    assert (explicit.text, explicit.since, explicit.until, explicit.applied) == (
+        "dinner with Maya last week", "2026-01-01", None, False)
+    assert explicit.header is None and explicit.found.phrase == "last week"
+    on_day = search_time("on this day", NOW)
+    assert (on_day.month_day, on_day.until, on_day.text) == ("12-01", "2025-12-31", "")
+    plain = search_time("march on", NOW)
+    assert (plain.text, plain.since, plain.applied) == ("march on", None, False)
