@@ -85,17 +85,20 @@ class PersonFilter:
             args += list(self.entity_files)
         return query, args
 
-    def matches(self, chunk: Mapping[str, Any]) -> bool:
-        """The same test over a chunk (or candidate) as a dict: content, source_file,
-        source_type, metadata. Words compare on :func:`engine.fts_query.light_stem`, the
-        closest the engine has to the index's porter stemmer."""
-        source_type = chunk.get("source_type")
-        if source_type == PROFILE_SOURCE_TYPE:
-            meta = chunk.get("metadata") or {}
+    def matches(self, chunk: Mapping[str, Any] | Any) -> bool:
+        """The same test in memory, over a chunk dict or an object with the same attributes
+        (a :class:`engine.candidates.Candidate`): content, source_file, source_type, metadata.
+        Words compare on :func:`engine.fts_query.light_stem`, the closest the engine has to
+        the index's porter stemmer."""
+        def get(key: str) -> Any:
+            return chunk.get(key) if isinstance(chunk, Mapping) else getattr(chunk, key, None)
+
+        if get("source_type") == PROFILE_SOURCE_TYPE:
+            meta = get("metadata") or {}
             return normalize_key(str(meta.get("person", ""))) == normalize_key(self.name)
-        if chunk.get("source_file") in self.entity_files:
+        if get("source_file") in self.entity_files:
             return True
-        for text in (chunk.get("content") or "", chunk.get("source_file") or ""):
+        for text in (get("content") or "", get("source_file") or ""):
             stems = [light_stem(t) for t in tokenize(text)]
             for words in self.phrases:
                 needle = [light_stem(w) for w in words]

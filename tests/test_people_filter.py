@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.candidates import Candidate
 from engine.config import load_config
 from engine.db import connect
 from engine.entities import clear_people_cache
@@ -110,6 +111,10 @@ def test_the_injected_profile_passes_and_unknown_names_still_filter(people_db):
                "content": "Maya Chen (also: Maya)", "metadata": {"person": "Maya Chen"}}
     assert pf.matches(profile)
     assert not person_filter(conn, root, "Bobby").matches(profile)
+    injected = Candidate(id="profile:maya-chen", content=profile["content"],
+                         source_file=profile["source_file"], source_type="profile",
+                         metadata=profile["metadata"], injected=True)
+    assert pf.matches(injected)  # a fusion candidate works as well as a dict
     sam = person_filter(conn, root, "Sam Ortiz")
     assert not sam.known and sam.name == "Sam Ortiz"
     assert agree(conn, sam) == {"data/slack/general.jsonl#w0", "data/slack/random.jsonl#w0"}
