@@ -85,6 +85,10 @@ def vec_bloat(conn: Connection) -> VecBloat | None:
                     dead > BLOAT_SUGGEST_RATIO * max(live, 1) and dead >= MIN_DEAD_SLOTS)
 
 
+def chunk_count(conn: Connection) -> int:
+    return conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+
 def index_statistics(conn: Connection, db_path: Path) -> IndexStatistics:
     per_type = dict(conn.execute(
         "SELECT source_type, count(*) FROM chunks GROUP BY source_type ORDER BY 2 DESC"))

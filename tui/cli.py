@@ -8,25 +8,37 @@ names, chunk text, messages quoting them) goes through engine/textsafe.py.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 
 from engine.textsafe import json_dumps, one_line, plain
 
-from .cli_errors import CliError, run
+from .cli_args import check_search_args, limit_count, package_version, since_date, until_date
+from .cli_errors import CliError, OneLineParser, UsageError, run
+
+
+def _n(count: int, word: str, plural: str | None = None) -> str:
+    """``1 file``, ``2,594 files``."""
+    return f"{count:,} {word if count == 1 else plural or word + 's'}"
+
+
+def _existing(root: Path) -> Path:
+    if not root.is_dir():
+        what = "is not a folder" if root.exists() else "does not exist"
+        raise UsageError(f"data root {root} {what}: check --root or $MEMLENS_ROOT")
+    return root
 
 
 def _config(args):
     from engine.config import load_config, resolve_root
 
-    root, is_demo = resolve_root(getattr(args, "root", None))
+    root, is_demo = resolve_root(args.root)
     if is_demo and not (root / ".memlens-demo.json").exists():
-        raise CliError(
+        raise UsageError(
             f"no data root given and no demo root at {root}: pass --root, set $MEMLENS_ROOT, "
             "or run `memlens demo` to create the demo root")
-    if not root.is_dir():
-        raise CliError(f"data root {root} does not exist")
-    config = load_config(root, getattr(args, "db", None))
+    config = load_config(_existing(root), args.db)
     args.db_path = config.db_path  # for the one-line description of index errors
     return config
 
@@ -67,6 +79,21 @@ def _progress_printer(quiet: bool):
     return bar, update
 
 
+def _unchanged_chunks(config, stats) -> int:
+    """Chunks the run left as they were. The indexer counts them only in the files it re-read
+    (IndexStats.unchanged_chunks), not in files whose mtime had not moved: count the index."""
+    from engine.schema import open_reader
+    from engine.stats import chunk_count
+
+    if not config.db_path.exists():
+        return stats.unchanged_chunks
+    conn = open_reader(config.db_path)
+    try:
+        return max(chunk_count(conn) - stats.chunks, 0)
+    finally:
+        conn.close()
+
+
 def cmd_reindex(args) -> int:
     from engine.indexer import reindex
 
@@ -81,10 +108,10 @@ def cmd_reindex(args) -> int:
     if args.json:
         print(json_dumps(stats.to_dict()))
     else:
-        print(f"indexed {stats.files} files ({stats.skipped} unchanged, "
-              f"{stats.removed_files} removed): {stats.chunks} chunks written, "
-              f"{stats.unchanged_chunks} unchanged, {stats.deleted_chunks} deleted, "
-              f"{stats.embedded} embedded, {stats.pending_embeddings} pending "
+        print(f"indexed {_n(stats.files, 'file')} ({stats.skipped:,} unchanged, "
+              f"{stats.removed_files:,} removed): {_n(stats.chunks, 'chunk')} written, "
+              f"{_unchanged_chunks(config, stats):,} unchanged, {stats.deleted_chunks:,} "
+              f"deleted, {stats.embedded:,} embedded, {stats.pending_embeddings:,} pending "
               f"in {stats.seconds:.1f}s")
         for e in stats.errors:
             print(f"error: {one_line(e.source_file)}: {one_line(e.message)}", file=sys.stderr)
@@ -131,32 +158,69 @@ def _explain_lines(r, rrf_k: int) -> list[str]:
     return lines
 
 
+def _cut(text: str, cells: int) -> str:
+    from rich.cells import get_character_cell_size
+
+    out, used = [], 0
+    for ch in text:
+        used += get_character_cell_size(ch)
+        if used > cells:
+            break
+        out.append(ch)
+    return "".join(out)
+
+
+def _fit(text: str, cells: int, keep_end: bool = False) -> str:
+    """``text`` in at most ``cells`` terminal cells, cut with an ellipsis; a path keeps its
+    end (the file name)."""
+    from rich.cells import cell_len
+
+    if cell_len(text) <= cells:
+        return text
+    if keep_end:
+        return "…" + _cut(text[::-1], cells - 1)[::-1]
+    return _cut(text, cells - 1) + "…"
+
+
+def _search_lines(response, width: int, explain: bool) -> list[str]:
+    """The results as a table sized to the terminal: rank, score, type, date, path; snippet."""
+    from rich.cells import cell_len
+
+    depth = ", ".join(f"{arm} {n}/{d}" for arm, (n, d) in response.arm_depth.items())
+    lines = [_fit(f"{_n(len(response), 'result')} in "
+                  f"{response.timings_ms.get('total', 0):.0f} ms | arms: {one_line(response.arms)}"
+                  f" | confidence: {response.confidence} | depth: {depth}", width)]
+    type_width = min(13, max((cell_len(one_line(r.source_type)) for r in response), default=0))
+    for i, r in enumerate(response, 1):
+        mark = " [profile]" if r.injected else ""
+        head = (f"{i:2}. {r.score:.4f} {_fit(one_line(r.source_type), type_width):{type_width}} "
+                f"{one_line(r.content_date or ''):10} ")
+        room = max(width - cell_len(head) - len(mark), 12)
+        lines.append(head + _fit(one_line(r.source_file), room, keep_end=True) + mark)
+        lines.append(_fit(f"    {one_line(r.snippet)}", width))
+        if explain:
+            lines += [_fit(line, width) for line in _explain_lines(r, response.rrf_k)]
+    return lines
+
+
 def cmd_search(args) -> int:
     from engine.searcher import Searcher, SearchError
 
     config = _config(args)
+    check_search_args(args, config.routes)
     searcher = Searcher(config)
     try:
         response = searcher.search(
             args.query, limit=args.limit, source_types=args.source or None, mode=args.mode,
             since=args.since, until=args.until, path_prefix=args.folder, tags=args.tag or None)
     except SearchError as exc:
-        raise CliError(str(exc)) from exc
+        raise UsageError(str(exc)) from exc
     finally:
         searcher.close()
     if args.json:
         print(json_dumps(_jsonable(response)))
         return 0
-    depth = ", ".join(f"{arm} {n}/{d}" for arm, (n, d) in response.arm_depth.items())
-    print(f"arms: {one_line(response.arms)} | depth: {depth} | confidence: {response.confidence} | "
-          f"{len(response)} results in {response.timings_ms.get('total', 0):.0f} ms")
-    for i, r in enumerate(response, 1):
-        mark = " [profile]" if r.injected else ""
-        print(f"{i:2}. {r.score:.4f} {one_line(r.source_type):13} "
-              f"{one_line(r.content_date or ''):10} {one_line(r.source_file)}{mark}")
-        print(f"    {one_line(r.snippet)[:160]}")
-        if args.explain:
-            print("\n".join(_explain_lines(r, response.rrf_k)))
+    print("\n".join(_search_lines(response, shutil.get_terminal_size().columns, args.explain)))
     return 0
 
 
@@ -171,10 +235,10 @@ def cmd_maintenance(args) -> int:
     if args.json:
         print(json_dumps(stats))
     else:
-        print(f"rebuilt {stats['vectors']} vectors: {_human_bytes(stats['size_before'])} -> "
-              f"{_human_bytes(stats['size_after'])} (reclaimed "
+        print(f"rebuilt {_n(stats['vectors'], 'vector')}: {_human_bytes(stats['size_before'])}"
+              f" -> {_human_bytes(stats['size_after'])} (reclaimed "
               f"{_human_bytes(max(stats['reclaimed_bytes'], 0))}), dead slots "
-              f"{stats['dead_slots_before']} -> {stats['dead_slots_after']}")
+              f"{stats['dead_slots_before']:,} -> {stats['dead_slots_after']:,}")
     return 0
 
 
@@ -188,7 +252,7 @@ def cmd_discover(args) -> int:
             count = sum(1 for f in files if f.source_type == source_type
                         and Path(f.rel).match(pattern))
             print(f"{one_line(source_type):15} {count:6}  {one_line(pattern)}")
-        print(f"{len(files)} files routed")
+        print(f"{_n(len(files), 'file')} routed")
         return 0
     if config.db_path.exists():
         from engine.schema import open_reader
@@ -199,7 +263,8 @@ def cmd_discover(args) -> int:
         print(f"{one_line(f.source_type):15} {one_line(f.rel)}")
     for rel in gone:
         print(f"{'(removed)':15} {one_line(rel)}")
-    print(f"{len(pending)} of {len(files)} files need indexing")
+    print(f"{len(pending):,} of {_n(len(files), 'file')} "
+          f"{'needs' if len(pending) == 1 else 'need'} indexing")
     return 0
 
 
@@ -218,11 +283,12 @@ def cmd_stats(args) -> int:
         return 0
     print(f"index      {one_line(st.db_path)} ({_human_bytes(st.db_bytes)})")
     print(f"embedder   {one_line(st.embedder or '(none yet)')}")
-    print(f"chunks     {st.chunks} in {st.files} files; {st.pending_embeddings} pending "
-          f"embeddings, {st.truncated_embeddings} truncated")
+    print(f"chunks     {_n(st.chunks, 'chunk')} in {_n(st.files, 'file')}; "
+          f"{_n(st.pending_embeddings, 'pending embedding')}, {st.truncated_embeddings:,} "
+          "truncated")
     if st.bloat:
         b = st.bloat
-        print(f"vec0       {b.live_rows} vectors, {b.dead_slots} dead slots "
+        print(f"vec0       {_n(b.live_rows, 'vector')}, {_n(b.dead_slots, 'dead slot')} "
               f"({_human_bytes(b.dead_bytes)}), fill {b.slot_fill:.0%}"
               + ("  -> run `memlens maintenance`" if b.suggest_maintenance else ""))
     print(f"reindexed  {st.last_reindex_at or 'never'}")
@@ -251,8 +317,9 @@ def cmd_demo(args) -> int:
             stats = reindex(config=config, progress=update)
     else:
         stats = reindex(config=config)
-    print(f"indexed {stats.chunks} new chunks ({stats.unchanged_chunks} unchanged) "
-          f"in {stats.seconds:.1f}s", file=sys.stderr)
+    print(f"indexed {stats.chunks:,} new {'chunk' if stats.chunks == 1 else 'chunks'} "
+          f"({_unchanged_chunks(config, stats):,} unchanged) in {stats.seconds:.1f}s",
+          file=sys.stderr)
     if args.no_app:
         return 0
     return _open_app(root, None)
@@ -273,7 +340,7 @@ def cmd_app(args) -> int:
     if is_demo and not (root / ".memlens-demo.json").exists():
         args.root, args.chunks, args.no_app = None, None, False
         return cmd_demo(args)
-    return _open_app(root, args.db)
+    return _open_app(_existing(root), args.db)
 
 
 def cmd_import(args) -> int:
@@ -315,29 +382,43 @@ def cmd_import(args) -> int:
 
 
 def cmd_mcp(args) -> int:
+    from engine.config import resolve_root
     from tui.mcp_server import serve
 
+    _existing(resolve_root(args.root)[0])
     return serve(args.root, args.db)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--root", help="data root (default: $MEMLENS_ROOT, else the demo root)")
-    common.add_argument("--db", help="index file (default: <root>/data/search/memlens.db)")
-    _debug_flag(common)
+def _common(parser: argparse.ArgumentParser, top: bool) -> argparse.ArgumentParser:
+    # after the subcommand the defaults are SUPPRESS: a subcommand's default must not undo
+    # `memlens --root DIR <command>` (argparse copies every subcommand default over the top's)
+    default = None if top else argparse.SUPPRESS
+    parser.add_argument("--root", default=default,
+                        help="data root (default: $MEMLENS_ROOT, else the demo root)")
+    parser.add_argument("--db", default=default,
+                        help="index file (default: <root>/data/search/memlens.db)")
+    _debug_flag(parser)
+    return parser
 
-    parser = argparse.ArgumentParser(
-        prog="memlens", parents=[common],
-        description="A person's long-term memory, browsable from the terminal.")
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common(OneLineParser(add_help=False), top=False)
+
+    parser = _common(OneLineParser(
+        prog="memlens", description="A person's long-term memory, browsable from the terminal."),
+        top=True)
+    parser.add_argument("--version", action="version", version=f"memlens {package_version()}")
     sub = parser.add_subparsers(dest="command")
 
     p = sub.add_parser("search", parents=[common], help="hybrid search from the command line")
     p.add_argument("query")
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=limit_count, default=10, help="results, 1 to 200")
     p.add_argument("--source", action="append", metavar="TYPE", help="only this source type "
                    "(repeatable)")
-    p.add_argument("--since", metavar="DATE", help="content dated on or after (YYYY-MM-DD)")
-    p.add_argument("--until", metavar="DATE", help="content dated on or before (YYYY-MM-DD)")
+    p.add_argument("--since", metavar="DATE", type=since_date,
+                   help="content dated on or after (YYYY-MM-DD, YYYY-MM or YYYY)")
+    p.add_argument("--until", metavar="DATE", type=until_date,
+                   help="content dated on or before (YYYY-MM-DD, YYYY-MM or YYYY)")
     p.add_argument("--folder", metavar="PREFIX", help="only files under this path prefix")
     p.add_argument("--tag", action="append", help="only notes with this tag (repeatable, ALL)")
     p.add_argument("--mode", choices=["hybrid", "keyword", "semantic"], default="hybrid")
@@ -382,7 +463,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("demo", help="create and index the demo data root, then open the app")
-    p.add_argument("--root", help="where to create it (default: the user data dir)")
+    p.add_argument("--root", default=argparse.SUPPRESS,
+                   help="where to create it (default: the user data dir)")
     p.add_argument("--chunks", type=int, help="grow the demo to about N chunks")
     p.add_argument("--no-app", action="store_true", help="stop after indexing")
     _debug_flag(p)
@@ -391,13 +473,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _debug_flag(parser: argparse.ArgumentParser) -> None:
-    # SUPPRESS: a subcommand's default must not undo `memlens --debug <command>`
+    # SUPPRESS on both levels: a subcommand's default must not undo `memlens --debug <command>`
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show a traceback on failure (also MEMLENS_DEBUG=1)")
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # a usage error (exit 2, one line), --help or --version
+        return exc.code if isinstance(exc.code, int) else 0
     return run(getattr(args, "func", cmd_app), args)
 
 
