@@ -16,11 +16,7 @@ from engine.textsafe import json_dumps, one_line, plain
 
 from .cli_args import check_search_args, limit_count, package_version, since_date, until_date
 from .cli_errors import CliError, OneLineParser, UsageError, run
-
-
-def _n(count: int, word: str, plural: str | None = None) -> str:
-    """``1 file``, ``2,594 files``."""
-    return f"{count:,} {word if count == 1 else plural or word + 's'}"
+from .cli_table import plural, search_lines
 
 
 def _existing(root: Path) -> Path:
@@ -108,8 +104,8 @@ def cmd_reindex(args) -> int:
     if args.json:
         print(json_dumps(stats.to_dict()))
     else:
-        print(f"indexed {_n(stats.files, 'file')} ({stats.skipped:,} unchanged, "
-              f"{stats.removed_files:,} removed): {_n(stats.chunks, 'chunk')} written, "
+        print(f"indexed {plural(stats.files, 'file')} ({stats.skipped:,} unchanged, "
+              f"{stats.removed_files:,} removed): {plural(stats.chunks, 'chunk')} written, "
               f"{_unchanged_chunks(config, stats):,} unchanged, {stats.deleted_chunks:,} "
               f"deleted, {stats.embedded:,} embedded, {stats.pending_embeddings:,} pending "
               f"in {stats.seconds:.1f}s")
@@ -137,72 +133,6 @@ def _jsonable(obj):
     return obj
 
 
-def _explain_lines(r, rrf_k: int) -> list[str]:
-    terms = " + ".join(f"{arm} 1/({rrf_k}+{rank}) = {value:.5f}" for arm, value, rank in (
-        (arm, value, r.keyword_rank if arm == "keyword" else r.semantic_rank)
-        for arm, value in r.rrf_terms.items()))
-    lines = [f"    rrf: {terms or '-'}"]
-    if r.keyword_rank:
-        lines.append(f"    keyword: rank {r.keyword_rank}, bm25 {r.bm25:.3f}, matched "
-                     f"{one_line(', '.join(r.matched_terms or [])) or '-'}")
-    if r.semantic_rank:
-        lines.append(f"    semantic: rank {r.semantic_rank}, similarity {r.similarity:.3f}")
-    if r.decay:
-        age = "unknown age" if r.decay.age_days is None else f"age {r.decay.age_days:.0f} d"
-        lines.append(f"    decay: x{r.decay.factor:.3f} ({age}, half-life "
-                     f"{r.decay.half_life:.0f} d{', floored' if r.decay.floored else ''})")
-    flags = [f for f, on in (("stale", r.stale), ("embedding truncated",
-                                                  r.embedding_truncated)) if on]
-    lines.append(f"    mmr position: {r.mmr_position or '-'}"
-                 + (f"; {', '.join(flags)}" if flags else ""))
-    return lines
-
-
-def _cut(text: str, cells: int) -> str:
-    from rich.cells import get_character_cell_size
-
-    out, used = [], 0
-    for ch in text:
-        used += get_character_cell_size(ch)
-        if used > cells:
-            break
-        out.append(ch)
-    return "".join(out)
-
-
-def _fit(text: str, cells: int, keep_end: bool = False) -> str:
-    """``text`` in at most ``cells`` terminal cells, cut with an ellipsis; a path keeps its
-    end (the file name)."""
-    from rich.cells import cell_len
-
-    if cell_len(text) <= cells:
-        return text
-    if keep_end:
-        return "…" + _cut(text[::-1], cells - 1)[::-1]
-    return _cut(text, cells - 1) + "…"
-
-
-def _search_lines(response, width: int, explain: bool) -> list[str]:
-    """The results as a table sized to the terminal: rank, score, type, date, path; snippet."""
-    from rich.cells import cell_len
-
-    depth = ", ".join(f"{arm} {n}/{d}" for arm, (n, d) in response.arm_depth.items())
-    lines = [_fit(f"{_n(len(response), 'result')} in "
-                  f"{response.timings_ms.get('total', 0):.0f} ms | arms: {one_line(response.arms)}"
-                  f" | confidence: {response.confidence} | depth: {depth}", width)]
-    type_width = min(13, max((cell_len(one_line(r.source_type)) for r in response), default=0))
-    for i, r in enumerate(response, 1):
-        mark = " [profile]" if r.injected else ""
-        head = (f"{i:2}. {r.score:.4f} {_fit(one_line(r.source_type), type_width):{type_width}} "
-                f"{one_line(r.content_date or ''):10} ")
-        room = max(width - cell_len(head) - len(mark), 12)
-        lines.append(head + _fit(one_line(r.source_file), room, keep_end=True) + mark)
-        lines.append(_fit(f"    {one_line(r.snippet)}", width))
-        if explain:
-            lines += [_fit(line, width) for line in _explain_lines(r, response.rrf_k)]
-    return lines
-
-
 def cmd_search(args) -> int:
     from engine.searcher import Searcher, SearchError
 
@@ -220,7 +150,7 @@ def cmd_search(args) -> int:
     if args.json:
         print(json_dumps(_jsonable(response)))
         return 0
-    print("\n".join(_search_lines(response, shutil.get_terminal_size().columns, args.explain)))
+    print("\n".join(search_lines(response, shutil.get_terminal_size().columns, args.explain)))
     return 0
 
 
@@ -235,8 +165,9 @@ def cmd_maintenance(args) -> int:
     if args.json:
         print(json_dumps(stats))
     else:
-        print(f"rebuilt {_n(stats['vectors'], 'vector')}: {_human_bytes(stats['size_before'])}"
-              f" -> {_human_bytes(stats['size_after'])} (reclaimed "
+        print(f"rebuilt {plural(stats['vectors'], 'vector')}: "
+              f"{_human_bytes(stats['size_before'])} -> {_human_bytes(stats['size_after'])} "
+              "(reclaimed "
               f"{_human_bytes(max(stats['reclaimed_bytes'], 0))}), dead slots "
               f"{stats['dead_slots_before']:,} -> {stats['dead_slots_after']:,}")
     return 0
@@ -252,7 +183,7 @@ def cmd_discover(args) -> int:
             count = sum(1 for f in files if f.source_type == source_type
                         and Path(f.rel).match(pattern))
             print(f"{one_line(source_type):15} {count:6}  {one_line(pattern)}")
-        print(f"{_n(len(files), 'file')} routed")
+        print(f"{plural(len(files), 'file')} routed")
         return 0
     if config.db_path.exists():
         from engine.schema import open_reader
@@ -263,7 +194,7 @@ def cmd_discover(args) -> int:
         print(f"{one_line(f.source_type):15} {one_line(f.rel)}")
     for rel in gone:
         print(f"{'(removed)':15} {one_line(rel)}")
-    print(f"{len(pending):,} of {_n(len(files), 'file')} "
+    print(f"{len(pending):,} of {plural(len(files), 'file')} "
           f"{'needs' if len(pending) == 1 else 'need'} indexing")
     return 0
 
@@ -283,12 +214,12 @@ def cmd_stats(args) -> int:
         return 0
     print(f"index      {one_line(st.db_path)} ({_human_bytes(st.db_bytes)})")
     print(f"embedder   {one_line(st.embedder or '(none yet)')}")
-    print(f"chunks     {_n(st.chunks, 'chunk')} in {_n(st.files, 'file')}; "
-          f"{_n(st.pending_embeddings, 'pending embedding')}, {st.truncated_embeddings:,} "
+    print(f"chunks     {plural(st.chunks, 'chunk')} in {plural(st.files, 'file')}; "
+          f"{plural(st.pending_embeddings, 'pending embedding')}, {st.truncated_embeddings:,} "
           "truncated")
     if st.bloat:
         b = st.bloat
-        print(f"vec0       {_n(b.live_rows, 'vector')}, {_n(b.dead_slots, 'dead slot')} "
+        print(f"vec0       {plural(b.live_rows, 'vector')}, {plural(b.dead_slots, 'dead slot')} "
               f"({_human_bytes(b.dead_bytes)}), fill {b.slot_fill:.0%}"
               + ("  -> run `memlens maintenance`" if b.suggest_maintenance else ""))
     print(f"reindexed  {st.last_reindex_at or 'never'}")
