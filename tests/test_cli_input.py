@@ -102,27 +102,37 @@ def test_search_table_fits_the_terminal(root, capsys, monkeypatch):
         assert ("the-harbor-bridge-retrospective.md" in path) == (columns == 100)
 
 
+def test_piped_search_output_keeps_paths_whole(root, capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # and stdout is captured: not a terminal
+    code, out, _ = run(capsys, "search", "harbor bridge", "--root", str(root))
+    assert code == 0 and "notes/projects/an-unreasonably-long-folder-name/" in out
+    assert all(cell_len(line) <= 160 for line in out.splitlines())
+
+
 def test_plurals(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("MEMLENS_ROOT", raising=False)
     one = tmp_path / "one"
     (one / "notes").mkdir(parents=True)
     (one / "notes/only.md").write_text("# Only\n\njust the one kestrel\n")
-    code, out, _ = run(capsys, "reindex", "--root", str(one))
+    outputs = []
+
+    def output(*argv) -> str:
+        code, out, err = run(capsys, *argv, "--root", str(one))
+        assert code == 0, err
+        outputs.append(out + err)
+        return out
+
+    out = output("reindex")
     assert out.startswith("indexed 1 file (0 unchanged, 0 removed): 1 chunk written"), out
-    assert "1 embedded" in out
-    code, out, _ = run(capsys, "discover", "--root", str(one))
-    assert "1 file routed" in out
+    assert "1 file routed" in output("discover")
     (one / "notes/second.md").write_text("# Second\n\nanother\n")
-    code, out, _ = run(capsys, "discover", "--root", str(one), "--pending")
-    assert "1 of 2 files needs indexing" in out
-    code, out, _ = run(capsys, "stats", "--root", str(one))
-    assert "1 chunk in 1 file;" in out
-    code, out, _ = run(capsys, "search", "kestrel", "--root", str(one), "--mode", "keyword")
-    assert "| 1 result in" in out or out.startswith("1 result in"), out
-    code, out, _ = run(capsys, "maintenance", "--root", str(one), "--no-vacuum")
-    assert "rebuilt 1 vector:" in out
-    for text in (out,):
-        assert " 1 files" not in text and " 1 chunks" not in text
+    assert "1 of 2 files needs indexing" in output("discover", "--pending")
+    assert "1 chunk in 1 file; 0 pending embeddings" in output("stats")
+    assert output("search", "kestrel", "--mode", "keyword").startswith("1 result in")
+    assert "rebuilt 1 vector:" in output("maintenance", "--no-vacuum")
+    for text in outputs:
+        for wrong in ("1 files", "1 chunks", "1 vectors", "1 results", "1 pending embeddings"):
+            assert f" {wrong}" not in f" {text}", text
 
 
 def pyproject_version() -> str:

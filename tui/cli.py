@@ -8,6 +8,7 @@ names, chunk text, messages quoting them) goes through engine/textsafe.py.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -133,6 +134,13 @@ def _jsonable(obj):
     return obj
 
 
+def _output_width() -> int:
+    # piped output keeps its lines whole (up to 160 columns) unless $COLUMNS names a width
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return shutil.get_terminal_size().columns
+    return 160
+
+
 def cmd_search(args) -> int:
     from engine.searcher import Searcher, SearchError
 
@@ -150,7 +158,7 @@ def cmd_search(args) -> int:
     if args.json:
         print(json_dumps(_jsonable(response)))
         return 0
-    print("\n".join(search_lines(response, shutil.get_terminal_size().columns, args.explain)))
+    print("\n".join(search_lines(response, _output_width(), args.explain)))
     return 0
 
 
