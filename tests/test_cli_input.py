@@ -123,11 +123,12 @@ def test_plurals(tmp_path, capsys, monkeypatch):
         return out
 
     out = output("reindex")
-    assert out.startswith("indexed 1 file (0 unchanged, 0 removed): 1 chunk written"), out
+    assert out.startswith("indexed 1 file in ") and "(0 unchanged, 0 removed)\n" in out, out
+    assert "chunks: 1 written, 0 unchanged, 0 deleted; 1 embedded, 0 pending" in out
     assert "1 file routed" in output("discover")
     (one / "notes/second.md").write_text("# Second\n\nanother\n")
     assert "1 of 2 files needs indexing" in output("discover", "--pending")
-    assert "1 chunk in 1 file; 0 pending embeddings" in output("stats")
+    assert "chunks     1 in 1 file; 0 pending embeddings" in output("stats")
     assert output("search", "kestrel", "--mode", "keyword").startswith("1 result in")
     assert "rebuilt 1 vector:" in output("maintenance", "--no-vacuum")
     for text in outputs:

@@ -148,4 +148,4 @@ def test_demo_creates_the_root_before_or_after_and_a_second_run_counts_unchanged
     assert code == 0
     assert f"indexed 0 new chunks ({total:,} unchanged)" in err, err
     code, out, _ = run(capsys, ["reindex", "--root", str(root)])
-    assert f"0 chunks written, {total:,} unchanged" in out, out
+    assert f"chunks: 0 written, {total:,} unchanged" in out, out

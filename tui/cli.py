@@ -105,11 +105,11 @@ def cmd_reindex(args) -> int:
     if args.json:
         print(json_dumps(stats.to_dict()))
     else:
-        print(f"indexed {plural(stats.files, 'file')} ({stats.skipped:,} unchanged, "
-              f"{stats.removed_files:,} removed): {plural(stats.chunks, 'chunk')} written, "
-              f"{_unchanged_chunks(config, stats):,} unchanged, {stats.deleted_chunks:,} "
-              f"deleted, {stats.embedded:,} embedded, {stats.pending_embeddings:,} pending "
-              f"in {stats.seconds:.1f}s")
+        print(f"indexed {plural(stats.files, 'file')} in {stats.seconds:.1f}s "
+              f"({stats.skipped:,} unchanged, {stats.removed_files:,} removed)")
+        print(f"chunks: {stats.chunks:,} written, {_unchanged_chunks(config, stats):,} "
+              f"unchanged, {stats.deleted_chunks:,} deleted; {stats.embedded:,} embedded, "
+              f"{stats.pending_embeddings:,} pending")
         for e in stats.errors:
             print(f"error: {one_line(e.source_file)}: {one_line(e.message)}", file=sys.stderr)
         for w in stats.warnings:
@@ -222,7 +222,7 @@ def cmd_stats(args) -> int:
         return 0
     print(f"index      {one_line(st.db_path)} ({_human_bytes(st.db_bytes)})")
     print(f"embedder   {one_line(st.embedder or '(none yet)')}")
-    print(f"chunks     {plural(st.chunks, 'chunk')} in {plural(st.files, 'file')}; "
+    print(f"chunks     {st.chunks:,} in {plural(st.files, 'file')}; "
           f"{plural(st.pending_embeddings, 'pending embedding')}, {st.truncated_embeddings:,} "
           "truncated")
     if st.bloat:
