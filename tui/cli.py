@@ -351,7 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", parents=[common], help="hybrid search from the command line")
     p.add_argument("query")
-    p.add_argument("--limit", type=limit_count, default=10, help="results, 1 to 200")
+    p.add_argument("--limit", type=limit_count, default=10, help="how many results (default 10)")
     p.add_argument("--source", action="append", metavar="TYPE", help="only this source type "
                    "(repeatable)")
     p.add_argument("--since", metavar="DATE", type=since_date,

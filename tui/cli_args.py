@@ -18,7 +18,10 @@ _DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
 
 
 def _bound(text: str, end: bool) -> str:
-    """``text`` as YYYY-MM-DD: a month or a year becomes its first (or, for ``end``, last) day."""
+    """``text`` as YYYY-MM-DD: a month or a year becomes its first (or, for ``end``, last) day.
+
+    Phrases ("last week") are refused with the accepted forms until a shared time-phrase
+    parser exists; it would plug in here."""
     m = _DATE.fullmatch(text.strip())
     if not m:
         raise argparse.ArgumentTypeError(
