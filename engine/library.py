@@ -42,7 +42,7 @@ from .library_types import (
 )
 from .routes import route_matches
 from .scanner import SourceFile, discover, indexed_mtimes, needs_indexing, vanished
-from .schema import stored_embedder
+from .schema import check_readable, stored_embedder
 from .stats import IndexStatistics, chunks_per_type, db_size, index_statistics
 
 __all__ = ["Chunk", "EmbedderMatch", "FileText", "IndexOverview", "IndexStatistics",
@@ -224,6 +224,12 @@ def _where(config: Config) -> str:
 
 
 def index_unavailable(config: Config) -> IndexUnavailable:
+    """No index to read: none yet, or a first reindex is still creating it."""
+    from .lock import active_writer
+
+    if active_writer(config.db_path):
+        return IndexMissing(f"the index at {_where(config)} is being built (a first reindex "
+                            "is running): try again shortly")
     return IndexMissing(f"no index yet at {_where(config)}: run `memlens reindex` first")
 
 
@@ -309,6 +315,8 @@ class Library(_Reads):
             conn.execute("BEGIN")
             try:
                 return self.searcher.search(query, limit, source_types, **options)
+            except DBError as exc:  # damaged mid-read: one line, like any unreadable index
+                raise self._unreadable(exc) from None
             finally:
                 if conn.in_transaction:
                     conn.execute("COMMIT")
@@ -344,6 +352,9 @@ class Library(_Reads):
                 ready = conn.execute(
                     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                     f"({', '.join('?' * len(TABLES))})", TABLES).fetchone()[0]
+                if ready == len(TABLES):
+                    # a newer or older schema is said in one line; only the writer migrates
+                    check_readable(conn, self.config.db_path)
             except DBError as exc:
                 raise self._unreadable(exc) from None
             yield conn if ready == len(TABLES) else None
