@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 from . import staleness
 from .config import Config
-from .data_files import DataFiles
+from .data_files import DataFiles, IndexedLookup
 from .db import Connection, connect
 from .db import Error as DBError
 from .library_types import (
@@ -145,15 +145,24 @@ class _Reads:
     def file_path(self, path: str) -> Path:
         """The absolute path of a data-layer file, checked by the rules of :meth:`read_file`
         (for a viewer or an editor that opens the file itself), or :class:`ReadRefused`."""
-        with self._reading() as conn:
-            return DataFiles(self.config).resolve(
-                path, lambda rel: None if conn is None else _indexed_file(conn, rel))[0]
+        with self._lookup() as indexed:
+            return DataFiles(self.config).resolve(path, indexed)[0]
 
     def read_file(self, path: str, section: int | None = None) -> FileText:
         """A data-layer file (or markdown section ``#section``), or :class:`ReadRefused`."""
-        with self._reading() as conn:
-            return DataFiles(self.config).read(
-                path, section, lambda rel: None if conn is None else _indexed_file(conn, rel))
+        with self._lookup() as indexed:
+            return DataFiles(self.config).read(path, section, indexed)
+
+    @contextmanager
+    def _lookup(self) -> Iterator[IndexedLookup]:
+        """What the index recorded for a file; nothing when it cannot be read, since a data
+        file is readable without an index (none yet, damaged, another schema version)."""
+        with ExitStack() as stack:
+            try:
+                conn = stack.enter_context(self._reading())
+            except IndexUnavailable:
+                conn = None
+            yield lambda rel: None if conn is None else _indexed_file(conn, rel)
 
     def route_counts(self, routed: Sequence[SourceFile] | None = None) -> list[RouteCount]:
         """Files each route claims (first route wins, as the scanner routes them), among
@@ -228,8 +237,8 @@ def index_unavailable(config: Config) -> IndexUnavailable:
     from .lock import active_writer
 
     if active_writer(config.db_path):
-        return IndexMissing(f"the index at {_where(config)} is being built (a first reindex "
-                            "is running): try again shortly")
+        return IndexMissing("the index is being built (a first reindex is running): try "
+                            "again shortly")
     return IndexMissing(f"no index yet at {_where(config)}: run `memlens reindex` first")
 
 

@@ -322,14 +322,22 @@ def test_an_index_of_another_schema_version_is_refused_in_one_line(indexed):
             read()
 
 
+def test_a_file_reads_whatever_state_the_index_is_in(indexed):
+    indexed.db_path.write_bytes(b"garbage " * 1000)
+    lib = Library(indexed)
+    text = lib.read_file(GARDEN)
+    assert "Dahlias near the shed" in text.text and not text.indexed and not text.stale
+    assert lib.file_path(GARDEN) == indexed.root.resolve() / GARDEN
+
+
 def test_no_index_while_a_first_reindex_runs_says_it_is_being_built(config):
     config.db_path.parent.mkdir(parents=True)
     connect(config.db_path).close()
     with writer_lock(config.db_path, "reindex"):
         with pytest.raises(IndexUnavailable) as caught:
             Library(config).neighbours("x")
-    assert str(caught.value) == ("the index at data/search/memlens.db is being built (a first "
-                                 "reindex is running): try again shortly")
+    assert str(caught.value) == ("the index is being built (a first reindex is running): try "
+                                 "again shortly")
 
 
 class _DamagedSearcher:

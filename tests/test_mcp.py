@@ -1,6 +1,6 @@
 """The MCP server, driven by the MCP SDK's own client over stdio (a real subprocess).
 
-Each server is ``python -m tui.mcp_server --root <tmp root>``; the client is the SDK's
+Each server is ``python -m mcp_server --root <tmp root>``; the client is the SDK's
 ``stdio_client`` + ``ClientSession``, run on an anyio blocking portal so plain pytest tests can
 call tools synchronously.
 """
@@ -43,7 +43,7 @@ class Client:
 
     def __init__(self, root: Path, log: Path, env: dict[str, str] | None = None):
         params = StdioServerParameters(
-            command=sys.executable, args=["-m", "tui.mcp_server", "--root", str(root)],
+            command=sys.executable, args=["-m", "mcp_server", "--root", str(root)],
             env={"PYTHONPATH": str(REPO), **(env or {})}, cwd=str(REPO))
         self.log = log
         self._stack = ExitStack()

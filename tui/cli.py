@@ -315,7 +315,7 @@ def cmd_import(args) -> int:
 
 
 def cmd_mcp(args) -> int:
-    from tui.mcp_server import serve
+    from mcp_server.server import serve
 
     return serve(args.root, args.db)
 
