@@ -161,7 +161,7 @@ def small(small_root):
 
 # -- tools and the page format -----------------------------------------------------------------
 
-def test_lists_the_tools_with_the_seed_contract(demo):
+def test_lists_the_tools_with_their_contract(demo):
     _, client = demo
     tools = {t.name: t for t in client.tools()}
     assert set(tools) == TOOLS
