@@ -60,8 +60,8 @@ QUERY_TIMEOUT = 2.0  # seconds a search waits for a remote provider (engine/prov
 TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "index": ("db", "chunk_batch_size", "embedding_batch_size", "max_embed_chars"),
     "routes": (),  # source types, checked against FILE_ROUTES
-    "search": ("rrf_k", "decay_floor", "default_half_life", "half_lives",
-               "similarity_threshold", "keyword_common_df"),
+    "search": ("fusion", "semantic_weight", "rrf_k", "decay_floor", "default_half_life",
+               "half_lives", "similarity_threshold", "keyword_common_df"),
     "embedder": ("provider", "model", "base_url", "dimensions", "timeout", "max_retries",
                  "query_timeout"),
     "reranker": ("url", "model", "timeout"),
@@ -96,7 +96,9 @@ class Config:
     default_half_life: float = DEFAULT_HALF_LIFE
     decay_floor: float = DECAY_FLOOR
     rrf_k: int = RRF_K
-    similarity_threshold: float | None = None
+    similarity_threshold: float | None = None  # None: the embedder's (engine/calibration.py)
+    fusion: str = "convex"  # convex | rrf (engine/convex.py)
+    semantic_weight: float | None = None  # None: the embedder's (engine/calibration.py)
     keyword_common_df: int = KEYWORD_COMMON_DF
     embedding_batch_size: int = EMBEDDING_BATCH_SIZE
     chunk_batch_size: int = CHUNK_BATCH_SIZE
@@ -177,6 +179,7 @@ def _keys(table: dict) -> dict[str, str]:
     return dict(table)
 
 
+
 def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
     """Read ``<root>/memlens.toml`` (optional) over the defaults; :class:`ConfigError` if bad.
 
@@ -214,6 +217,8 @@ def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
         decay_floor=search.number("decay_floor", DECAY_FLOOR, low=0.0, high=1.0),
         rrf_k=search.integer("rrf_k", RRF_K),
         similarity_threshold=search.number("similarity_threshold", None, low=-1.0, high=1.0),
+        fusion=search.choice("fusion", "convex", ("convex", "rrf")),
+        semantic_weight=search.number("semantic_weight", None, low=0.0, high=1.0),
         keyword_common_df=search.integer("keyword_common_df", KEYWORD_COMMON_DF),
         embedding_batch_size=index.integer("embedding_batch_size", EMBEDDING_BATCH_SIZE),
         chunk_batch_size=index.integer("chunk_batch_size", CHUNK_BATCH_SIZE),

@@ -56,11 +56,12 @@ def _age(decay: Any) -> str:
 
 def formula(r: Any, rrf_k: int) -> str:
     """The score on one line: the arms' terms, their sum, the decay and the diversity pick,
-    e.g. ``keyword 1/(60+1) + semantic 1/(60+4) = 0.03202 × decay 0.950 (age 30 d,
-    half-life 90 d) = 0.03042; diversity pick #2``."""
+    e.g. ``keyword 0.80 × 6.42/7.07 = 0.7266 + semantic 0.20 × (0.291 - 0.223)/(0.443 -
+    0.223) = 0.0618 = 0.78847 × decay 0.973 (age 1 d, half-life 35 d) = 0.76698; diversity
+    pick #1``."""
     if r.injected:
         return _profile(r)
-    terms = [t.rsplit(" = ", 1)[0] for t in fusion_terms(r, rrf_k)]
+    terms = fusion_terms(r, rrf_k)
     fused = sum((r.rrf_terms or {}).values())
     text = " + ".join(terms) + f" = {fused:.5f}" if terms else f"{fused:.5f}"
     d = r.decay

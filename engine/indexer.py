@@ -19,17 +19,19 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .config import Config, ConfigError, load_config, resolve_root
+from .config import Config, load_config, resolve_root
 from .db import Error as DBError
 from .db import connect, transaction
 from .embed_stage import EmbedStage, embed_pending
 from .embedder import Embedder, EmbeddingError, get_embedder
 from .extractors import ExtractError
+from .failures import describe
 from .index_file import NotRegular, index_file, now, record_state, remove_file
 from .index_stats import FileError, IndexStats, Progress
 from .lock import writer_lock
 from .scanner import SourceFile, discover, indexed_mtimes, needs_indexing
 from .schema import ensure_schema, ensure_vec_index, set_meta, stored_embedder, switch_embedder
+from .textsafe import json_dumps, one_line
 from .walk import WalkProblem, classify_missing
 
 __all__ = ["FileError", "IndexStats", "Progress", "reindex"]
@@ -200,10 +202,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = load_config(resolve_root(args.root)[0], args.db)
         stats = reindex(config=config, full=args.full, re_embed=args.re_embed)
-    except (ConfigError, RuntimeError, OSError) as exc:
-        print(f"memlens: {exc}", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - a command line: one line, never a traceback
+        print(f"memlens: {one_line(describe(exc, None))}", file=sys.stderr)
         return 1
-    print(json.dumps(stats.to_dict(), indent=2))
+    print(json_dumps(stats.to_dict(), indent=2))
     return 1 if (stats.errors and not stats.files) or stats.unlisted_dirs else 0
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 # SOURCE_TYPES is re-exported: front doors import it from here
 from .routes import FILE_ROUTES, SOURCE_TYPES  # noqa: F401
+from .textsafe import one_line, plain
 from .walk import Walker, WalkProblem
 
 
@@ -70,9 +71,9 @@ def pending_files(files: list[SourceFile], db_path: Path) -> tuple[list[SourceFi
 def print_pending(files: list[SourceFile], db_path: Path, summary_file=None) -> None:
     pending, gone = pending_files(files, db_path)
     for f in pending:
-        print(f"{f.source_type:15} {f.rel}")
+        print(f"{f.source_type:15} {plain(f.rel)}")
     for rel in gone:
-        print(f"{'(removed)':15} {rel}")
+        print(f"{'(removed)':15} {plain(rel)}")
     print(f"{len(pending)} of {len(files)} files need indexing", file=summary_file)
 
 
@@ -90,16 +91,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = load_config(root, args.db)
     except ConfigError as exc:
-        print(f"memlens: {exc}", file=sys.stderr)
+        print(f"memlens: {one_line(exc)}", file=sys.stderr)
         return 2
     problems: list[WalkProblem] = []
     files = list(discover(config.root, config.routes, db_path=config.db_path,
                           problems=problems))
     for p in problems:
-        print(f"skipped: {p.path}: {p.message}", file=sys.stderr)
+        print(f"skipped: {plain(p.path)}: {one_line(p.message)}", file=sys.stderr)
     if args.discover:
         for f in files:
-            print(f"{f.source_type:15} {f.rel}")
+            print(f"{f.source_type:15} {plain(f.rel)}")
         print(f"{len(files)} files", file=sys.stderr)
         return 0
     print_pending(files, config.db_path, summary_file=sys.stderr)

@@ -211,7 +211,7 @@ def header_lines(response, threshold: float | None = None) -> list[str]:
         lines.append(f"suggestion: {why}; try keyword_search with the exact words or "
                      "identifier you expect, or get_neighborhood on the closest row's id to "
                      "read around it")
-    lines.append(f"rrf_k: {response.rrf_k}")
+    lines.append(f"fusion: {response.fusion}")
     if response.reranked:
         lines.append("reranked: true")
     else:

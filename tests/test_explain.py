@@ -21,16 +21,17 @@ BOTH = dict(keyword_rank=1, semantic_rank=4, bm25=7.25, similarity=0.612,
 
 def test_formula_is_the_score_arithmetic_on_one_line():
     assert formula(result(**BOTH), 60) == (
-        "keyword 1/(60+1) + semantic 1/(60+4) = 0.03202 × decay 0.950 (age 30 d, half-life "
-        "90 d) = 0.03042; diversity pick #2")
+        "keyword 1/(60+1) = 0.01639 + semantic 1/(60+4) = 0.01562 = 0.03202 × decay 0.950 "
+        "(age 30 d, half-life 90 d) = 0.03042; diversity pick #2")
     single = result(keyword_rank=3, rrf_terms={"keyword": 1 / 63}, found_by=["keyword"])
-    assert formula(single, 60) == "keyword 1/(60+3) = 0.01587"
+    assert formula(single, 60) == "keyword 1/(60+3) = 0.01587 = 0.01587"
 
 
 def test_formula_uses_the_arithmetic_the_fusion_recorded():
-    r = result(**BOTH)
+    r = result(**{**BOTH, "rrf_terms": {"keyword": 0.2, "semantic": 1 / 64}})
     r.fusion_terms = {"keyword": "0.20 × 7.25/7.25 = 0.2000"}
-    assert formula(r, 60).startswith("keyword 0.20 × 7.25/7.25 + semantic 1/(60+4) = ")
+    assert formula(r, 60).startswith(
+        "keyword 0.20 × 7.25/7.25 = 0.2000 + semantic 1/(60+4) = 0.01562 = 0.21563 × decay")
 
 
 def test_lines_say_which_stages_did_not_apply():

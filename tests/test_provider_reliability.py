@@ -5,6 +5,8 @@ per reindex. Counts of requests are asserted, never durations."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -159,9 +161,19 @@ def test_breaker_trial_through_a_search_recovers(tmp_path, http_server):
     assert searcher.search("harbor").semantic_error == "provider_error"  # still cooling down
     assert len(server.requests) == 1
     clock.now += 30
-    assert searcher.search("harbor").arms == "both"  # the trial answered: closed again
+    # the cool-down is over: this search still answers at once from the keyword arm while
+    # one trial runs in the background
+    answer = searcher.search("harbor")
+    assert answer.semantic_error == "provider_error"
+    assert "retry is running in the background" in answer.semantic_detail
+    for _ in range(500):  # the trial answers on its own thread
+        if breaker.state == "closed":
+            break
+        time.sleep(0.01)
+    assert breaker.state == "closed" and len(server.requests) == 2
+    assert searcher.search("harbor").arms == "both"
     assert searcher.search("bridge").arms == "both"
-    assert len(server.requests) == 3
+    assert len(server.requests) == 4
     searcher.close()
 
 
