@@ -9,8 +9,8 @@ import json
 
 import pytest
 
+import mcp_server.server
 import tui.app
-import tui.mcp_server
 from tests.conftest import make_root
 from tui.cli import main
 
@@ -101,7 +101,7 @@ def test_import_writes_into_the_named_root(env, capsys, tmp_path, where):
 def test_mcp_and_app_get_the_named_root(env, capsys, monkeypatch, argv):
     target, _ = env
     seen = []
-    monkeypatch.setattr(tui.mcp_server, "serve", lambda root, db: seen.append(root) or 0)
+    monkeypatch.setattr(mcp_server.server, "serve", lambda root, db: seen.append(root) or 0)
     monkeypatch.setattr(tui.app, "run_app", lambda root, db: seen.append(root) or 0)
     argv = [str(target) if a == "R" else a for a in argv]
     assert main(argv) == 0
@@ -119,7 +119,7 @@ MISSING_ROOT_CASES = [(command, where)
 def test_a_missing_root_is_one_line_and_exit_2(env, capsys, monkeypatch, tmp_path, command,
                                                where):
     # were the root ignored, the server or the app would start on the decoy: fail, not hang
-    monkeypatch.setattr(tui.mcp_server, "serve", lambda root, db: 0)
+    monkeypatch.setattr(mcp_server.server, "serve", lambda root, db: 0)
     monkeypatch.setattr(tui.app, "run_app", lambda root, db: 0)
     missing = tmp_path / "nonexistent"
     code, out, err = run(capsys, place(command, where, "--root", str(missing)))

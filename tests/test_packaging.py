@@ -69,3 +69,13 @@ def test_wheel_installs_into_a_fresh_venv_and_the_app_runs_headless(tmp_path):
     app = _run([str(python), "-c", HEADLESS_APP, str(root)], cwd=tmp_path, timeout=300)
     assert app.returncode == 0, app.stderr[-3000:]
     assert "screen MainScreen" in app.stdout
+
+
+def test_the_wheel_holds_every_front_door():
+    import tomllib
+
+    from setuptools import find_packages
+
+    find = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    packages = set(find_packages(str(REPO), include=find["packages"]["find"]["include"]))
+    assert {"engine", "tui", "mcp_server"} <= packages

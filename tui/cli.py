@@ -322,7 +322,7 @@ def cmd_import(args) -> int:
 
 def cmd_mcp(args) -> int:
     from engine.config import resolve_root
-    from tui.mcp_server import serve
+    from mcp_server.server import serve
 
     _existing(resolve_root(args.root)[0])
     return serve(args.root, args.db)
