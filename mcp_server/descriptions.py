@@ -33,11 +33,17 @@ paraphrased questions: semantic_search. Unsure which: hybrid_search.
 
 Both arms run for the same query and filters in one database snapshot: the keyword_search \
 ranking and the semantic_search ranking, each taken to its top 50 chunks (top 5 × limit when \
-limit is above 10). They are fused by reciprocal rank fusion with equal votes: a chunk's fused \
-score is the sum, over the arms that found it, of 1/(k + rank) (k is the server's \
-HYBRID_RRF_K, shown as rrf_k), then multiplied by a recency decay for its source type (shown \
-in explain); when the query names a known person, their profile is added as a row. A chunk \
-outside both top lists is not considered; the header's arm_depth: keyword n/50, semantic c/50 \
+limit is above 10). They are fused by a weighted sum of normalised scores, not equal votes: the \
+keyword arm's BM25 divided by the best BM25 on the page, and the semantic arm's similarity \
+scaled between its 100th and its best candidate, weighted by a share measured for this \
+deployment's embedder (the header's fusion: line gives the formula and the weights, e.g. \
+keyword 0.80, semantic 0.20 for the offline model, whose similarities are weaker evidence than \
+exact words). A chunk found only by the semantic arm must reach the embedder's calibrated \
+similarity floor. The fused score is then multiplied by a recency decay for its source type \
+(shown in explain); the chunk first in both arms, and the only chunk holding every query term, \
+stay in the top 3 whatever their age. When the query names a known person, their profile is \
+added as a row. A chunk outside both top lists is not considered; the header's arm_depth: \
+keyword n/50, semantic c/50 \
 chunks says when an arm was full. Fusion helps when the query's kind is unclear, and a single \
 arm can rank better than it on its own kind of query (an exact identifier, or a pure \
 paraphrase); use that arm's tool then.
@@ -51,8 +57,9 @@ response drops whole rows from the end and says how many; a first row that does 
 cut and labelled. Call read_note on a path for the full note.
 
 The header always says arms:. arms: both is a fused answer. arms: keyword-only (semantic \
-unavailable: provider_error | provider_input_rejected) means the embedding provider failed or \
-refused the query: the page is the keyword arm alone, in keyword order, and semantic_search \
+unavailable: provider_error | provider_input_rejected | provider_timeout) means the embedding \
+provider failed, refused the query or did not answer within its budget: the page is the keyword \
+arm alone, in keyword order, and semantic_search \
 will fail the same way until the provider recovers (embedder_mismatch: the index was embedded \
 with another model; a re-embed fixes it).
 
@@ -63,10 +70,10 @@ reranked: true or reranked: false (<reason>), and an unreranked page keeps the u
 order; reranked: false (not_configured) means this deployment has no reranker, and \
 reranked: false (not_requested) that rerank was not asked for.
 
-Every page's header also says confidence: ok or confidence: low: low means no note matched all \
-the keyword terms and the closest semantic candidate is under this deployment's similarity \
-threshold (a line then suggests keyword_search or get_neighborhood), and ok is also what a \
-deployment that set no threshold says, so it is not a quality claim.
+Every page's header also says confidence: ok or confidence: low: low means no chunk holds most \
+of the keyword terms and the closest semantic candidate is under the similarity floor \
+calibrated for this deployment's embedder (a line then suggests keyword_search or \
+get_neighborhood).
 
 {_FILTER_ARGS} rerank: Reorder the first 50 fused candidates with the deployment's reranker \
 (default false)."""
@@ -81,7 +88,7 @@ recency decay). For conceptual or paraphrased questions use semantic_search; uns
 hybrid_search.
 
 Same page as hybrid_search: a header (arms: keyword, arm_depth: keyword n/50 chunks, \
-confidence, rrf_k, reranked, and index_transition: while a reindex runs), then {_ROW_FORMAT} \
+confidence, fusion, reranked, and index_transition: while a reindex runs), then {_ROW_FORMAT} \
 preview_kind is snippet (the matched terms in «») or head. match: all means the chunk holds \
 every query term; partial lists the ones it holds. A long response drops whole rows from the \
 end and says how many.
@@ -100,7 +107,7 @@ the query (provider_error | provider_input_rejected), or the index was embedded 
 model (embedder_mismatch), this tool fails with that reason: use keyword_search meanwhile.
 
 Same page as hybrid_search: a header (arms: semantic, arm_depth: semantic c/50 chunks, \
-confidence, rrf_k, reranked), then {_ROW_FORMAT} preview_kind is chunk: the start of the \
+confidence, fusion, reranked), then {_ROW_FORMAT} preview_kind is chunk: the start of the \
 chunk that matched. stale: true means the source file changed (or vanished) after it was \
 indexed, so the row shows the indexed text and read_note shows the current file. \
 embedding_truncated: true means the chunk was longer than the embedder's input limit and only \
