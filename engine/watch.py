@@ -17,6 +17,7 @@ runs on the watcher's thread. The app uses ``Watcher(config, on_event).start()``
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -218,6 +219,9 @@ class Watcher:
         """Watch in the calling thread until :meth:`stop` (or ``stop_event.set()``)."""
         import watchfiles
 
+        # its "N changes detected" lines would reach stderr once anything calls basicConfig
+        # (wordllama does, at INFO): the events are the progress report
+        logging.getLogger("watchfiles").setLevel(logging.WARNING)
         self._emit(Started(self.config.root))
         pending: set[str] = set()
         waiting = False
