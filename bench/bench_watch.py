@@ -6,8 +6,9 @@
 latency: 10 messages appended to the largest Slack log, one write each; seconds until the last
          one is found by a keyword search (polled every 20 ms), 5 rounds
 idle:    CPU seconds the watching process uses over --idle-seconds with nothing changing
-burst:   1,000 appends (one open/write/close each) over 5 Slack logs as fast as possible;
-         reindex runs until the last line is searchable and 3 s have passed quietly
+burst:   1,000 appends (one open/write/close each) over 5 Slack logs, as fast as possible and
+         then paced at --pace writes/s (a sync that runs for a while); reindex runs until the
+         last line is searchable and 3 s have passed quietly
 
 Appended lines stay in the root (it is a bench root).
 """
@@ -108,7 +109,7 @@ def idle(root: Path, seconds: float) -> dict:
             "runs_meanwhile": len(runs.runs) - n}
 
 
-def burst(root: Path) -> dict:
+def burst(root: Path, pace: float = 0.0) -> dict:
     watcher, runs = start(root)
     searcher = Searcher(load_config(root))
     logs = slack_logs(root)[-5:]
@@ -119,6 +120,8 @@ def burst(root: Path) -> dict:
         for i in range(1000):
             with logs[i % len(logs)].open("a") as f:
                 f.write(message(f"wburst{stamp}x{i}", i))
+            if pace:
+                time.sleep(1 / pace)
         written = time.perf_counter()
         found_at = wait_found(searcher, f"wburst{stamp}x999")
         time.sleep(3.0)
@@ -126,7 +129,7 @@ def burst(root: Path) -> dict:
         searcher.close()
         watcher.stop()
     burst_runs = runs.runs[n0:]
-    return {"bench": "burst", "writes": 1000, "files": len(logs),
+    return {"bench": "burst", "writes": 1000, "files": len(logs), "pace_per_s": pace or None,
             "write_s": round(written - t, 3), "last_searchable_after_s":
             round(found_at - written, 3), "reindex_runs": len(burst_runs),
             "run_seconds": [r.stats.seconds for r in burst_runs]}
@@ -137,13 +140,18 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", required=True, type=Path)
     parser.add_argument("--idle-seconds", type=float, default=60.0)
+    parser.add_argument("--pace", type=float, default=100.0, help="writes/s of the paced burst")
     parser.add_argument("what", nargs="+", choices=["latency", "idle", "burst"])
     args = parser.parse_args()
     print(json.dumps({"machine": machine()}))
     for what in args.what:
-        result = latency(args.root) if what == "latency" else (
-            idle(args.root, args.idle_seconds) if what == "idle" else burst(args.root))
-        print(json.dumps(result), flush=True)
+        if what == "burst":
+            results = [burst(args.root), burst(args.root, args.pace)]
+        else:
+            results = [latency(args.root) if what == "latency" else
+                       idle(args.root, args.idle_seconds)]
+        for result in results:
+            print(json.dumps(result), flush=True)
 
 
 if __name__ == "__main__":

@@ -166,6 +166,31 @@ def test_index_secrets_and_temp_files_never_trigger_a_run(tmp_path):
     assert len(events.of(Reindexed)) == 2  # the catch-up, the sentinel
 
 
+def test_constant_writes_to_the_index_folder_do_not_postpone_a_run(tmp_path):
+    """Ignored changes (the index's own, a searcher's) never count as activity."""
+    root = make_root(tmp_path / "root")
+    watcher, events = started_watcher(root)
+    stop = threading.Event()
+
+    def churn() -> None:
+        noise = root / "data/search/noise.jsonl"
+        while not stop.is_set():
+            append(noise, "x\n")
+            time.sleep(0.05)
+
+    noise = threading.Thread(target=churn)
+    noise.start()
+    try:
+        time.sleep(0.5)
+        (root / "notes/home/busy.md").write_text("# busy\n\naxolotl\n")
+        events.wait_for(lambda e: isinstance(e, Reindexed) and e.paths, "a run despite noise")
+    finally:
+        stop.set()
+        noise.join()
+        watcher.stop()
+    assert found(root, "axolotl")
+
+
 def test_a_held_writer_lock_is_waited_for_then_the_change_indexed(tmp_path):
     root = make_root(tmp_path / "root")
     config = load_config(root)
