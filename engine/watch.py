@@ -28,6 +28,7 @@ from pathlib import Path
 from .config import Config
 from .db import Error as DBError
 from .db import describe_db_error, describe_os_error
+from .embedder import Embedder, get_embedder
 from .indexer import IndexStats, reindex
 from .lock import WriterBusy, active_writer
 from .textsafe import one_line
@@ -71,8 +72,10 @@ class Reindexed:
         errors = f", {len(s.errors)} file errors" if s.errors else ""
         pending = f", {s.pending_embeddings} pending" if s.pending_embeddings else ""
         what = "caught up" if not self.paths else "reindexed"
+        cancelled = " (stopped early: the rest is indexed next time)" if s.cancelled else ""
         return (f"{what}: {s.files} files, {s.chunks} chunks written, {s.deleted_chunks} "
-                f"deleted, {s.embedded} embedded{pending}{errors} in {s.seconds:.2f}s")
+                f"deleted, {s.embedded} embedded{pending}{errors} in {s.seconds:.2f}s"
+                f"{cancelled}")
 
 
 @dataclass(frozen=True)
@@ -170,12 +173,15 @@ class Watcher:
     """Reindexes changed routed files, debounced, until :meth:`stop`.
 
     ``reindex_fn`` (default :func:`engine.indexer.reindex`) is called as
-    ``reindex_fn(config=..., cancel=stop_event)``; a stop request cancels a run between files.
+    ``reindex_fn(config=..., embedder=..., cancel=stop_event)``; a stop request cancels a run
+    between files. One embedder serves every run (``embedder``, else the configured one, made
+    at the first run), so a provider's learned dimension is not probed again per run.
     """
 
     def __init__(self, config: Config, on_event: EventCallback | None = None, *,
                  quiet_ms: int = QUIET_MS, max_latency_ms: int = MAX_LATENCY_MS,
                  retry_s: float = RETRY_S, catch_up: bool = True,
+                 embedder: Embedder | None = None,
                  reindex_fn: Callable[..., IndexStats] = reindex):
         self.config = config
         self.on_event = on_event
@@ -186,6 +192,7 @@ class Watcher:
         self.filter = PathFilter(config.root, config.routes, config.db_path)
         self.runs = 0
         self._reindex = reindex_fn
+        self._embedder = embedder
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -266,7 +273,9 @@ class Watcher:
         if paths and not waiting:
             self._emit(Changed(paths))
         try:
-            stats = self._reindex(config=self.config, cancel=self._stop)
+            if self._embedder is None:
+                self._embedder = get_embedder(self.config.embedder, self.config.root)
+            stats = self._reindex(config=self.config, embedder=self._embedder, cancel=self._stop)
         except WriterBusy:
             if not waiting:
                 self._emit(Waiting(active_writer(self.config.db_path) or "write"))
