@@ -18,6 +18,7 @@ runs on the watcher's thread. The app uses ``Watcher(config, on_event).start()``
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 import time
@@ -40,6 +41,7 @@ RETRY_S = 1.0  # how often a watcher that found the writer lock held tries again
 IGNORED_DIRS = ("data/search/", "secrets/")
 TEMP_SUFFIXES = (".tmp", ".temp", ".swp", ".swx", ".part", ".partial", ".crdownload", "~")
 INDEX_SUFFIXES = ("", "-wal", "-shm", "-journal", ".lock")
+ADDED, MODIFIED, DELETED = 1, 2, 3  # watchfiles.Change values
 
 
 # -- events ---------------------------------------------------------------------------------------
@@ -129,7 +131,9 @@ def _glob_regex(pattern: str) -> re.Pattern:
 
 @dataclass
 class PathFilter:
-    """Says which changed paths can change the index: the routed files, nothing else."""
+    """Says which changed paths can change the index: the routed files, and folders that can
+    hold them when one is added or removed whole (``mv`` of a folder of notes reports the
+    folder only, not the files in it)."""
 
     root: Path
     routes: Iterable[tuple[str, str]]
@@ -137,9 +141,12 @@ class PathFilter:
     _regexes: list[re.Pattern] = field(init=False)
     _roots: tuple[str, ...] = field(init=False)
     _index_files: frozenset[str] = field(init=False)
+    _folders: list[tuple[str, bool]] = field(init=False)  # (a route's folder, has **)
 
     def __post_init__(self) -> None:
         self._regexes = [_glob_regex(pattern) for pattern, _ in self.routes]
+        self._folders = [(folder.split("/**")[0], "**" in folder)
+                         for folder in (p.rsplit("/", 1)[0] for p, _ in self.routes if "/" in p)]
         roots = {str(self.root)}
         try:
             roots.add(str(self.root.resolve()))
@@ -149,8 +156,8 @@ class PathFilter:
         db = str(self.db_path)
         self._index_files = frozenset(db + suffix for suffix in INDEX_SUFFIXES)
 
-    def relative(self, path: str) -> str | None:
-        """The routed path relative to the root, or None if this path cannot matter."""
+    def relative(self, path: str, change: int = MODIFIED) -> str | None:
+        """The path relative to the root if this change can matter to the index, else None."""
         if path in self._index_files:
             return None
         for root in self._roots:
@@ -164,7 +171,13 @@ class PathFilter:
         name = rel.rsplit("/", 1)[-1]
         if name.startswith((".", "~", "#")) or name.endswith(TEMP_SUFFIXES):
             return None
-        return rel if any(rx.match(rel) for rx in self._regexes) else None
+        if any(rx.match(rel) for rx in self._regexes):
+            return rel
+        if change == DELETED or (change == ADDED and os.path.isdir(path)):
+            if any(folder == rel or folder.startswith(rel + "/")
+                   or (deep and rel.startswith(folder + "/")) for folder, deep in self._folders):
+                return rel
+        return None
 
 
 # -- the watcher ----------------------------------------------------------------------------------
@@ -191,6 +204,7 @@ class Watcher:
         self.catch_up = catch_up
         self.filter = PathFilter(config.root, config.routes, config.db_path)
         self.runs = 0
+        self.error: str | None = None  # why watching itself failed (not a run: those go on)
         self._reindex = reindex_fn
         self._embedder = embedder
         self._stop = threading.Event()
@@ -244,8 +258,8 @@ class Watcher:
                     step=STEP_MS, stop_event=self._stop, rust_timeout=self.quiet_ms,
                     yield_on_timeout=True, raise_interrupt=False, ignore_permission_denied=True):
                 now = time.monotonic()
-                new = {rel for _, path in changes
-                       if (rel := self.filter.relative(path)) is not None}
+                new = {rel for change, path in changes
+                       if (rel := self.filter.relative(path, change)) is not None}
                 if new:
                     pending |= new
                     first, last = first or now, now
@@ -262,13 +276,16 @@ class Watcher:
                 if not pending:
                     first = last = None
         except Exception as exc:  # noqa: BLE001 - the watcher reports, the caller goes on
-            self._emit(Failed(_describe(exc, self.config.db_path)))
+            self.error = _describe(exc, self.config.db_path)
+            self._emit(Failed(self.error))
         finally:
             self._emit(Stopped(self.runs))
 
     def _run_once(self, pending: set[str], waiting: bool) -> bool:
         """One reindex for ``pending`` (emptied unless the lock was busy); returns whether the
         watcher is waiting for the lock now."""
+        if not self.config.root.is_dir():  # a reindex would recreate an empty index in it
+            raise FileNotFoundError(f"the data root {self.config.root} is gone: stopped watching")
         paths = tuple(sorted(pending))
         if paths and not waiting:
             self._emit(Changed(paths))

@@ -92,6 +92,14 @@ def test_only_routed_files_pass_the_filter(tmp_path):
         assert f.relative(f"{root}/{rel}") is None, rel
     assert f.relative(str(config.db_path) + "-shm") is None
     assert f.relative("/elsewhere/data/slack/general.jsonl") is None
+    # a folder that can hold routed files counts when it is removed (or added) whole
+    for rel in ["notes/home", "notes", "data/slack", "data", "notes/a/b"]:
+        assert f.relative(f"{root}/{rel}", 3) == rel, rel
+        assert f.relative(f"{root}/{rel}", 2) is None, rel
+    for rel in ["data/other", "secrets", "data/search", "misc"]:
+        assert f.relative(f"{root}/{rel}", 3) is None, rel
+    assert f.relative(f"{root}/notes/home", 1) == "notes/home"  # exists: a folder
+    assert f.relative(f"{root}/notes/nothing-here", 1) is None  # not a folder
 
 
 # -- a real watcher on a tmp root ---------------------------------------------------------------
@@ -189,6 +197,38 @@ def test_constant_writes_to_the_index_folder_do_not_postpone_a_run(tmp_path):
         noise.join()
         watcher.stop()
     assert found(root, "axolotl")
+
+
+def test_a_folder_moved_out_and_back_in_is_unindexed_then_indexed(tmp_path):
+    root = make_root(tmp_path / "root")
+    (root / "notes/trips").mkdir()
+    (root / "notes/trips/lisbon.md").write_text("# Lisbon\n\npasteis de nata\n")
+    watcher, events = started_watcher(root)
+    try:
+        assert found(root, "pasteis")
+        (root / "notes/trips").rename(tmp_path / "trips")  # the folder event only
+        events.wait_for(lambda e: isinstance(e, Reindexed) and e.stats.removed_files,
+                        "the run removing the folder's notes")
+        assert not found(root, "pasteis")
+        (tmp_path / "trips").rename(root / "notes/trips-again")
+        events.wait_for(lambda e: isinstance(e, Reindexed) and "notes/trips-again" in e.paths,
+                        "the run adding it back")
+    finally:
+        watcher.stop()
+    assert found(root, "pasteis")
+
+
+def test_a_vanished_root_stops_the_watcher_without_recreating_it(tmp_path):
+    import shutil
+
+    root = make_root(tmp_path / "root")
+    watcher, events = started_watcher(root)
+    shutil.rmtree(root)
+    events.wait_for(lambda e: isinstance(e, Stopped), "the watcher stopping")
+    watcher.stop()
+    assert watcher.error == f"the data root {root} is gone: stopped watching"
+    assert events.of(Failed)[-1].message == watcher.error
+    assert not root.exists()
 
 
 def test_a_held_writer_lock_is_waited_for_then_the_change_indexed(tmp_path):

@@ -2,7 +2,8 @@
 
 One line per event on stdout (``watching ...``, ``changed N files: ...``, ``reindexed: ...``,
 ``waiting: ...``, ``error: ...``); ctrl+c (or SIGTERM) stops it cleanly — a run in progress
-stops after its current file — and prints ``stopped after N reindex runs``, exit 0.
+stops after its current file — and prints ``stopped after N reindex runs``, exit 0 (1 when
+watching itself failed, e.g. the root vanished; a failed run is one ``error:`` line and goes on).
 """
 
 from __future__ import annotations
@@ -28,11 +29,11 @@ def cmd_watch(args) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         previous[sig] = signal.signal(sig, lambda *_: watcher.stop_event.set())
     try:
-        watcher.run()  # returns once the stop event is set
+        watcher.run()  # returns once the stop event is set (or watching failed)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    return 0
+    return 1 if watcher.error else 0
 
 
 def add_watch_parser(sub) -> None:
