@@ -13,7 +13,8 @@ requests per reindex (docs/reliability.md).
 - :func:`provider_failures`: anything else a provider's library raises becomes a scrubbed
   ``EmbeddingError``.
 
-Nothing here knows the transport (httpx today): it sees embedders and ``EmbeddingError`` only.
+Nothing here knows the transport (the openai SDK today): it sees embedders and ``EmbeddingError``
+only.
 """
 
 from __future__ import annotations

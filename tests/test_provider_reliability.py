@@ -253,3 +253,28 @@ def test_a_library_exception_becomes_a_provider_error(http_server):
         embedder.embed(["t1"])
     assert info.value.kind == "provider_error"
     assert "RecursionError" in str(info.value) or "malformed" in str(info.value)
+
+
+# -- the dimension probe of a compatible provider without `dimensions` ---------------------------
+
+def test_a_searcher_warming_up_probes_the_dimension_once_within_the_budget(tmp_path,
+                                                                          http_server):
+    server = http_server(default=embeddings, max_requests=1000)
+    root = make_root(tmp_path / "root")
+    (root / "memlens.toml").write_text(
+        '[embedder]\nprovider = "openai-compatible"\nmodel = "m"\n'
+        f'base_url = "{server.url}/v1"\nmax_retries = 5\nquery_timeout = 0.5\n')
+    stats = reindex(config=load_config(root))  # the probe learns 8-d from a working server
+    assert stats.embedded == stats.chunks > 0
+    server.requests.clear()
+    server.default = Reply(503)
+
+    searcher = Searcher(load_config(root))
+    assert searcher.embedder.dim == 0
+    searcher.warm_up()  # used to retry the probe 6 times, holding the searcher's lock
+    assert len(server.requests) == 1
+    response = searcher.search("harbor")
+    assert response.semantic_error == "provider_error" and "circuit open" in \
+        response.semantic_detail and response.results
+    assert len(server.requests) == 1
+    searcher.close()

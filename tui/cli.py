@@ -397,6 +397,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_import)
 
+    from .cli_watch import add_watch_parser
+
+    add_watch_parser(sub)
+
     p = sub.add_parser("mcp", parents=[common],
                        help="serve search to AI agents over MCP (stdio)")
     p.set_defaults(func=cmd_mcp)
