@@ -75,7 +75,7 @@ def explain_block(result: Any, rank: int | None, total: int, rrf_k: int) -> Cont
     lines.append(_line("MMR", f"position {result.mmr_position}" if result.mmr_position
                        else ("outside the diversified head", "dim")))
     found = " + ".join(result.found_by or []) or ("injected" if result.injected else "—")
-    lines.append(_line("found by", arms_badge(result.found_by, result.injected), found))
+    lines.append(_line("found by", arms_badge(result.found_by, result.injected), " ", found))
     if result.section_path:
         lines.append(_line("section", " › ".join(one_line(s) for s in result.section_path)))
     flags = [name for name, on in (("stale (file changed since indexed)", result.stale),
