@@ -1,4 +1,5 @@
 """Pilot tests of the app bugs a new user hit (issue 12): each failed before its fix."""
+# ruff: noqa: F811 - the fixtures imported from tests.test_app are arguments here
 
 from __future__ import annotations
 
@@ -76,7 +77,8 @@ async def test_status_leaves_searching_after_a_burst_of_typing(demo_root):
         query = app.main.query_one(QueryInput)
         query.value = "gard"  # two changes handled in one go: the leading edge asks the last
         query.value = "garden"
-        await wait_for(pilot, lambda: app.main.idle, what="the search")
+        await wait_for(pilot, lambda: app.main.session.seq and app.main.idle
+                       and app.main.response is not None, what="the search")
         await pilot.pause(0.3)
         assert "searching" not in status_of(app) and "results" in status_of(app)
 

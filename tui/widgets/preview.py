@@ -154,6 +154,9 @@ class Preview(VerticalScroll, can_focus=True):
         e.display = explain is not None
         self.scroll_home(animate=False)
 
+    def show_nothing(self) -> None:
+        self.show_message(Content.styled("Nothing selected.", "dim"))
+
     def show_message(self, message: Content | str) -> None:
         self.chunk = self.result = None
         self.border_subtitle = ""
