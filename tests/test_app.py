@@ -651,7 +651,7 @@ async def test_reindex_progress_search_meanwhile_refuse_second_and_cancel(writab
         assert "cancelling" in panel.query_one("#job-text").render().plain
         gate.release.set()
         await wait_for(pilot, lambda: app.job is None, what="the cancelled run")
-        assert not panel.display
+        await wait_for(pilot, lambda: not panel.display, what="the panel to close")
         assert "Reindex cancelled" in notes_text(app) and "1 files indexed" in notes_text(app)
 
 
@@ -808,7 +808,7 @@ async def test_import_whatsapp_progress_then_automatic_reindex_then_search(
         await wait_for(pilot, lambda: "Reindex finished" in notes_text(app) and app.job is None,
                        what="the automatic reindex")
         assert "1 files indexed" in notes_text(app)
-        assert not panel.display
+        await wait_for(pilot, lambda: not panel.display, what="the panel to close")
         assert (writable_root / "data/telegram/whatsapp-Maya-Chen.jsonl").exists()
         await search(pilot, "pelican kite")
         found = [(i, r) for i, r in enumerate(app.main.results.results)
@@ -1051,8 +1051,8 @@ def test_locate_chunk_in_a_window_of_a_big_file():
 
 def test_import_summary_and_typed_paths(tmp_path):
     from engine.importers import ImportReport
-    from tui.app import import_summary
     from tui.screens.import_dialog import clean_path, problem_lines
+    from tui.summaries import import_summary
 
     report = ImportReport(kind="slack", records_imported=300,
                           files_written=[f"data/slack/c{i}.jsonl" for i in range(30)],

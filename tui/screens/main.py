@@ -4,7 +4,8 @@ Search runs as you type; what to ask and which answer to show is decided by the 
 ``SearchSession`` (``tui/session.py``, tested without Textual). The screen turns its decisions
 into Textual work: a timer for the trailing debounce, one exclusive thread worker (group
 "search") per search, and the widgets that show the answer. The app talks to the screen only
-through messages (``tui/messages``); the actions on a shown chunk are in ``chunk_actions``.
+through messages (``tui/messages``); the actions on a shown chunk are in ``chunk_actions``,
+the filters in ``filter_actions``.
 """
 
 from __future__ import annotations
@@ -48,10 +49,11 @@ from ..widgets.status import StatusLine, search_parts
 from ..widgets.text import one_line
 from ..workers import overview_job, search_job
 from .chunk_actions import ChunkActions
-from .modals import DateRangeScreen, PersonScreen, describe_error
+from .filter_actions import FilterActions
+from .modals import describe_error
 
 
-class MainScreen(ChunkActions, Screen[None]):
+class MainScreen(ChunkActions, FilterActions, Screen[None]):
     BINDINGS = keys.MAIN
     # narrow: preview below the results; compact and narrow: facets only on ctrl+f
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (90, "-compact"), (120, "-medium"), (150, "-wide")]
@@ -298,15 +300,6 @@ class MainScreen(ChunkActions, Screen[None]):
         self._show_results_pane(False)
         self.preview.show_nothing()
 
-    def _filter_summary(self) -> list[str]:
-        facets = self.query_one(FacetList)
-        chosen = facets.source_types
-        return self.session.filters.summary(None if chosen is None else len(chosen),
-                                            len(facets.available))
-
-    def _show_chips(self) -> None:
-        self.query_one(FilterChips).show(self.session.filters)
-
     def _show_status(self) -> None:
         parts = search_parts(self.session, frozen=self.app.frozen,
                              mismatch=self.mismatch is not None,
@@ -353,7 +346,7 @@ class MainScreen(ChunkActions, Screen[None]):
             result, terms=terms, explain=self.app.explain, rank=self.results.highlighted + 1,
             total=len(self.results.results), rrf_k=resp.rrf_k, person=person)
 
-    # -- filters --------------------------------------------------------------------------
+    # -- focus ----------------------------------------------------------------------------
     def action_escape(self) -> None:
         query = self.query_one(QueryInput)
         if self.has_class("-show-facets") and self.focused is self.query_one(FacetList):
@@ -365,56 +358,6 @@ class MainScreen(ChunkActions, Screen[None]):
 
     def action_focus_query(self) -> None:
         self.query_one(QueryInput).focus()
-
-    def action_facets(self) -> None:
-        facets = self.query_one(FacetList)
-        if self.has_class("-narrow") or self.has_class("-compact"):
-            if self.has_class("-show-facets") and self.focused is facets:
-                self.remove_class("-show-facets")
-                self.query_one(QueryInput).focus()
-                return
-            self.add_class("-show-facets")
-        if self.focused is facets:
-            self.query_one(QueryInput).focus()
-        else:
-            facets.focus()
-
-    def _filters_changed(self, note: str | None = None) -> None:
-        self._show_chips()
-        if note:
-            self.notify(note, timeout=2)
-        self.schedule_search(0)
-
-    def action_cycle_mode(self) -> None:
-        self._filters_changed(f"Search mode: {self.session.cycle_mode()}")
-
-    def action_date_filter(self) -> None:
-        f = self.session.filters
-
-        def done(value: tuple[str | None, str | None] | None) -> None:
-            if value is not None:
-                f.since, f.until = value
-                self._filters_changed()
-        self.app.push_screen(DateRangeScreen(f.since, f.until, self.app.now), done)
-
-    def action_person_filter(self) -> None:
-        f = self.session.filters
-
-        def done(name: str | None) -> None:
-            if name is not None:
-                f.person = name or None
-                self._filters_changed()
-        people = self.overview.people if self.overview else []
-        error = self.overview.people_error if self.overview else None
-        self.app.push_screen(PersonScreen(people, f.person, error), done)
-
-    def action_clear_filters(self) -> None:
-        facets = self.query_one(FacetList)
-        with self.prevent(SelectionList.SelectedChanged):
-            facets.select_all()
-        facets.refresh_subtitle()
-        self.session.clear_filters(keep_mode=self.mismatch is not None)
-        self._filters_changed("Filters cleared")
 
     def action_toggle_preview(self) -> None:
         self.toggle_class("-hide-preview")
