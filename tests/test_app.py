@@ -26,7 +26,13 @@ from tui.app import MemlensApp
 from tui.screens.discover import DiscoverScreen
 from tui.screens.help import HelpScreen
 from tui.screens.menu import MenuScreen
-from tui.screens.modals import DateRangeScreen, ErrorScreen, MismatchScreen, PersonScreen
+from tui.screens.modals import (
+    ConfirmScreen,
+    DateRangeScreen,
+    ErrorScreen,
+    MismatchScreen,
+    PersonScreen,
+)
 from tui.screens.stats import StatsScreen
 from tui.screens.viewer import FileViewerScreen
 from tui.widgets.facets import FacetList
@@ -445,7 +451,9 @@ async def test_keys_move_through_results_and_preview_follows(demo_root):
         assert results.highlighted > 1
         await pilot.press("enter")  # into the preview
         assert app.main.focused is app.main.preview
-        await pilot.press("escape")  # back to the query
+        await pilot.press("escape")  # back to the results, then to the query
+        assert app.main.focused is results
+        await pilot.press("escape")
         assert app.main.focused is app.main.query_one(QueryInput)
 
 
@@ -645,8 +653,10 @@ async def test_reindex_progress_search_meanwhile_refuse_second_and_cancel(writab
         assert menu.get_option("reindex").disabled and menu.get_option("maintenance").disabled
         assert not menu.get_option("stats").disabled
         await pilot.press("escape")
-        # cancel: esc in the query box (ctrl+g does the same)
-        await pilot.press("escape")
+        # cancel: ctrl+g, then a yes
+        await pilot.press("ctrl+g")
+        assert isinstance(app.screen, ConfirmScreen) and not app.job.cancel.is_set()
+        await pilot.press("y")
         assert app.job.cancel.is_set()
         assert "cancelling" in panel.query_one("#job-text").render().plain
         gate.release.set()

@@ -147,3 +147,100 @@ async def test_discover_columns_fit_on_first_load(demo_root):
         assert len(shown) >= 10
         for line in shown:  # every visible row shows its type and pattern whole
             assert any(t in line and p in line for p, t in app.config.routes), line
+
+
+# -- rough edges: panes, esc, half pages, questions before losing work -------------------------
+
+@aio
+async def test_esc_from_the_query_goes_to_the_results_and_leaves_the_text(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "climbing")
+        main, query = app.main, app.main.query_one(QueryInput)
+        await pilot.press("escape")
+        assert main.focused is main.results and query.value == "climbing"
+        await pilot.press("j")  # a vim user's esc-then-j moves the cursor, not the query
+        assert query.value == "climbing" and main.results.highlighted == 1
+        await pilot.press("enter", "escape")  # from the preview: back to the results
+        assert main.focused is main.results
+        await pilot.press("escape", "x")  # in the query box, x is typed
+        assert query.value == "climbingx" and app.explain
+
+
+@aio
+async def test_h_and_l_move_between_the_panes(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "climbing")
+        main = app.main
+        await pilot.press("enter", "l")
+        assert main.focused is main.preview
+        await pilot.press("h")
+        assert main.focused is main.results
+        await pilot.press("h")
+        assert main.focused is main.query_one("#facets")
+        await pilot.press("l")
+        assert main.focused is main.results
+
+
+@aio
+async def test_ctrl_d_and_ctrl_u_move_half_a_page(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "climbing")
+        results = app.main.results
+        await pilot.press("enter", "pagedown")
+        page = results.highlighted
+        await pilot.press("g", "ctrl+d")
+        half = results.highlighted
+        assert 0 < half < page and abs(2 * half - page) <= 2
+        await pilot.press("ctrl+u")
+        assert results.highlighted == 0
+
+
+@aio
+async def test_cancel_and_quit_during_a_job_ask_first(writable_root):
+    from tests.test_app import GatedEmbedder
+    from tui.screens.modals import ConfirmScreen
+
+    _add_chat(writable_root, "kayak-a")
+    gate = GatedEmbedder()
+    app = make_app(writable_root, embedder=gate)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, gate.entered.is_set, what="the reindex to embed")
+        await pilot.press("escape")  # esc in the query box never cancels
+        assert not app.job.cancel.is_set()
+        await pilot.press("ctrl+g")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("enter")  # the focused answer is "keep it running"
+        assert app.screen is app.main and not app.job.cancel.is_set()
+        await pilot.press("ctrl+q")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        assert app.screen is app.main and app.is_running and app.job is not None
+        gate.release.set()
+        await wait_for(pilot, lambda: app.job is None, what="the reindex")
+
+
+@aio
+async def test_vacuum_from_the_stats_screen_asks_first(writable_root):
+    from tui.screens.modals import ConfirmScreen
+    from tui.screens.stats import StatsScreen
+
+    app = make_app(writable_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("f3")
+        await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen) and app.screen.loaded)
+        await pilot.press("M")
+        assert isinstance(app.screen, ConfirmScreen) and app.job is None
+        await pilot.press("n")
+        assert isinstance(app.screen, StatsScreen) and app.job is None
+        await pilot.press("M", "y")
+        await wait_for(pilot, lambda: "Maintenance (rebuild + VACUUM) finished"
+                       in "\n".join(t for t, _, _ in app.notes), what="the maintenance")

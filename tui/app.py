@@ -289,11 +289,37 @@ class MemlensApp(App[int]):
             self.notify(f"{job.title} cannot be cancelled; it finishes shortly.", timeout=3,
                         markup=False)
             return
-        if not job.cancel.is_set():
-            job.cancel.set()
-            self._tell_main(JobCancelling())
-            self.notify(f"Cancelling the {job.title.lower()} at the next file boundary…",
-                        timeout=3)
+        if job.cancel.is_set():
+            return
+        from .screens.modals import ConfirmScreen
+
+        def chosen(yes: bool | None) -> None:
+            if yes and self.job is job and not job.cancel.is_set():
+                job.cancel.set()
+                self._tell_main(JobCancelling())
+                self.notify(f"Cancelling the {job.title.lower()} at the next file boundary…",
+                            timeout=3)
+        self.push_screen(ConfirmScreen(
+            f"Cancel the {job.title.lower()}?", "It stops at the next file boundary: the files "
+            "done so far stay indexed; run it again to finish.", "Cancel it",
+            "Keep it running"), chosen)
+
+    async def action_quit(self) -> None:
+        """Quit; while a job runs, only after a yes (a reindex stops at the next file boundary,
+        keeping what it wrote)."""
+        job = self.job
+        if job is None:
+            self.exit()
+            return
+        from .screens.modals import ConfirmScreen
+
+        def chosen(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+        self.push_screen(ConfirmScreen(
+            f"Quit while the {job.title.lower()} runs?",
+            "Its work so far is kept; run it again to finish.", "Quit", "Keep running"),
+            chosen)
 
     def on_job_progress(self, message: JobProgress) -> None:
         if self.job is not None and not self.job.cancel.is_set():

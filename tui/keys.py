@@ -39,8 +39,8 @@ APP = [
 ]
 
 MAIN = [
-    Binding("escape", "escape", "Query", id="back", show=False,
-            tooltip="Back to the query box (there: cancel a running reindex)"),
+    Binding("escape", "escape", "Back", id="back", show=False,
+            tooltip="Back: preview → results → query box → results"),
     act("slash", "focus_query", show=False),
     act("ctrl+f", "facets"),
     act("ctrl+t", "mode"),
@@ -65,8 +65,14 @@ RESULTS = [
     Binding("k,up", "cursor_up", "Up", id="results_up", show=False),
     Binding("g,home", "first", "First", id="results_first", show=False),
     Binding("G,end", "last", "Last", id="results_last", show=False),
-    Binding("pageup,ctrl+u", "page_up", "Page up", id="results_page_up", show=False),
-    Binding("pagedown,ctrl+d", "page_down", "Page down", id="results_page_down", show=False),
+    Binding("pageup", "page_up", "Page up", id="results_page_up", show=False),
+    Binding("pagedown", "page_down", "Page down", id="results_page_down", show=False),
+    Binding("ctrl+u", "half_page(-1)", "Half page up", id="results_half_up", show=False),
+    Binding("ctrl+d", "half_page(1)", "Half page down", id="results_half_down", show=False),
+    Binding("h", "screen.pane(-1)", "Facets", id="results_left", show=False,
+            tooltip="To the facets (when shown)"),
+    Binding("l", "screen.pane(1)", "Preview", id="results_right", show=False,
+            tooltip="To the preview"),
     Binding("enter", "select", "Preview", id="results_open", tooltip="Go to the preview"),
 ]
 
@@ -77,6 +83,8 @@ FACETS = [
     Binding("a", "facets_all", "All", id="facet_all"),
     Binding("n", "facets_none", "None", id="facet_none"),
     Binding("i", "facets_only", "Only this", id="facet_only", tooltip="Check only this type"),
+    Binding("l", "screen.pane(1)", "Results", id="facet_right", show=False,
+            tooltip="To the results"),
 ]
 
 PREVIEW = [
@@ -86,6 +94,10 @@ PREVIEW = [
     Binding("G,end", "scroll_end", "Bottom", id="preview_bottom", show=False),
     Binding("pageup", "page_up", "Page up", id="preview_page_up", show=False),
     Binding("pagedown,space", "page_down", "Page down", id="preview_page_down", show=False),
+    Binding("ctrl+u", "half_page(-1)", "Half page up", id="preview_half_up", show=False),
+    Binding("ctrl+d", "half_page(1)", "Half page down", id="preview_half_down", show=False),
+    Binding("h", "screen.pane(-1)", "Results", id="preview_left", show=False,
+            tooltip="Back to the results"),
 ]
 
 VIEWER = [
@@ -97,8 +109,8 @@ VIEWER = [
 STATS = [
     Binding("escape,q", "close", "Back", id="stats_close"),
     Binding("r", "refresh", "Refresh", id="stats_refresh"),
-    Binding("M", "app.maintenance", "Maintenance", id="stats_maintenance",
-            tooltip="Run maintenance (rebuild the vector index + VACUUM)"),
+    Binding("M", "maintenance", "Maintenance", id="stats_maintenance",
+            tooltip="Run maintenance (rebuild the vector index + VACUUM), after a yes"),
 ]
 
 DISCOVER = [
@@ -108,6 +120,11 @@ DISCOVER = [
 
 MODAL = [
     Binding("escape", "close", "Close", id="modal_close"),
+]
+
+CONFIRM = [
+    Binding("y", "answer(True)", "Yes", id="confirm_yes", tooltip="Yes: do it"),
+    Binding("n", "answer(False)", "No", id="confirm_no", tooltip="No: leave things as they are"),
 ]
 
 # (section title, bindings) in the order the help screen shows them
@@ -122,13 +139,15 @@ SECTIONS: list[tuple[str, list[Binding]]] = [
     ("Index statistics", STATS),
     ("Discover", DISCOVER),
     ("Dialogs", MODAL),
+    ("Questions (cancel a job, quit during one, VACUUM)", CONFIRM),
 ]
 
 EXTRA_HELP = [
+    ("Everywhere", "? m x", "Outside the query box (there they are typed)"),
     ("Everywhere", "^p", "Command palette (every action by name)"),
     ("Everywhere", "^q", "Quit"),
     ("Everywhere", "tab / shift+tab", "Move focus"),
-    ("Query box", "enter", "Go to the results"),
+    ("Query box", "enter / esc", "Go to the results"),
 ]
 
 ALL_IDS = {b.id for _, group in SECTIONS for b in group if b.id}

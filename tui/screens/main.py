@@ -348,13 +348,30 @@ class MainScreen(ChunkActions, FilterActions, Screen[None]):
 
     # -- focus ----------------------------------------------------------------------------
     def action_escape(self) -> None:
-        query = self.query_one(QueryInput)
-        if self.has_class("-show-facets") and self.focused is self.query_one(FacetList):
+        """Back one pane: preview → results → query box; from the query box to the results
+        (its text is left alone: a vim user's esc-then-j must not replace the query)."""
+        query, facets = self.query_one(QueryInput), self.query_one(FacetList)
+        focused = self.focused
+        if self.has_class("-show-facets") and focused is facets:
             self.remove_class("-show-facets")
-        if self.focused is query and self.app.job is not None:
-            self.app.action_cancel_job()
+        elif focused is self.preview and self.results.option_count:
+            self.results.focus()
+            return
+        elif focused is query:
+            if self.results.option_count:
+                self.results.focus()
             return
         query.focus()
+
+    def action_pane(self, step: int) -> None:
+        """h / l: the pane to the left or right (facets, results, preview) that is shown."""
+        panes = [w for w in (self.query_one(FacetList), self.results, self.preview)
+                 if w.display and w.region.width]
+        if self.focused not in panes:
+            return
+        i = panes.index(self.focused) + step
+        if 0 <= i < len(panes):
+            panes[i].focus()
 
     def action_focus_query(self) -> None:
         self.query_one(QueryInput).focus()

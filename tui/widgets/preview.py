@@ -154,6 +154,10 @@ class Preview(VerticalScroll, can_focus=True):
         e.display = explain is not None
         self.scroll_home(animate=False)
 
+    def action_half_page(self, direction: int) -> None:
+        self.scroll_relative(y=direction * max(1, self.scrollable_content_region.height // 2),
+                             animate=False)
+
     def show_nothing(self) -> None:
         self.show_message(Content.styled("Nothing selected.", "dim"))
 
@@ -192,7 +196,7 @@ class Preview(VerticalScroll, can_focus=True):
         self.chunk, self.result = chunk, None
         where = f"chunk {position[0]} of {position[1]} in this file" if position else "context"
         self.border_subtitle = where
-        note = Content.styled(f"Context: {where} ([ and ] step, esc back to the query)", "dim italic")
+        note = Content.styled(f"Context: {where} ([ and ] step, esc back to the results)", "dim italic")
         self._set(self._title(chunk, None), highlight_terms(chunk["content"], terms),
                   metadata_block(chunk["metadata"]), note)
 

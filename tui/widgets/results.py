@@ -81,6 +81,14 @@ class ResultList(OptionList):
         placed, self._placed = self._placed, None
         return index >= self.option_count - 1 and index != placed
 
+    def action_half_page(self, direction: int) -> None:
+        """ctrl+u / ctrl+d: half the rows in view (two lines a row), as in vim."""
+        if not self.option_count:
+            return
+        step = max(1, self.scrollable_content_region.height // 4) * direction
+        current = self.highlighted if self.highlighted is not None else 0
+        self.highlighted = min(max(current + step, 0), self.option_count - 1)
+
     def action_last(self) -> None:
         self.jump_to_end = True
         if self.highlighted is not None and self.highlighted >= self.option_count - 1:
