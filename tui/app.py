@@ -9,9 +9,6 @@ and widgets live in ``tui/screens`` and ``tui/widgets``; work off the UI thread 
 from __future__ import annotations
 
 import gc
-import os
-import shlex
-import subprocess
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -45,8 +42,6 @@ from .summaries import cancelled, has_errors, import_summary, job_summary
 from .workers import import_job, run_job
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
-LINE_EDITORS = {"vi", "vim", "nvim", "nano", "emacs", "emacsclient", "micro", "hx", "kak",
-                "joe", "mg", "ne"}
 
 
 def _css_path() -> Path:
@@ -384,27 +379,17 @@ class MemlensApp(App[int]):
     def open_in_editor(self, path: Path, line: int | None = None) -> None:
         """Open ``path`` in $EDITOR (at ``line`` for editors that take +N); the app suspends
         while the editor runs and resumes afterwards."""
-        from textual.app import SuspendNotSupported
-
+        from .editor import editor_argv, run_editor
         from .screens.modals import ErrorScreen
 
-        editor = os.environ.get("EDITOR") or os.environ.get("VISUAL")
-        if not editor:
+        argv = editor_argv(path, line)
+        if argv is None:
             self.notify("Set $EDITOR to open files in your editor.", severity="warning",
                         markup=False)
             return
-        argv = shlex.split(editor)
-        if line and Path(argv[0]).name in LINE_EDITORS:
-            argv.append(f"+{line}")
-        argv.append(str(path))
         try:
-            if self.is_headless:
-                code = subprocess.call(argv, stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            else:
-                with self.suspend():
-                    code = subprocess.call(argv)
-        except (OSError, SuspendNotSupported) as exc:
+            code = run_editor(self, argv)
+        except OSError as exc:
             self.push_screen(ErrorScreen("Could not start the editor", exc))
             return
         if code:

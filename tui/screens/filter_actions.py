@@ -1,4 +1,5 @@
-"""The main screen's filters: facets, mode, date range, person, and clearing them all."""
+"""The main screen's filters: mode, date range, person, and clearing them all (the checked
+types included)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,12 @@ from textual.widgets import SelectionList
 
 from ..widgets.chips import FilterChips
 from ..widgets.facets import FacetList
-from ..widgets.query import QueryInput
 from .modals import DateRangeScreen, PersonScreen
 
 
 class FilterActions:
     """Mixed into ``MainScreen``: uses its ``session``, ``overview``, ``mismatch`` and
-    ``schedule_search``, and the Screen's ``query_one``, ``notify`` and classes."""
+    ``schedule_search``, and the Screen's ``query_one``, ``notify`` and ``prevent``."""
 
     session: Any
     overview: Any
@@ -24,23 +24,6 @@ class FilterActions:
     query_one: Any
     notify: Any
     prevent: Any
-    focused: Any
-    has_class: Any
-    add_class: Any
-    remove_class: Any
-
-    def action_facets(self) -> None:
-        facets = self.query_one(FacetList)
-        if self.has_class("-narrow") or self.has_class("-compact"):
-            if self.has_class("-show-facets") and self.focused is facets:
-                self.remove_class("-show-facets")
-                self.query_one(QueryInput).focus()
-                return
-            self.add_class("-show-facets")
-        if self.focused is facets:
-            self.query_one(QueryInput).focus()
-        else:
-            facets.focus()
 
     def _filters_changed(self, note: str | None = None) -> None:
         self._show_chips()

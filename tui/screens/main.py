@@ -5,7 +5,7 @@ Search runs as you type; what to ask and which answer to show is decided by the 
 into Textual work: a timer for the trailing debounce, one exclusive thread worker (group
 "search") per search, and the widgets that show the answer. The app talks to the screen only
 through messages (``tui/messages``); the actions on a shown chunk are in ``chunk_actions``,
-the filters in ``filter_actions``.
+the filters in ``filter_actions``, moving between panes in ``panes``.
 """
 
 from __future__ import annotations
@@ -51,9 +51,10 @@ from ..workers import overview_job, search_job
 from .chunk_actions import ChunkActions
 from .filter_actions import FilterActions
 from .modals import describe_error
+from .panes import PaneActions
 
 
-class MainScreen(ChunkActions, FilterActions, Screen[None]):
+class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
     BINDINGS = keys.MAIN
     # narrow: preview below the results; compact and narrow: facets only on ctrl+f
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (90, "-compact"), (120, "-medium"), (150, "-wide")]
@@ -345,39 +346,6 @@ class MainScreen(ChunkActions, FilterActions, Screen[None]):
         self.preview.show_result(
             result, terms=terms, explain=self.app.explain, rank=self.results.highlighted + 1,
             total=len(self.results.results), rrf_k=resp.rrf_k, person=person)
-
-    # -- focus ----------------------------------------------------------------------------
-    def action_escape(self) -> None:
-        """Back one pane: preview → results → query box; from the query box to the results
-        (its text is left alone: a vim user's esc-then-j must not replace the query)."""
-        query, facets = self.query_one(QueryInput), self.query_one(FacetList)
-        focused = self.focused
-        if self.has_class("-show-facets") and focused is facets:
-            self.remove_class("-show-facets")
-        elif focused is self.preview and self.results.option_count:
-            self.results.focus()
-            return
-        elif focused is query:
-            if self.results.option_count:
-                self.results.focus()
-            return
-        query.focus()
-
-    def action_pane(self, step: int) -> None:
-        """h / l: the pane to the left or right (facets, results, preview) that is shown."""
-        panes = [w for w in (self.query_one(FacetList), self.results, self.preview)
-                 if w.display and w.region.width]
-        if self.focused not in panes:
-            return
-        i = panes.index(self.focused) + step
-        if 0 <= i < len(panes):
-            panes[i].focus()
-
-    def action_focus_query(self) -> None:
-        self.query_one(QueryInput).focus()
-
-    def action_toggle_preview(self) -> None:
-        self.toggle_class("-hide-preview")
 
     # -- from the app ----------------------------------------------------------------------
     def on_job_started(self, message: JobStarted) -> None:
