@@ -15,6 +15,8 @@ class Decay:
     age_days: float | None  # None when the chunk has no content_date
     half_life: float
     floored: bool = False
+    # set when strong evidence lifted the factor so decay could not bury it (fusion.py)
+    protected: str | None = None
 
 
 @dataclass
@@ -35,7 +37,8 @@ class Candidate:
     semantic_rank: int | None = None  # 0-based rank in the semantic arm
     similarity: float | None = None  # cosine similarity, 1 - distance
     # fusion and later stages
-    rrf_terms: dict[str, float] = field(default_factory=dict)  # arm -> 1/(k + rank + 1)
+    rrf_terms: dict[str, float] = field(default_factory=dict)  # arm -> its part of the score
+    fusion_terms: dict[str, str] = field(default_factory=dict)  # arm -> the arithmetic of it
     score: float = 0.0
     decay: Decay | None = None
     mmr_position: int | None = None  # 0-based position in the diversified head, else None

@@ -1,18 +1,30 @@
 """Configuration: the seed's numbers as defaults, overridable from ``<root>/memlens.toml``.
 
 Every stage reads its numbers from a :class:`Config`, so tests and benchmarks can build one
-directly and a user can tune one file.
+directly and a user can tune one file. The file is read strictly (engine/config_check.py): a
+value of the wrong type or out of range, or an unknown key, is one :class:`ConfigError` line
+naming the key.
 """
 
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .config_check import FILENAME as CONFIG_FILENAME
+from .config_check import (
+    ConfigError,
+    Table,
+    checked_number,
+    fail,
+    parse,
+    route_pattern,
+    show,
+    suggest,
+)
+
 DB_RELATIVE_PATH = "data/search/memlens.db"
-CONFIG_FILENAME = "memlens.toml"
 
 # Recency half-lives in days, per source type (seed: "Recency decay").
 SOURCE_HALF_LIVES: dict[str, float] = {
@@ -41,10 +53,20 @@ DIVERSITY_LAMBDA = 0.7
 MAX_PER_SOURCE_TYPE = 3
 # a query word found in at least this many chunks counts as common (see engine/keyword_arm.py)
 KEYWORD_COMMON_DF = 2000
+PROVIDERS = ("local", "minilm", "openai", "openai-compatible")
+QUERY_TIMEOUT = 2.0  # seconds a search waits for a remote provider (engine/provider_guard.py)
 
-
-class ConfigError(ValueError):
-    """memlens.toml is malformed or names something unknown."""
+# what each table of memlens.toml may hold
+TABLE_KEYS: dict[str, tuple[str, ...]] = {
+    "index": ("db", "chunk_batch_size", "embedding_batch_size", "max_embed_chars"),
+    "routes": (),  # source types, checked against FILE_ROUTES
+    "search": ("fusion", "semantic_weight", "rrf_k", "decay_floor", "default_half_life",
+               "half_lives", "similarity_threshold", "keyword_common_df"),
+    "embedder": ("provider", "model", "base_url", "dimensions", "timeout", "max_retries",
+                 "query_timeout"),
+    "reranker": ("url", "model", "timeout"),
+    "keys": (),  # binding ids, checked by the app (tui/keys.py)
+}
 
 
 @dataclass(frozen=True)
@@ -55,6 +77,7 @@ class EmbedderConfig:
     dimensions: int | None = None
     timeout: float = 30.0
     max_retries: int = 5
+    query_timeout: float = QUERY_TIMEOUT
 
 
 @dataclass(frozen=True)
@@ -73,7 +96,9 @@ class Config:
     default_half_life: float = DEFAULT_HALF_LIFE
     decay_floor: float = DECAY_FLOOR
     rrf_k: int = RRF_K
-    similarity_threshold: float | None = None
+    similarity_threshold: float | None = None  # None: the embedder's (engine/calibration.py)
+    fusion: str = "convex"  # convex | rrf (engine/convex.py)
+    semantic_weight: float | None = None  # None: the embedder's (engine/calibration.py)
     keyword_common_df: int = KEYWORD_COMMON_DF
     embedding_batch_size: int = EMBEDDING_BATCH_SIZE
     chunk_batch_size: int = CHUNK_BATCH_SIZE
@@ -90,18 +115,19 @@ class Config:
 
 
 def _routes_from_toml(table: dict) -> tuple[tuple[str, str], ...]:
-    from .scanner import FILE_ROUTES
+    from .routes import FILE_ROUTES
 
-    known = {source_type for _, source_type in FILE_ROUTES}
+    known = sorted({source_type for _, source_type in FILE_ROUTES})
     overridden: dict[str, list[str]] = {}
     for source_type, patterns in table.items():
         if source_type not in known:
-            raise ConfigError(f"[routes] names unknown source type {source_type!r}")
+            raise fail(f"[routes] names unknown source type {source_type!r}"
+                       f"{suggest(source_type, known)}")
         if isinstance(patterns, str):
             patterns = [patterns]
-        if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
-            raise ConfigError(f"[routes] {source_type} must be a glob or a list of globs")
-        overridden[source_type] = patterns
+        if not isinstance(patterns, list) or not patterns:
+            raise fail(f"[routes] {source_type} must be a glob or a list of globs")
+        overridden[source_type] = [route_pattern(source_type, p) for p in patterns]
     routes: list[tuple[str, str]] = []
     for pattern, source_type in FILE_ROUTES:
         if source_type in overridden:
@@ -112,79 +138,106 @@ def _routes_from_toml(table: dict) -> tuple[tuple[str, str], ...]:
     return tuple(routes)
 
 
-def _number(table: dict, key: str, kind, default):
-    value = table.get(key, default)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"{key} must be a number, not {value!r}")
-    return kind(value)
+def _tables(data: dict) -> dict[str, Table]:
+    for name in data:
+        if name not in TABLE_KEYS:
+            owner = next((t for t, keys in TABLE_KEYS.items() if name in keys), None)
+            hint = f" (did you mean [{owner}] {name}?)" if owner else suggest(name, TABLE_KEYS)
+            raise fail(f"unknown {'table' if isinstance(data[name], dict) else 'key'} "
+                       f"{name!r}{hint}")
+    tables = {name: Table(data, name, keys) for name, keys in TABLE_KEYS.items()
+              if name not in ("routes", "keys")}
+    for name in ("routes", "keys"):  # their keys are checked by their own readers
+        value = data.get(name, {})
+        if not isinstance(value, dict):
+            raise fail(f"[{name}] must be a table (got {show(value)})")
+    return tables
+
+
+def _half_lives(search: Table) -> dict[str, float]:
+    from .routes import FILE_ROUTES
+
+    table = search.values.get("half_lives", {})
+    if not isinstance(table, dict):
+        raise fail("[search.half_lives] must be a table of source type = days")
+    known = sorted(set(SOURCE_HALF_LIVES) | {t for _, t in FILE_ROUTES})
+    half_lives = dict(SOURCE_HALF_LIVES)
+    for source_type, days in table.items():
+        if source_type not in known:
+            raise fail(f"[search.half_lives] names unknown source type {source_type!r}"
+                       f"{suggest(source_type, known)}")
+        half_lives[source_type] = checked_number(
+            days, lambda what, k=source_type, d=days: fail(
+                f"[search.half_lives] {k} must be {what} of days (got {show(d)})"), positive=True)
+    return half_lives
+
+
+def _keys(table: dict) -> dict[str, str]:
+    for binding, key in table.items():
+        if not isinstance(key, str) or not key.strip():
+            raise fail(f"[keys] {binding} must be a key name such as \"f10\" (got {key!r})")
+    return dict(table)
+
 
 
 def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
-    """Read ``<root>/memlens.toml`` (optional) over the defaults.
+    """Read ``<root>/memlens.toml`` (optional) over the defaults; :class:`ConfigError` if bad.
 
     ``$MEMLENS_EMBEDDER`` overrides the configured provider, so a user can try one without
     editing the file.
     """
-    from .scanner import FILE_ROUTES
+    from .routes import FILE_ROUTES
 
     root = Path(root).expanduser().resolve()
-    data: dict = {}
-    config_file = root / CONFIG_FILENAME
-    if config_file.exists():
-        try:
-            data = tomllib.loads(config_file.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{config_file}: {exc}") from exc
-
-    index = data.get("index", {})
-    search = data.get("search", {})
-    embed = data.get("embedder", {})
-    rerank = data.get("reranker", {})
+    data = parse(root / CONFIG_FILENAME)
+    tables = _tables(data)
+    index, search = tables["index"], tables["search"]
+    embed, rerank = tables["embedder"], tables["reranker"]
 
     if db_path is None:
-        db_path = index.get("db", DB_RELATIVE_PATH)
+        db_path = index.string("db", DB_RELATIVE_PATH)
     db_path = Path(db_path).expanduser()
     if not db_path.is_absolute():
         db_path = root / db_path
 
-    half_lives = dict(SOURCE_HALF_LIVES)
-    for source_type, days in search.get("half_lives", {}).items():
-        half_lives[source_type] = float(_number({"d": days}, "d", float, None))
-
-    provider = os.environ.get("MEMLENS_EMBEDDER") or embed.get("provider", "local")
-    if provider not in ("local", "minilm", "openai", "openai-compatible"):
-        raise ConfigError(
-            f"unknown embedder {provider!r}: use local, minilm, openai or openai-compatible")
+    provider = embed.choice("provider", "local", PROVIDERS)
+    override = os.environ.get("MEMLENS_EMBEDDER")
+    if override:
+        if override not in PROVIDERS:
+            raise ConfigError(f"$MEMLENS_EMBEDDER: unknown embedder {override!r}: use "
+                              "local, minilm, openai or openai-compatible")
+        provider = override
 
     return Config(
         root=root,
         db_path=db_path,
         routes=_routes_from_toml(data["routes"]) if "routes" in data else tuple(FILE_ROUTES),
-        half_lives=half_lives,
-        default_half_life=_number(search, "default_half_life", float, DEFAULT_HALF_LIFE),
-        decay_floor=_number(search, "decay_floor", float, DECAY_FLOOR),
-        rrf_k=_number(search, "rrf_k", int, RRF_K),
-        similarity_threshold=_number(search, "similarity_threshold", float, None),
-        keyword_common_df=_number(search, "keyword_common_df", int, KEYWORD_COMMON_DF),
-        embedding_batch_size=_number(index, "embedding_batch_size", int, EMBEDDING_BATCH_SIZE),
-        chunk_batch_size=_number(index, "chunk_batch_size", int, CHUNK_BATCH_SIZE),
-        max_embed_chars=_number(index, "max_embed_chars", int, MAX_EMBED_CHARS),
+        half_lives=_half_lives(search),
+        default_half_life=search.number("default_half_life", DEFAULT_HALF_LIFE, positive=True),
+        decay_floor=search.number("decay_floor", DECAY_FLOOR, low=0.0, high=1.0),
+        rrf_k=search.integer("rrf_k", RRF_K),
+        similarity_threshold=search.number("similarity_threshold", None, low=-1.0, high=1.0),
+        fusion=search.choice("fusion", "convex", ("convex", "rrf")),
+        semantic_weight=search.number("semantic_weight", None, low=0.0, high=1.0),
+        keyword_common_df=search.integer("keyword_common_df", KEYWORD_COMMON_DF),
+        embedding_batch_size=index.integer("embedding_batch_size", EMBEDDING_BATCH_SIZE),
+        chunk_batch_size=index.integer("chunk_batch_size", CHUNK_BATCH_SIZE),
+        max_embed_chars=index.integer("max_embed_chars", MAX_EMBED_CHARS),
         embedder=EmbedderConfig(
             provider=provider,
-            model=embed.get("model"),
-            base_url=embed.get("base_url"),
-            dimensions=_number(embed, "dimensions", int, None),
-            timeout=_number(embed, "timeout", float, 30.0),
-            max_retries=_number(embed, "max_retries", int, 5),
+            model=embed.string("model"),
+            base_url=embed.string("base_url", url=True),
+            dimensions=embed.integer("dimensions", None),
+            timeout=embed.number("timeout", 30.0, positive=True),
+            max_retries=embed.integer("max_retries", 5, minimum=0),
+            query_timeout=embed.number("query_timeout", QUERY_TIMEOUT, positive=True),
         ),
         reranker=RerankerConfig(
-            url=rerank.get("url"),
-            model=rerank.get("model"),
-            timeout=_number(rerank, "timeout", float, 5.0),
+            url=rerank.string("url", url=True),
+            model=rerank.string("model"),
+            timeout=rerank.number("timeout", 5.0, positive=True),
         ),
-        keys={str(k): str(v) for k, v in data.get("keys", {}).items()},
+        keys=_keys(data.get("keys", {})),
     )
 
 

@@ -8,9 +8,12 @@ macOS and Windows wheels; it is the driver used here.
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 import sqlean as sqlite3
 
@@ -53,34 +56,154 @@ def load_vec(conn: Connection) -> None:
             pass
 
 
+class IndexUnavailable(RuntimeError):
+    """The index file cannot be used: the message is one line saying why and what to do."""
+
+
+class IndexMissing(IndexUnavailable, FileNotFoundError):
+    """There is no index file yet."""
+
+
 def connect(path: str | Path, *, readonly: bool = False, timeout: float = 10.0,
             mmap: bool = True) -> Connection:
     """Open the index with sqlite-vec loaded, WAL journaling and synchronous=NORMAL.
 
     Readers keep searching while a writer works because of WAL; ``busy_timeout`` covers the
     short moments a checkpoint needs the lock. ``mmap=False`` keeps a long writer's resident
-    memory flat (mapped pages count as RSS and would grow with the file).
+    memory flat (mapped pages count as RSS and would grow with the file). ``readonly`` opens
+    with ``mode=ro``: nothing is ever written, so a read-only root or index can be searched.
+    A file that is not a usable index raises :class:`IndexUnavailable` (docs/reliability.md).
     """
     path = Path(path)
+    if path.is_dir():
+        raise IndexUnavailable(f"{path} is a directory, not an index file: move it away or "
+                               "point --db at a file")
     if readonly:
-        if not path.exists():
-            raise FileNotFoundError(f"no index at {path}: run `memlens reindex` first")
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout,
-                               check_same_thread=False)
+        conn = _open_readonly(path, timeout)
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(path), timeout=timeout, check_same_thread=False)
-    conn.row_factory = sqlite3.Row
-    conn.isolation_level = None  # explicit transactions only: see transaction()
-    load_vec(conn)
-    conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-    if not readonly:
-        conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache
-    conn.execute(f"PRAGMA mmap_size = {1 << 30 if mmap else 0}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise IndexUnavailable(
+                f"cannot create the index folder: {describe_os_error(exc)}") from exc
+        try:
+            conn = sqlite3.connect(str(path), timeout=timeout, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise IndexUnavailable(describe_db_error(exc, path)) from exc
+    try:
+        conn.row_factory = sqlite3.Row
+        conn.isolation_level = None  # explicit transactions only: see transaction()
+        load_vec(conn)
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+        if not readonly:
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache
+        conn.execute(f"PRAGMA mmap_size = {1 << 30 if mmap else 0}")
+    except sqlite3.Error as exc:
+        conn.close()
+        raise IndexUnavailable(describe_db_error(exc, path)) from exc
+    except BaseException:
+        conn.close()
+        raise
     return conn
+
+
+def _uri(path: Path, **params: object) -> str:
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"file:{quote(os.fsencode(path.absolute()))}?{query}"
+
+
+def _probe(conn: Connection) -> None:
+    """Read the header and the schema: a garbage file fails here, not in the first search."""
+    conn.execute("PRAGMA user_version").fetchone()
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+
+
+def _probed(open_) -> Connection:
+    conn = open_()
+    try:
+        _probe(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _open_readonly(path: Path, timeout: float) -> Connection:
+    if not path.exists():
+        raise IndexMissing(f"no index at {path}: run `memlens reindex` first")
+
+    def open_(**extra: object) -> Connection:
+        return sqlite3.connect(_uri(path, mode="ro", **extra), uri=True, timeout=timeout,
+                               check_same_thread=False)
+
+    try:
+        return _probed(open_)
+    except sqlite3.Error as exc:
+        # how SQLite says it cannot create the -shm file next to a WAL index
+        no_shm = "unable to open" in str(exc) or "readonly database" in str(exc)
+        if not no_shm or not os.access(path, os.R_OK):
+            raise IndexUnavailable(describe_db_error(exc, path)) from exc
+        if _wal_bytes(path):
+            raise IndexUnavailable(
+                f"cannot read {path}: its folder is read-only and {path.name}-wal holds "
+                "writes not yet merged into it; open it once with write access to that "
+                "folder (any memlens search does)") from exc
+    # A WAL index in a folder this process cannot write: the -shm file cannot be created.
+    # With no -wal file every committed page is in the main file, so it is read as immutable
+    # (a writer running as another user meanwhile is seen at the next open only).
+    try:
+        return _probed(lambda: open_(immutable=1))
+    except sqlite3.Error as exc:
+        raise IndexUnavailable(describe_db_error(exc, path)) from exc
+
+
+def _wal_bytes(path: Path) -> int:
+    try:
+        return os.stat(f"{path}-wal").st_size
+    except OSError:
+        return 0
+
+
+def describe_db_error(exc: BaseException, path: Path) -> str:
+    """One line for an SQLite failure on the index at ``path``: what happened, what to do."""
+    text = str(exc)
+    low = text.lower()
+    if "not a database" in low:
+        return (f"{path} is not a memlens index (not an SQLite database, or its header is "
+                "damaged): move it away and run `memlens reindex` to build a new one")
+    if "malformed" in low or "corrupt" in low:
+        return (f"{path} is damaged ({text}): move it away and run `memlens reindex` to "
+                "rebuild it")
+    if "disk is full" in low:
+        return (f"the disk holding {path} is full: free some space and run again (what was "
+                "committed before is kept)")
+    if "readonly database" in low or "read-only" in low:
+        return (f"{path} is read-only: search works, but reindex needs write access to the "
+                "index file and its folder")
+    if "unable to open" in low:
+        if path.exists() and not os.access(path, os.R_OK):
+            return f"cannot read {path}: permission denied"
+        return f"cannot open {path}: its folder is missing or not writable"
+    if "locked" in low or "busy" in low:
+        return f"{path} is locked by another process ({text}): try again"
+    return f"{path}: {text}"
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for a file-system failure: the reason first, then the file."""
+    where = f": {exc.filename}" if exc.filename else ""
+    reasons = {
+        errno.ENOSPC: "no space left on device (free some space and run again)",
+        errno.EDQUOT: "disk quota exceeded (free some space and run again)",
+        errno.EROFS: "read-only file system",
+        errno.EACCES: "permission denied",
+        errno.EPERM: "operation not permitted",
+        errno.ENAMETOOLONG: "file name too long",
+    }
+    return reasons.get(exc.errno, exc.strerror or str(exc)) + where
 
 
 @contextmanager
@@ -90,6 +213,7 @@ def transaction(conn: Connection, *, immediate: bool = True) -> Iterator[Connect
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite already rolled back on a full disk or I/O error
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")

@@ -1,9 +1,10 @@
 """Embedding providers behind one interface.
 
 An :class:`Embedder` turns texts into L2-normalised float32 vectors. Providers fail with
-:class:`EmbeddingError` (``kind`` = ``provider_error`` or ``provider_input_rejected``), never
-with their library's own exceptions, so the indexer can keep the chunk (pending) and search can
-fall back to the keyword arm.
+:class:`EmbeddingError` (``kind`` = ``provider_error``, ``provider_input_rejected``, or
+``provider_timeout`` when a search's budget ran out), never with their library's own
+exceptions, so the indexer can keep the chunk (pending) and search can fall back to the keyword
+arm. Its message is scrubbed of every API key (engine/redact.py) when it is built.
 """
 
 from __future__ import annotations
@@ -15,20 +16,26 @@ from pathlib import Path
 import numpy as np
 
 from .config import EmbedderConfig
+from .redact import scrub
 from .schema import EmbedderInfo
+
+ERROR_KINDS = ("provider_error", "provider_input_rejected", "provider_timeout")
 
 
 class EmbeddingError(RuntimeError):
     def __init__(self, kind: str, message: str):
-        assert kind in ("provider_error", "provider_input_rejected")
+        assert kind in ERROR_KINDS
         self.kind = kind
-        super().__init__(message)
+        super().__init__(scrub(message))
 
 
 class Embedder:
     provider: str = ""
     model: str = ""
     dim: int = 0
+    # a provider behind the network: searches give it a time budget and a circuit breaker
+    # (engine/provider_guard.py); in-process models are only as slow as the machine
+    remote: bool = False
 
     @property
     def info(self) -> EmbedderInfo:
@@ -44,6 +51,12 @@ class Embedder:
 
     def embed_single(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+    def embed_query(self, text: str, budget: float) -> np.ndarray:
+        """One vector for a search, trying to answer within ``budget`` seconds; remote
+        providers override this to stop retrying at the deadline."""
+        del budget
+        return self.embed_single(text)
 
 
 def normalise(vectors: np.ndarray) -> np.ndarray:

@@ -15,17 +15,20 @@ API (Ollama, llama.cpp, vLLM, ...).
 - httpx is imported on first use, not with this module: ``import httpx`` (0.28) also imports
   its command-line client, which pulls in rich, and the engine must not load a UI library
   just by being imported (tests/test_boundaries.py).
-- The API key comes from ``$OPENAI_API_KEY``, else ``<root>/secrets/openai.json``. It is never
-  put in an exception message, a repr or a log line: every message built here is scrubbed, and
-  auth failures never echo the server's text (OpenAI's own 401 message quotes part of the key).
+- The API key comes from ``$OPENAI_API_KEY``, else ``<root>/secrets/openai.json``. A key with
+  whitespace, control or non-ASCII characters inside is refused when it is read (one error naming
+  where it came from, never the key). It is never put in an exception message, a repr or a log
+  line: it is registered with engine/redact.py, every message is scrubbed of it (whole or any
+  8-character piece), and auth failures never echo the server's text (OpenAI's own 401 message
+  quotes part of the key).
+- A search's query embedding (:meth:`embed_query`) stops retrying at its deadline; the budget
+  and the circuit breaker around it live in engine/provider_guard.py.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import math
-import os
 import random
 import threading
 import time
@@ -37,6 +40,9 @@ import numpy as np
 
 from .config import MAX_EMBED_CHARS, ConfigError, EmbedderConfig
 from .embedder import Embedder, EmbeddingError, normalise
+from .openai_key import SECRETS_RELATIVE_PATH, Secret, read_api_key, unusable
+from .provider_guard import provider_failures
+from .redact import scrub
 
 if TYPE_CHECKING:
     import httpx
@@ -52,7 +58,6 @@ OPENAI_MODEL_DIMS = {
     "text-embedding-ada-002": 1536,
 }
 DEFAULT_BATCH_SIZE = 50
-SECRETS_RELATIVE_PATH = Path("secrets") / "openai.json"
 RETRY_AFTER_CAP = 20.0  # seconds; a longer Retry-After is cut to this
 BACKOFF_BASE = 0.5  # seconds before the first retry (doubles each time, plus jitter)
 BACKOFF_CAP = 20.0
@@ -60,54 +65,6 @@ BACKOFF_CAP = 20.0
 _RETRYABLE_STATUS = frozenset({408, 429})
 _INPUT_REJECTED_STATUS = frozenset({400, 413, 422})
 _AUTH_STATUS = frozenset({401, 403})
-
-
-class _Secret:
-    """Holds the API key; prints as ``***`` so ``vars()``/debuggers never show it."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str):
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return "***"
-
-    __str__ = __repr__
-
-
-def read_api_key(root: Path | None) -> tuple[str | None, str | None, str | None]:
-    """``(key, source, problem)``: the key from ``$OPENAI_API_KEY`` or ``<root>/secrets/openai.json``.
-
-    ``source`` is ``"env"`` or the secrets file path; ``problem`` says (without the key) why a
-    present secrets file gave no key. Never raises.
-    """
-    key = os.environ.get("OPENAI_API_KEY", "").strip()
-    if key:
-        return key, "env", None
-    if root is None:
-        return None, None, None
-    path = Path(root) / SECRETS_RELATIVE_PATH
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None, None, None
-    except OSError as exc:
-        return None, None, f"{path} could not be read ({type(exc).__name__})"
-    try:
-        data = json.loads(text)
-    except ValueError:
-        # the decoder's message may quote the file; say only where it broke
-        return None, None, f"{path} is not valid JSON"
-    if isinstance(data, dict):
-        for name in ("api_key", "OPENAI_API_KEY"):
-            value = data.get(name)
-            if isinstance(value, str) and value.strip():
-                return value.strip(), str(path), None
-    return None, None, f"{path} has no \"api_key\" string"
 
 
 class OpenAIEmbedder(Embedder):
@@ -118,6 +75,8 @@ class OpenAIEmbedder(Embedder):
     ``openai-compatible`` model without configured ``dimensions`` until the first answer fixes
     it (:meth:`discover_dim` asks for it explicitly).
     """
+
+    remote = True
 
     def __init__(
         self,
@@ -173,8 +132,11 @@ class OpenAIEmbedder(Embedder):
         self.backoff_cap = backoff_cap
         self.retry_after_cap = retry_after_cap
         self._sleep = sleep
-        self._api_key = _Secret(api_key) if api_key else None
-        self.key_source = key_source if api_key else None
+        if api_key and (problem := unusable(api_key, key_source or "api_key")):
+            key_problem, key_source, api_key = problem, key_source or "api_key", None
+        self._api_key = Secret(api_key) if api_key else None
+        # set with no key when the key found there was unusable (then embedding is refused)
+        self.key_source = key_source if (api_key or key_problem) else None
         self.key_problem = key_problem
         self._missing_key_hint = missing_key_hint
         self._client: httpx.Client | None = None
@@ -214,16 +176,19 @@ class OpenAIEmbedder(Embedder):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        if self._api_key is None and self.provider == "openai":
-            detail = f" ({self.key_problem})" if self.key_problem else ""
-            raise EmbeddingError(
-                "provider_error",
-                "no OpenAI API key: set $OPENAI_API_KEY or write "
-                f"{self._missing_key_hint}{detail}")
+        self._check_key()
         texts = list(texts)
-        parts = [self._embed_batch(texts[i:i + self.batch_size])
-                 for i in range(0, len(texts), self.batch_size)]
+        with provider_failures(self.provider):
+            parts = [self._embed_batch(texts[i:i + self.batch_size])
+                     for i in range(0, len(texts), self.batch_size)]
         return normalise(np.concatenate(parts, axis=0))
+
+    def embed_query(self, text: str, budget: float) -> np.ndarray:
+        """One vector, with retries only while they fit in ``budget`` seconds."""
+        self._check_key()
+        with provider_failures(self.provider):
+            vectors = self._embed_batch([text], deadline=time.monotonic() + budget)
+        return normalise(vectors)[0]
 
     def discover_dim(self) -> int:
         """The vector size, asking the server with one tiny input if it is not known yet."""
@@ -244,14 +209,20 @@ class OpenAIEmbedder(Embedder):
 
     # -- internals ------------------------------------------------------------------------
 
-    def _scrub(self, message: str) -> str:
+    def _check_key(self) -> None:
         if self._api_key is not None:
-            key = self._api_key.reveal()
-            message = message.replace(key, "***")
-        return message
+            return
+        if self.key_source is not None:  # a key was found but is unusable
+            raise EmbeddingError("provider_error", str(self.key_problem))
+        if self.provider == "openai":
+            detail = f" ({self.key_problem})" if self.key_problem else ""
+            raise EmbeddingError(
+                "provider_error",
+                "no OpenAI API key: set $OPENAI_API_KEY or write "
+                f"{self._missing_key_hint}{detail}")
 
     def _error(self, kind: str, message: str) -> EmbeddingError:
-        return EmbeddingError(kind, self._scrub(message))
+        return EmbeddingError(kind, message)  # scrubbed by EmbeddingError itself
 
     def _http(self) -> httpx.Client:
         import httpx
@@ -288,25 +259,34 @@ class OpenAIEmbedder(Embedder):
         delay = min(self.backoff_cap, self.backoff_base * (2 ** attempt))
         return delay / 2 + random.uniform(0, delay / 2)
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+    def _embed_batch(self, texts: list[str], deadline: float | None = None) -> np.ndarray:
+        """One batch with retries; with a ``deadline`` (monotonic), none that would pass it."""
         import httpx
 
         url = f"{self.base_url}/embeddings"
         payload = self._payload(texts)
         attempts = self.max_retries + 1
-        last = "no attempt made"
+        last, timed_out, out_of_time, made = "no attempt made", True, False, 0
         for attempt in range(attempts):
             response: httpx.Response | None = None
+            timeout = self.timeout if deadline is None else min(
+                self.timeout, deadline - time.monotonic())
+            if timeout <= 0:
+                out_of_time = True
+                break
+            made += 1
             try:
-                response = self._http().post(url, json=payload, headers=self._headers())
+                response = self._http().post(url, json=payload, headers=self._headers(),
+                                             timeout=httpx.Timeout(timeout))
+                timed_out = False
             except httpx.TimeoutException as exc:
-                last = f"timed out after {self.timeout:g}s ({type(exc).__name__})"
+                last, timed_out = f"timed out after {timeout:g}s ({type(exc).__name__})", True
             except httpx.UnsupportedProtocol as exc:
                 raise self._error(
                     "provider_error", f"{self.provider} base_url {self.base_url!r} is not an "
                     f"http(s) URL: {exc}") from None
             except httpx.TransportError as exc:
-                last = f"connection failed ({type(exc).__name__}: {exc})"
+                last, timed_out = f"connection failed ({type(exc).__name__}: {exc})", False
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 raise self._error("provider_error",
                                   f"{self.provider} request failed: {exc}") from None
@@ -320,11 +300,19 @@ class OpenAIEmbedder(Embedder):
                     raise self._final(status, response)
             if attempt + 1 < attempts:
                 delay = self._delay(attempt, response)
+                if deadline is not None and time.monotonic() + delay >= deadline:
+                    out_of_time = True
+                    break
                 # info, not warning: with no handler configured a warning would reach stderr
                 # (logging's last resort) and scribble over the terminal app
                 log.info("%s embeddings: %s; retry %d/%d in %.2fs", self.provider,
-                         self._scrub(last), attempt + 1, self.max_retries, delay)
+                         scrub(last), attempt + 1, self.max_retries, delay)
                 self._sleep(delay)
+        if out_of_time:
+            raise self._error(
+                "provider_timeout" if timed_out else "provider_error",
+                f"{self.provider} embeddings: no answer within the search's budget after "
+                f"{made} attempt(s): {last}")
         raise self._error(
             "provider_error",
             f"{self.provider} embeddings failed after {attempts} attempt(s): {last}")
@@ -341,7 +329,7 @@ class OpenAIEmbedder(Embedder):
             text = str(message)
         except ValueError:
             text = response.text
-        text = " ".join(text.split())[:200]
+        text = " ".join(scrub(text).split())[:200]  # scrubbed before a cut can split the key
         return f": {text}" if text else ""
 
     def _final(self, status: int, response: httpx.Response) -> EmbeddingError:

@@ -65,7 +65,7 @@ def rrf_merge(keyword: list[Candidate], semantic: list[Candidate], k: int) -> li
             current = merged.get(hit.id)
             if current is not None and arm in current.rrf_terms:
                 continue
-            fresh = _with(hit, rrf_terms={}, metadata=dict(hit.metadata),
+            fresh = _with(hit, rrf_terms={}, fusion_terms={}, metadata=dict(hit.metadata),
                           keyword_rank=None, semantic_rank=None)
             setattr(fresh, f"{arm}_rank", rank)
             if current is None:
@@ -73,6 +73,7 @@ def rrf_merge(keyword: list[Candidate], semantic: list[Candidate], k: int) -> li
             else:
                 _merge_into(current, fresh)
             current.rrf_terms[arm] = rrf_term(rank, k)
+            current.fusion_terms[arm] = f"1/({k}+{rank + 1}) = {rrf_term(rank, k):.5f}"
     for c in merged.values():
         c.score = sum(c.rrf_terms.values())
     return sorted(merged.values(), key=lambda c: (-c.score, best_rank(c), c.id))
@@ -122,18 +123,52 @@ def recency_factor(content_date: str | None, half_life: float, floor: float,
     return Decay(factor=max(floor, raw), age_days=age, half_life=half_life, floored=raw < floor)
 
 
-def apply_recency_decay(cands: list[Candidate], config: Config,
-                        now: datetime) -> list[Candidate]:
+# Strong evidence (first in both arms; the only chunk matching every term) is kept this high
+# whatever its age: decay orders comparable candidates, it must not bury the answer.
+PROTECTED_TOP = 3
+
+
+def apply_recency_decay(cands: list[Candidate], config: Config, now: datetime,
+                        protect: Mapping[str, str] | None = None) -> list[Candidate]:
     """Multiply each fused score by its type's decay, record the Decay, re-sort by score.
 
-    The sort is stable, so equal scores keep the fusion's deterministic order.
+    ``cands`` come in fused order. ``protect`` maps ids of strong evidence to the reason; one
+    that ends below PROTECTED_TOP is placed there (its recorded factor says how much it was
+    spared), whatever its age. The sort is stable, so equal scores keep the fusion's order.
     """
+    protect = protect or {}
+    fused_place = {c.id: i for i, c in enumerate(cands) if c.id in protect}
     out = []
     for c in cands:
         decay = recency_factor(c.content_date, config.half_life(c.source_type),
                                config.decay_floor, now)
         out.append(_with(c, score=c.score * decay.factor, decay=decay))
-    return sorted(out, key=lambda c: -c.score)
+    out.sort(key=lambda c: -c.score)
+    order = sorted(fused_place, key=fused_place.__getitem__)
+    for j, cid in enumerate(order):  # in fused order, so a later one never pushes an earlier
+        _place(out, cid, PROTECTED_TOP - len(order) + j, protect[cid])
+    return out
+
+
+def _place(out: list[Candidate], cid: str, limit: int, reason: str) -> None:
+    """Move candidate ``cid`` up to index ``limit`` if it sits lower, scoring it just above
+    the one it displaces."""
+    i = next(n for n, c in enumerate(out) if c.id == cid)
+    if i <= limit:
+        return
+    c = out.pop(i)
+    fused = c.score / c.decay.factor if c.decay.factor else c.score
+    c.score = out[limit].score * (1 + 1e-9) + 1e-12
+    c.decay = _with(c.decay, factor=c.score / fused if fused else 1.0, protected=reason)
+    out.insert(limit, c)
+
+
+def sort_by_date(cands: list[Candidate]) -> list[Candidate]:
+    """Newest first (by content_date; undated last), relevance order among equals."""
+    dated = [c for c in cands if _as_date(c.content_date) is not None]
+    undated = [c for c in cands if _as_date(c.content_date) is None]
+    dated.sort(key=lambda c: str(c.content_date), reverse=True)
+    return dated + undated
 
 
 # --- filters --------------------------------------------------------------------------------

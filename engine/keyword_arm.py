@@ -3,18 +3,20 @@
 A plain OR query makes FTS5 score every chunk that holds any query word: 265-400 ms at 500k
 chunks when the words are common. The top of a BM25 ranking is decided by the rarer words, so:
 
-1. Each query unit (term or phrase) is classified by document frequency: counting its matches
-   stops at ``common_df`` rows, so a rare unit costs almost nothing to count.
-2. No common unit: one OR query (cheap: every posting list is short). Exact.
+1. Each query unit (term or phrase) gets its document frequency: a word's exact count is read
+   from the index's own term list (an fts5vocab table, after stemming the word with a scratch
+   FTS5 table using the same tokenizer), so classifying a 60-word query costs one lookup, not
+   one COUNT per word; a phrase is counted with a MATCH that stops at ``common_df`` rows.
+2. When every posting list together fits ``POSTINGS_BUDGET``, or no unit is common: one plain
+   OR query. Exact, and on any root up to ~60k chunks this is always the plan.
 3. Some common units C and rare units R: the chunks holding a rare unit are found with
    ``(R) AND (C)`` and ``(R) NOT (C)``, both driven by R's short lists, and scored by FTS5's own
    bm25 over every unit, so their scores equal the plain OR query's. A chunk holding only
-   common units can score at most sum(idf(c) * (k1 + 1)) over C (idf from each common unit's
-   exact count, ~10 ms per 100k matches); if the depth-th score found already beats that
-   bound, the answer is exactly the plain OR answer (MaxScore pruning, "maxscore").
-   Otherwise the common-only chunks are scored too, over the least frequent common units whose
-   posting lists fit ``POSTINGS_BUDGET`` ("maxscore+common": approximate, the most frequent
-   words, which weigh least in bm25, are pruned).
+   common units can score at most sum(idf(c) * (k1 + 1)) over C; if the depth-th score found
+   already beats that bound, the answer is exactly the plain OR answer (MaxScore pruning,
+   "maxscore"). Otherwise the common-only chunks are scored too, over the least frequent
+   common units whose posting lists fit the budget ("maxscore+common": approximate, the most
+   frequent words, which weigh least in bm25, are pruned).
 4. Only common units: chunks matching ALL of them first (``AND``); if they fill the depth,
    that is the answer ("and-first": approximate, a chunk holding some but not all of several
    very common words can rank below the AND matches), else an OR over the budget-pruned
@@ -47,7 +49,8 @@ class KeywordPlan:
     common: list[str]
     rare: list[str]
     path: str = "or"  # "or" | "maxscore" | "maxscore+common" | "and-first" | "and-first+or"
-    df: dict[str, int] = field(default_factory=dict)  # exact counts of the common units
+    df: dict[str, int] = field(default_factory=dict)  # exact counts of common units, as known
+    budget: int = POSTINGS_BUDGET  # postings the slow paths may score
 
 
 def _varint(blob: bytes, i: int = 0) -> int:
@@ -80,19 +83,65 @@ def idf(n_rows: int, df: int) -> float:
     return max(math.log((n_rows - df + 0.5) / (df + 0.5)), 1e-6)
 
 
-def plan(conn: Connection, parsed: ParsedQuery, common_df: int) -> KeywordPlan | None:
+_TOKENIZER = "porter unicode61 remove_diacritics 2"  # the index's (engine/schema.py)
+
+
+def _ensure_vocab(conn: Connection) -> None:
+    """Per-connection temp tables: the index's term list and a scratch stemmer (no disk writes)."""
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_terms "
+                 "USING fts5vocab(main, chunks_fts, 'row')")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.memlens_stemmer "
+                 f"USING fts5(w, tokenize='{_TOKENIZER}')")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.memlens_stems "
+                 "USING fts5vocab(temp, memlens_stemmer, 'instance')")
+
+
+def term_dfs(conn: Connection, terms: list[str]) -> dict[str, int]:
+    """Exact document frequency of single words, from the index's term list.
+
+    A word the tokenizer splits into several tokens (FTS5 then reads it as a phrase) is left
+    out; the caller counts those with a MATCH.
+    """
+    if not terms:
+        return {}
+    _ensure_vocab(conn)
+    conn.execute("DELETE FROM temp.memlens_stemmer")
+    conn.executemany("INSERT INTO temp.memlens_stemmer(rowid, w) VALUES (?, ?)",
+                     list(enumerate(terms)))
+    tokens: dict[int, list[str]] = {}
+    for doc, term in conn.execute("SELECT doc, term FROM temp.memlens_stems"):
+        tokens.setdefault(doc, []).append(term)
+    single = {i: t[0] for i, t in tokens.items() if len(t) == 1}
+    stems = sorted(set(single.values()))
+    counts = dict(conn.execute(
+        f"SELECT term, doc FROM temp.chunks_fts_terms WHERE term IN ({','.join('?' * len(stems))})",
+        stems).fetchall()) if stems else {}
+    return {terms[i]: counts.get(stem, 0) for i, stem in single.items()}
+
+
+def plan(conn: Connection, parsed: ParsedQuery, common_df: int,
+         budget: int = POSTINGS_BUDGET) -> KeywordPlan | None:
     units = [quote(t) for t in parsed.terms] + [quote(" ".join(p)) for p in parsed.phrases]
     if not units:
         return None
-    common, rare = [], []
-    for unit in units:
-        (common if capped_df(conn, unit, common_df) >= common_df else rare).append(unit)
-    return KeywordPlan(units, common, rare)
+    try:
+        by_term = term_dfs(conn, parsed.terms)
+    except Exception:  # noqa: BLE001 - a driver without fts5vocab: count each unit instead
+        by_term = {}
+    exact = {quote(t): n for t, n in by_term.items()}
+    counts = {u: exact[u] if u in exact else capped_df(conn, u, common_df) for u in units}
+    common = [u for u in units if counts[u] >= common_df]
+    rare = [u for u in units if counts[u] < common_df]
+    if sum(counts.values()) <= budget:
+        common, rare = [], units  # few enough postings to score them all: exact
+    return KeywordPlan(units, common, rare, df={u: exact[u] for u in common if u in exact},
+                       budget=budget)
 
 
 def _exact_df(conn: Connection, p: KeywordPlan, n_rows: int) -> dict[str, int]:
-    if not p.df:
-        p.df = {unit: capped_df(conn, unit, n_rows + 1) for unit in p.common}
+    for unit in p.common:
+        if unit not in p.df:
+            p.df[unit] = capped_df(conn, unit, n_rows + 1)
     return p.df
 
 
@@ -101,7 +150,7 @@ def _within_budget(conn: Connection, p: KeywordPlan, n_rows: int) -> list[str]:
     df = _exact_df(conn, p, n_rows)
     kept, total = [], 0
     for unit in sorted(p.common, key=df.__getitem__):
-        if kept and total + df[unit] > POSTINGS_BUDGET:
+        if kept and total + df[unit] > p.budget:
             break
         kept.append(unit)
         total += df[unit]
@@ -118,9 +167,10 @@ def _merge(depth: int, *lists: list) -> list:
 
 
 def keyword_search(conn: Connection, parsed: ParsedQuery, depth: int, where: str, args: list,
-                   common_df: int) -> tuple[list, KeywordPlan | None]:
+                   common_df: int, budget: int = POSTINGS_BUDGET
+                   ) -> tuple[list, KeywordPlan | None]:
     """Top ``depth`` rows by bm25 over the OR of the query units, with filters in ``where``."""
-    p = plan(conn, parsed, common_df)
+    p = plan(conn, parsed, common_df, budget)
     if p is None:
         return [], None
     if not p.common:

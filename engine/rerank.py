@@ -8,6 +8,9 @@ configured), Bearer ``$MEMLENS_RERANK_API_KEY`` when set, expecting
 :class:`RerankOutcome` with ``reranked=False``, a ``reason`` (``not_configured``, ``timeout``,
 ``error``; ``no_documents`` for an empty list) and the original order, so search goes on.
 
+``$MEMLENS_RERANK_API_KEY`` is checked for form (no whitespace or control characters inside)
+and registered with engine/redact.py; every ``detail`` is scrubbed of it.
+
 httpx is imported only when a reranker is configured: ``import httpx`` (0.28) also imports its
 command-line client, which pulls in rich, and the engine must not load a UI library just by
 being imported.
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .config import RerankerConfig
+from .redact import key_form_problem, register_secret, scrub
 
 if TYPE_CHECKING:
     import httpx
@@ -79,12 +83,14 @@ def rerank(query: str, documents: list[str], config: RerankerConfig, top_n: int 
 
     started = time.perf_counter()
     key = os.environ.get(API_KEY_ENV, "").strip()
+    register_secret(key)
 
     def failed(reason: str, detail: str) -> RerankOutcome:
-        if key:
-            detail = detail.replace(key, "***")
-        return RerankOutcome(False, reason, original, detail=detail,
+        return RerankOutcome(False, reason, original, detail=scrub(detail),
                              elapsed_ms=(time.perf_counter() - started) * 1000)
+
+    if key and (problem := key_form_problem(key)):
+        return failed("error", f"the API key in ${API_KEY_ENV} is unusable: {problem}")
 
     headers = {"Content-Type": "application/json"}
     if key:

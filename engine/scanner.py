@@ -1,9 +1,4 @@
-"""File discovery: FILE_ROUTES (path pattern -> source type) and mtime-level change detection.
-
-FILE_ROUTES is the canonical answer to "what is indexed". To add a source, add a route here and
-register an extractor in ``engine/extractors``. Patterns are globs relative to the data root;
-the first route that claims a file wins.
-"""
+"""File discovery over the routes (``engine/routes.py``) and mtime-level change detection."""
 
 from __future__ import annotations
 
@@ -13,37 +8,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-FILE_ROUTES: list[tuple[str, str]] = [
-    ("data/slack/*.jsonl", "slack"),
-    ("data/telegram/*.jsonl", "telegram"),
-    ("data/signal/*.jsonl", "signal"),
-    ("data/meetings/processed/*.json", "meeting"),
-    ("data/email/catalog/*.jsonl", "email_catalog"),
-    ("data/photos/events.jsonl", "event"),
-    ("data/health/garmin/*.json", "garmin"),
-    ("data/health/cgm/*.json", "cgm"),
-    ("data/health/checkins.jsonl", "checkin"),
-    ("data/health/experiments.jsonl", "experiment"),
-    ("data/journal/*.jsonl", "journal"),
-    ("data/voice/*.json", "voice"),
-    ("data/identity/transcripts/*.md", "transcript"),
-    ("data/identity/quotes.jsonl", "quote"),
-    ("data/identity/observations.jsonl", "observation"),
-    ("data/identity/stories.jsonl", "story"),
-    ("data/interviews/sessions/*.json", "interview_meta"),
-    ("data/interviews/*.jsonl", "interview"),
-    ("data/podcasts/digests.jsonl", "podcast_digest"),
-    ("data/board/*.md", "board_summary"),
-    ("memory/entities/people/*.md", "entity_file"),
-    ("memory/entities/projects/*.md", "entity_file"),
-    ("memory/entities/topics/*.md", "entity_file"),
-    ("memory/codebase/*.md", "codebase_doc"),
-    ("memory/rwgps/*.md", "rwgps_memory"),
-    ("memory/scratch/*.md", "scratch"),
-    ("notes/**/*.md", "note"),
-]
-
-SOURCE_TYPES: tuple[str, ...] = tuple(dict.fromkeys(t for _, t in FILE_ROUTES))
+# SOURCE_TYPES is re-exported: front doors import it from here
+from .routes import FILE_ROUTES, SOURCE_TYPES  # noqa: F401
+from .textsafe import one_line, plain
+from .walk import Walker, WalkProblem
 
 
 @dataclass(frozen=True)
@@ -55,23 +23,20 @@ class SourceFile:
     size: int
 
 
-def discover(root: Path, routes: Iterable[tuple[str, str]] = FILE_ROUTES) -> Iterator[SourceFile]:
-    """Every file the routes claim, each once (first route wins), in a stable order."""
-    root = Path(root)
-    seen: set[str] = set()
-    for pattern, source_type in routes:
-        for path in sorted(root.glob(pattern)):
-            if not path.is_file() or path.name.startswith("."):
-                continue
-            rel = path.relative_to(root).as_posix()
-            if rel in seen:
-                continue
-            seen.add(rel)
-            try:
-                st = path.stat()
-            except OSError:  # vanished between glob and stat
-                continue
-            yield SourceFile(path, rel, source_type, st.st_mtime, st.st_size)
+def discover(root: Path, routes: Iterable[tuple[str, str]] = FILE_ROUTES, *,
+             db_path: Path | None = None,
+             problems: list[WalkProblem] | None = None) -> Iterator[SourceFile]:
+    """Every regular file the routes claim inside the root, each once (first route wins), in
+    a stable order. What the walk refuses or cannot list goes to ``problems`` (see
+    ``engine/walk.py`` for the rules: no link leads out, secrets and the index never count)."""
+    walker = Walker(Path(root), routes, db_path)
+    try:
+        for found, source_type in walker.walk():
+            yield SourceFile(found.path, found.rel, source_type, found.st.st_mtime,
+                             found.st.st_size)
+    finally:
+        if problems is not None:
+            problems.extend(walker.problems)
 
 
 def indexed_mtimes(conn) -> dict[str, float]:
@@ -106,9 +71,9 @@ def pending_files(files: list[SourceFile], db_path: Path) -> tuple[list[SourceFi
 def print_pending(files: list[SourceFile], db_path: Path, summary_file=None) -> None:
     pending, gone = pending_files(files, db_path)
     for f in pending:
-        print(f"{f.source_type:15} {f.rel}")
+        print(f"{f.source_type:15} {plain(f.rel)}")
     for rel in gone:
-        print(f"{'(removed)':15} {rel}")
+        print(f"{'(removed)':15} {plain(rel)}")
     print(f"{len(pending)} of {len(files)} files need indexing", file=summary_file)
 
 
@@ -126,12 +91,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = load_config(root, args.db)
     except ConfigError as exc:
-        print(f"memlens: {exc}", file=sys.stderr)
+        print(f"memlens: {one_line(exc)}", file=sys.stderr)
         return 2
-    files = list(discover(config.root, config.routes))
+    problems: list[WalkProblem] = []
+    files = list(discover(config.root, config.routes, db_path=config.db_path,
+                          problems=problems))
+    for p in problems:
+        print(f"skipped: {plain(p.path)}: {one_line(p.message)}", file=sys.stderr)
     if args.discover:
         for f in files:
-            print(f"{f.source_type:15} {f.rel}")
+            print(f"{f.source_type:15} {plain(f.rel)}")
         print(f"{len(files)} files", file=sys.stderr)
         return 0
     print_pending(files, config.db_path, summary_file=sys.stderr)

@@ -14,8 +14,9 @@ stale FTS5 or vec0 row behind.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
-from .db import Connection, transaction
+from .db import Connection, IndexUnavailable, connect, transaction
 
 SCHEMA_VERSION = 2
 
@@ -133,15 +134,23 @@ class EmbedderMismatch(RuntimeError):
             f"to re-embed every chunk, or switch the embedder back")
 
 
+class SchemaMismatch(IndexUnavailable):
+    """The index was built by another memlens version (or is not built yet)."""
+
+
+def _newer(version: int) -> SchemaMismatch:
+    return SchemaMismatch(f"index schema v{version} is newer than this memlens "
+                          f"(v{SCHEMA_VERSION}): upgrade memlens")
+
+
 def ensure_schema(conn: Connection) -> None:
-    """Create or migrate the core tables; idempotent and cheap when current."""
+    """Create or migrate the core tables; idempotent and cheap when current. Writers only,
+    under the writer lock: readers use :func:`open_reader`, which never writes."""
     (version,) = conn.execute("PRAGMA user_version").fetchone()
     if version == SCHEMA_VERSION:
         return
     if version > SCHEMA_VERSION:
-        raise RuntimeError(
-            f"this index has schema version {version}, newer than this memlens "
-            f"({SCHEMA_VERSION}); upgrade memlens")
+        raise _newer(version)
     with transaction(conn):
         if version == 0:  # a new index: the current schema directly
             statements = _statements(CORE_DDL)
@@ -150,6 +159,37 @@ def ensure_schema(conn: Connection) -> None:
         for statement in statements:
             conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def check_readable(conn: Connection, db_path: Path) -> None:
+    """Raise :class:`SchemaMismatch` (one line) unless a reader can use this index as is."""
+    (version,) = conn.execute("PRAGMA user_version").fetchone()
+    if version == SCHEMA_VERSION:
+        return
+    if version > SCHEMA_VERSION:
+        raise _newer(version)
+    if version == 0 and conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'chunks'").fetchone() is None:
+        from .lock import active_writer
+
+        if active_writer(db_path):
+            raise SchemaMismatch("the index is being built (a first reindex is running): "
+                                 "try again shortly")
+        raise SchemaMismatch("the index is empty: run `memlens reindex` to build it")
+    raise SchemaMismatch(f"index schema v{version} is older than this memlens "
+                         f"(v{SCHEMA_VERSION}): run `memlens reindex`")
+
+
+def open_reader(db_path: str | Path, **kwargs) -> Connection:
+    """A read-only connection to a usable index: never creates, migrates or writes anything,
+    so a read-only root or index file can be searched (docs/reliability.md)."""
+    conn = connect(db_path, readonly=True, **kwargs)
+    try:
+        check_readable(conn, Path(db_path))
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def get_meta(conn: Connection, key: str, default: str | None = None) -> str | None:

@@ -1,6 +1,7 @@
 """search(): the read half of the engine.
 
-query -> embed -> vector KNN + BM25 (both with filters pushed down) -> RRF -> recency decay ->
+query -> embed -> vector KNN + BM25 (both with filters pushed down) -> fusion (engine/convex.py)
+-> semantic-only rows under the embedder's floor dropped -> recency decay ->
 entity injection -> filter re-check -> MMR diversity -> truncation (seed: "The search
 pipeline"). Each stage is a named function in fts_query / fusion / entities; this module wires
 them together, times them, and explains every result.
@@ -21,19 +22,30 @@ from typing import Any
 
 import numpy as np
 
+from .calibration import calibration_for
 from .candidates import Candidate, Decay
 from .config import Config, load_config, resolve_root
-from .db import Connection, connect
+from .convex import REF_RANK, convex_merge, describe
+from .db import Connection
 from .embedder import Embedder, EmbeddingError, get_embedder
 from .entities import inject_entity, load_people
+from .evidence import drop_weak_semantic, strong_evidence
 from .fts_query import ParsedQuery, build_match, matched_terms, parse_query
-from .fusion import apply_recency_decay, diversity_rerank, filter_candidates, rrf_merge
+from .fusion import (
+    apply_recency_decay,
+    diversity_rerank,
+    filter_candidates,
+    rrf_merge,
+    sort_by_date,
+)
 from .keyword_arm import keyword_search
 from .lock import active_writer
-from .schema import EmbedderMismatch, ensure_schema, has_vec_table, stored_embedder
+from .provider_guard import query_vector
+from .schema import EmbedderMismatch, has_vec_table, open_reader, stored_embedder
 from .vector_index import VectorIndex
 
 MODES = ("hybrid", "keyword", "semantic")
+SORTS = ("relevance", "date")
 MAX_LIMIT = 200
 SNIPPET_TOKENS = 24
 REFRESH_DURING_WRITE_S = 5.0  # while a writer runs, refresh the vector index at most this often
@@ -58,7 +70,8 @@ class SearchResult:
     semantic_rank: int | None = None  # 1-based
     similarity: float | None = None
     bm25: float | None = None
-    rrf_terms: dict[str, float] = field(default_factory=dict)
+    rrf_terms: dict[str, float] = field(default_factory=dict)  # arm -> its part of the score
+    fusion_terms: dict[str, str] = field(default_factory=dict)  # arm -> "0.80 × 12.1/15.3 = …"
     decay: Decay | None = None
     mmr_position: int | None = None  # 1-based position in the diversified head
     found_by: list[str] = field(default_factory=list)
@@ -91,8 +104,12 @@ class SearchResponse(Sequence):
     rerank_reason: str | None
     timings_ms: dict[str, float]
     index_transition: str | None = None  # "reindex" | "re-embed" | "maintenance" while running
-    semantic_error: str | None = None  # provider_error | provider_input_rejected | embedder_mismatch
+    # provider_error | provider_input_rejected | provider_timeout | embedder_mismatch
+    semantic_error: str | None = None
     semantic_detail: str | None = None  # the full message (e.g. how to re-embed)
+    fusion: str = ""  # how the arms' scores were combined, for front doors to print
+    sort: str = "relevance"  # "relevance" | "date" (the page's best results, newest first)
+    decay_applied: bool = False
 
     def __len__(self) -> int:
         return len(self.results)
@@ -195,12 +212,10 @@ class Searcher:
         return self._embedder
 
     def connection(self) -> Connection:
+        """The read-only connection (opened on first use; a reader never migrates: see
+        docs/reliability.md). Raises :class:`~engine.db.IndexUnavailable` in one line."""
         if self._conn is None:
-            if not self.config.db_path.exists():
-                raise FileNotFoundError(
-                    f"no index at {self.config.db_path}: run `memlens reindex` first")
-            self._conn = connect(self.config.db_path)
-            ensure_schema(self._conn)
+            self._conn = open_reader(self.config.db_path)
         return self._conn
 
     def warm_up(self) -> None:
@@ -240,17 +255,21 @@ class Searcher:
         return out
 
     def matched_all(self, parsed: ParsedQuery, filters: Filters) -> bool:
+        return bool(self.full_matches(parsed, filters, 1))
+
+    def full_matches(self, parsed: ParsedQuery, filters: Filters, cap: int) -> list[int]:
+        """Rowids of up to ``cap`` chunks holding every query unit (FTS5 AND, filters applied);
+        it stops at ``cap``, so asking whether exactly one exists costs little."""
         match = build_match(parsed, "and")
         if match is None:
-            return False
+            return []
         where, args = filters.sql()
         try:
-            return self.connection().execute(
-                "SELECT 1 FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
-                f"WHERE chunks_fts MATCH ? AND {where} LIMIT 1", [match, *args]
-            ).fetchone() is not None
+            return [r[0] for r in self.connection().execute(
+                "SELECT c.rowid FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
+                f"WHERE chunks_fts MATCH ? AND {where} LIMIT ?", [match, *args, cap])]
         except Exception:  # noqa: BLE001
-            return False
+            return []
 
     def vector_index(self) -> VectorIndex | None:
         conn = self.connection()
@@ -307,11 +326,18 @@ class Searcher:
                *, mode: str = "hybrid", since: str | None = None, until: str | None = None,
                path_prefix: str | None = None, tags: Sequence[str] | None = None,
                frontmatter: dict[str, Any] | None = None, rerank: bool = False,
-               now: datetime | None = None, weights=None) -> SearchResponse:
-        """Run the pipeline. ``weights`` is accepted for backward compatibility and ignored."""
-        del weights  # deprecated in the seed: RRF is rank-based
+               now: datetime | None = None, weights=None, sort: str = "relevance",
+               decay: bool = True) -> SearchResponse:
+        """Run the pipeline. ``weights`` is accepted for backward compatibility and ignored.
+
+        ``sort="date"`` shows the page's results newest first; ``decay=False`` ranks without
+        recency decay.
+        """
+        del weights  # deprecated in the seed: the fusion weights come from engine/calibration.py
         if mode not in MODES:
             raise SearchError(f"mode must be one of {', '.join(MODES)}")
+        if sort not in SORTS:
+            raise SearchError(f"sort must be one of {', '.join(SORTS)}")
         if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
             raise SearchError(f"limit must be between 1 and {MAX_LIMIT}")
         filters = Filters(
@@ -324,9 +350,32 @@ class Searcher:
         now = now or datetime.now(UTC)
         query = query if isinstance(query, str) else str(query)
         with self._lock:
-            return self._search(query, limit, filters, mode, rerank, now)
+            return self._search(query, limit, filters, mode, rerank, now, sort, bool(decay))
 
-    def _search(self, query, limit, filters, mode, rerank, now) -> SearchResponse:
+    def weights(self) -> tuple[float, float | None]:
+        """(semantic weight, similarity floor): the config's, else the embedder's calibration."""
+        cal = calibration_for(self.config.embedder.provider)
+        weight = self.config.semantic_weight
+        floor = self.config.similarity_threshold
+        return (cal.semantic_weight if weight is None else weight,
+                cal.similarity_floor if floor is None else floor)
+
+    def fuse(self, keyword: list[Candidate], semantic: list[Candidate],
+             sim_ref: float | None) -> list[Candidate]:
+        if self.config.fusion == "rrf":
+            return rrf_merge(keyword, semantic, self.config.rrf_k)
+        return convex_merge(keyword, semantic, self.weights()[0], sim_ref)
+
+    def fusion_text(self, mode: str) -> str:
+        if mode != "hybrid":
+            return f"{mode} arm only"
+        if self.config.fusion == "rrf":
+            return f"rrf k={self.config.rrf_k}, votes keyword 1.0 semantic 1.0"
+        weight, floor = self.weights()
+        return describe(weight, floor, self.config.embedder.provider)
+
+    def _search(self, query, limit, filters, mode, rerank, now, sort="relevance",
+                use_decay=True) -> SearchResponse:
         timings: dict[str, float] = {}
         clock = time.perf_counter()
 
@@ -344,7 +393,9 @@ class Searcher:
         query_vec = None
         if mode in ("hybrid", "semantic") and query.strip():
             try:
-                query_vec = self.embedder.embed_single(query[: self.config.max_embed_chars])
+                # within a time budget, behind a breaker shared by the process
+                query_vec = query_vector(self.embedder, query[: self.config.max_embed_chars],
+                                         self.config.embedder.query_timeout)
                 self.vector_index()  # refuses another embedder's vectors before they are used
             except EmbeddingError as exc:
                 semantic_error, semantic_detail, query_vec = exc.kind, str(exc), None
@@ -353,18 +404,27 @@ class Searcher:
             lap("embed")
 
         # the two arms run at once: the KNN on the worker thread, BM25 here (2 cores)
-        knn = self.vector_hits(query_vec, depth, filters) if query_vec is not None else None
+        knn = (self.vector_hits(query_vec, max(depth, REF_RANK), filters)
+               if query_vec is not None else None)
         keyword = (self.keyword_arm(parsed, depth, filters)
                    if mode in ("hybrid", "keyword") else [])
         lap("keyword")
-        semantic = self.semantic_arm(knn.result()) if knn is not None else []
+        hits = knn.result() if knn is not None else []
+        sim_ref = hits[min(REF_RANK, len(hits)) - 1][1] if hits else None
+        semantic = self.semantic_arm(hits[:depth])
         lap("semantic")
 
-        fused = rrf_merge(keyword, semantic, self.config.rrf_k)
-        lap("rrf")
+        fused = self.fuse(keyword, semantic, sim_ref)
+        lap("fusion")
         pure_arm = mode != "hybrid" or semantic_error is not None
         if not pure_arm:
-            fused = apply_recency_decay(fused, self.config, now)
+            fused = drop_weak_semantic(fused, self.weights()[1])
+            if use_decay:
+                full = self.full_matches(parsed, filters, 2)
+                fused = apply_recency_decay(fused, self.config, now, strong_evidence(
+                    fused, full[0] if len(full) == 1 else None))
+            else:
+                fused = [_without_decay(c) for c in fused]
             lap("decay")
             people = load_people(self.config.root / "profile" / "relationships.json")
             # the median of the page the caller will see, not of the whole candidate pool:
@@ -386,6 +446,8 @@ class Searcher:
         if rerank:
             ranked, reranked, rerank_reason = self._rerank(query, ranked)
             lap("rerank")
+        if sort == "date":
+            ranked = sort_by_date(ranked)
 
         results = [self._result(c, parsed) for c in ranked]
         self._add_snippets(results, parsed)
@@ -396,8 +458,11 @@ class Searcher:
             or self.matched_all(parsed, filters))  # the SQL check only when the page has none
         lap("matched_all")
         best_sim = max((c.similarity for c in semantic), default=None)
-        threshold = self.config.similarity_threshold
-        low = (threshold is not None and not matched_all
+        threshold = self.weights()[1]
+        # low: neither arm has evidence. Keyword: no chunk holds most of the words (every one
+        # for a 1-2 word query); semantic: nothing reaches the embedder's floor
+        most = max((len(r.matched_terms or ()) for r in results if not r.injected), default=0)
+        low = (threshold is not None and not matched_all and 2 * most <= wanted
                and (best_sim is None or best_sim < threshold))
         timings["total"] = round(sum(timings.values()), 2)
         if mode == "hybrid":
@@ -417,7 +482,10 @@ class Searcher:
             matched_all_terms=matched_all, best_similarity=best_sim, rrf_k=self.config.rrf_k,
             reranked=reranked, rerank_reason=None if reranked else rerank_reason,
             timings_ms=timings, index_transition=active_writer(self.config.db_path),
-            semantic_error=semantic_error, semantic_detail=semantic_detail)
+            semantic_error=semantic_error, semantic_detail=semantic_detail,
+            fusion=self.fusion_text("hybrid" if not pure_arm else
+                                    ("keyword" if mode == "hybrid" else mode)),
+            sort=sort, decay_applied=not pure_arm and use_decay)
 
     def _rerank(self, query: str, ranked: list[Candidate]):
         from .rerank import rerank as call_reranker
@@ -437,7 +505,8 @@ class Searcher:
             content_date=c.content_date,
             keyword_rank=None if c.keyword_rank is None else c.keyword_rank + 1,
             semantic_rank=None if c.semantic_rank is None else c.semantic_rank + 1,
-            similarity=c.similarity, bm25=c.bm25, rrf_terms=dict(c.rrf_terms), decay=c.decay,
+            similarity=c.similarity, bm25=c.bm25, rrf_terms=dict(c.rrf_terms),
+            fusion_terms=dict(c.fusion_terms), decay=c.decay,
             mmr_position=None if c.mmr_position is None else c.mmr_position + 1,
             found_by=c.found_by, injected=c.injected, stale=self._is_stale(c),
             embedding_truncated=c.embedding_truncated,
@@ -476,6 +545,12 @@ class Searcher:
                     pass
             if not r.snippet:
                 r.snippet = _head(r.content)
+
+
+def _without_decay(c: Candidate) -> Candidate:
+    out = object.__new__(type(c))
+    out.__dict__ = {**c.__dict__, "decay": None}
+    return out
 
 
 def _head(text: str, width: int = 200) -> str:
@@ -543,7 +618,8 @@ def search(query: str, limit: int = 10, weights=None, source_types: Sequence[str
     Returns a :class:`SearchResponse`: iterate it for :class:`SearchResult` rows (the seed's
     fields plus explain fields); its header fields say which arms ran, how deep, how confident.
     ``weights`` is deprecated and ignored (the seed kept it for backward compatibility).
-    Options: mode, since, until, path_prefix, tags, frontmatter, rerank, now.
+    Options: mode, since, until, path_prefix, tags, frontmatter, rerank, now,
+    sort ("relevance" | "date": the page's best results newest first), decay (False: none).
     """
     return get_searcher(root, config).search(query, limit, source_types, weights=weights,
                                              **options)

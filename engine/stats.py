@@ -85,9 +85,18 @@ def vec_bloat(conn: Connection) -> VecBloat | None:
                     dead > BLOAT_SUGGEST_RATIO * max(live, 1) and dead >= MIN_DEAD_SLOTS)
 
 
-def index_statistics(conn: Connection, db_path: Path) -> IndexStatistics:
-    per_type = dict(conn.execute(
+def chunk_count(conn: Connection) -> int:
+    return conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+
+def chunks_per_type(conn: Connection) -> dict[str, int]:
+    """Chunks per source type, most first: the one count behind every header and facet."""
+    return dict(conn.execute(
         "SELECT source_type, count(*) FROM chunks GROUP BY source_type ORDER BY 2 DESC"))
+
+
+def index_statistics(conn: Connection, db_path: Path) -> IndexStatistics:
+    per_type = chunks_per_type(conn)
     per_month = dict(conn.execute(
         "SELECT substr(content_date, 1, 7), count(*) FROM chunks "
         "WHERE content_date IS NOT NULL GROUP BY 1 ORDER BY 1"))

@@ -1,8 +1,10 @@
-"""The engine knows nothing of the UI."""
+"""The engine knows nothing of the UI; front doors read through engine.library; no import
+circles."""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,3 +39,111 @@ def test_importing_every_engine_module_loads_no_ui_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ENGINE.parent, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# -- front doors read through engine.library ---------------------------------------------------
+
+TUI = ENGINE.parent / "tui"
+SQL_START = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|PRAGMA|BEGIN|COMMIT|ROLLBACK|WITH|"
+                       r"CREATE|DROP|ALTER)\b")
+# Files still allowed to hold SQL or open the index themselves. The lead ports them onto
+# engine.library and empties this list; the test fails when a listed file no longer needs it.
+SQL_ALLOWED = {"mcp_server.py"}
+
+
+def _sql_in(path: Path) -> list[str]:
+    """SQL a front-door file runs: .execute*() calls, SQL string literals, engine.db opens."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("execute", "executemany", "executescript")):
+            found.append(f"line {node.lineno}: .{node.func.attr}()")
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+              and SQL_START.match(node.value)):
+            found.append(f"line {node.lineno}: {node.value.split()[0]} ...")
+        elif isinstance(node, ast.ImportFrom) and node.module == "engine.db":
+            found.append(f"line {node.lineno}: imports engine.db")
+    return found
+
+
+def test_front_doors_hold_no_sql_outside_the_allow_list():
+    with_sql = {p.relative_to(TUI).as_posix(): _sql_in(p) for p in TUI.rglob("*.py")}
+    offenders = {name: lines for name, lines in with_sql.items()
+                 if lines and name not in SQL_ALLOWED}
+    assert offenders == {}, "read through engine.library instead"
+    no_longer = sorted(name for name in SQL_ALLOWED if not with_sql.get(name))
+    assert no_longer == [], "remove these from SQL_ALLOWED"
+
+
+def test_the_sql_check_sees_each_kind_of_sql(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text('from engine.db import connect\nconn.execute(x)\nq = "SELECT 1"\n'
+                     'text = "Select a theme"\n')
+    assert [line.split(":")[0] for line in _sql_in(probe)] == ["line 1", "line 2", "line 3"]
+
+
+# -- the import graph ------------------------------------------------------------------------
+
+def _engine_imports() -> dict[str, set[str]]:
+    """engine module -> the engine modules it imports (lazy imports included)."""
+    def name(p: Path) -> str:
+        parts = list(p.relative_to(ENGINE.parent).with_suffix("").parts)
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    modules = {name(p): p for p in ENGINE.rglob("*.py")}
+    graph = {}
+    for module, path in modules.items():
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(parts + ([node.module] if node.module else []))
+                subs = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in modules]
+                deps.update(subs or [base])
+            elif isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names)
+        graph[module] = {d for d in deps if d in modules and d != module}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
+    """The strongly connected components of more than one module."""
+    reach = {m: set() for m in graph}
+    for start in graph:
+        todo = list(graph[start])
+        while todo:
+            m = todo.pop()
+            if m not in reach[start]:
+                reach[start].add(m)
+                todo.extend(graph[m])
+    return {frozenset({m} | {o for o in reach[m] if m in reach[o]})
+            for m in graph if m in reach[m]}
+
+
+# Import circles still to break (the lead empties this): config imports FILE_ROUTES from
+# scanner (it can import engine.routes instead), and embedder builds the providers, which
+# import its Embedder base class back.
+KNOWN_CYCLES = {
+    frozenset({"engine.embedder", "engine.embedder_minilm", "engine.embedder_openai",
+               "engine.provider_guard"}),
+}
+
+
+def test_no_import_circles_in_the_engine_but_the_known_ones():
+    assert _cycles(_engine_imports()) == KNOWN_CYCLES
+
+
+def test_the_cycle_check_finds_a_circle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == {
+        frozenset({"a", "b", "c"})}
+
+
+def test_the_engine_core_never_imports_the_demo_generator():
+    graph = _engine_imports()
+    users = sorted(m for m, deps in graph.items()
+                   if not m.startswith("engine.demo") and any(d.startswith("engine.demo")
+                                                              for d in deps))
+    assert users == []

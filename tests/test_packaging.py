@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,10 @@ def test_wheel_installs_into_a_fresh_venv_and_the_app_runs_headless(tmp_path):
     python = venv / "bin" / "python"
     installed = _run([str(python), "-m", "pip", "install", "-q", str(wheel)], timeout=1200)
     assert installed.returncode == 0, installed.stderr[-2000:]
+
+    version = _run([str(venv / "bin" / "memlens"), "--version"], cwd=tmp_path, timeout=120)
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert version.returncode == 0 and version.stdout == f"memlens {declared}\n", version.stderr
 
     root = tmp_path / "demo"
     demo = _run([str(venv / "bin" / "memlens"), "demo", "--root", str(root), "--no-app"],

@@ -1,32 +1,43 @@
 """The ``memlens`` command: the app by default, plus reindex/search/maintenance/... subcommands.
 
-Errors are one clear line on stderr and a non-zero exit; long work shows a progress bar on a
-terminal and stays quiet with ``--json``.
+Errors are one clear line on stderr and a non-zero exit (tui/cli_errors.py); long work shows a
+progress bar on a terminal and stays quiet with ``--json``. Everything printed from data (file
+names, chunk text, messages quoting them) goes through engine/textsafe.py.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import os
+import shutil
 import sys
 from pathlib import Path
 
+from engine.textsafe import json_dumps, one_line, plain
 
-class CliError(Exception):
-    """A user-facing failure: printed as one line, exit code 1."""
+from .cli_args import check_search_args, limit_count, package_version, since_date, until_date
+from .cli_errors import CliError, OneLineParser, UsageError, run
+from .cli_table import plural, search_lines
+
+
+def _existing(root: Path) -> Path:
+    if not root.is_dir():
+        what = "is not a folder" if root.exists() else "does not exist"
+        raise UsageError(f"data root {root} {what}: check --root or $MEMLENS_ROOT")
+    return root
 
 
 def _config(args):
     from engine.config import load_config, resolve_root
 
-    root, is_demo = resolve_root(getattr(args, "root", None))
+    root, is_demo = resolve_root(args.root)
     if is_demo and not (root / ".memlens-demo.json").exists():
-        raise CliError(
+        raise UsageError(
             f"no data root given and no demo root at {root}: pass --root, set $MEMLENS_ROOT, "
             "or run `memlens demo` to create the demo root")
-    if not root.is_dir():
-        raise CliError(f"data root {root} does not exist")
-    return load_config(root, getattr(args, "db", None))
+    config = load_config(_existing(root), args.db)
+    args.db_path = config.db_path  # for the one-line description of index errors
+    return config
 
 
 def _human_bytes(n: float) -> str:
@@ -50,7 +61,7 @@ def _progress_printer(quiet: bool):
     )
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[detail]}"), TimeRemainingColumn(),
+                   TextColumn("{task.fields[detail]}", markup=False), TimeRemainingColumn(),
                    transient=True)
     task = bar.add_task("scanning", total=None, detail="")
 
@@ -59,10 +70,25 @@ def _progress_printer(quiet: bool):
             bar.update(task, description="embedding pending", total=p.pending_total or None,
                        completed=p.pending_done, detail=f"{p.chunks_embedded} embedded")
         elif p.phase == "index":
-            name = (p.current_file or "")[-40:]
+            name = one_line(p.current_file or "")[-40:]
             bar.update(task, description="indexing", total=p.files_total or None,
                        completed=p.files_done, detail=f"{p.chunks_embedded} embedded  {name}")
     return bar, update
+
+
+def _unchanged_chunks(config, stats) -> int:
+    """Chunks the run left as they were. The indexer counts them only in the files it re-read
+    (IndexStats.unchanged_chunks), not in files whose mtime had not moved: count the index."""
+    from engine.schema import open_reader
+    from engine.stats import chunk_count
+
+    if not config.db_path.exists():
+        return stats.unchanged_chunks
+    conn = open_reader(config.db_path)
+    try:
+        return max(chunk_count(conn) - stats.chunks, 0)
+    finally:
+        conn.close()
 
 
 def cmd_reindex(args) -> int:
@@ -77,19 +103,20 @@ def cmd_reindex(args) -> int:
     else:
         stats = reindex(config=config, full=args.full, re_embed=args.re_embed)
     if args.json:
-        print(json.dumps(stats.to_dict()))
+        print(json_dumps(stats.to_dict()))
     else:
-        print(f"indexed {stats.files} files ({stats.skipped} unchanged, "
-              f"{stats.removed_files} removed): {stats.chunks} chunks written, "
-              f"{stats.unchanged_chunks} unchanged, {stats.deleted_chunks} deleted, "
-              f"{stats.embedded} embedded, {stats.pending_embeddings} pending "
-              f"in {stats.seconds:.1f}s")
+        print(f"indexed {plural(stats.files, 'file')} in {stats.seconds:.1f}s "
+              f"({stats.skipped:,} unchanged, {stats.removed_files:,} removed)")
+        print(f"chunks: {stats.chunks:,} written, {_unchanged_chunks(config, stats):,} "
+              f"unchanged, {stats.deleted_chunks:,} deleted; {stats.embedded:,} embedded, "
+              f"{stats.pending_embeddings:,} pending")
         for e in stats.errors:
-            print(f"error: {e.source_file}: {e.message}", file=sys.stderr)
+            print(f"error: {one_line(e.source_file)}: {one_line(e.message)}", file=sys.stderr)
         for w in stats.warnings:
-            print(f"warning: {w.source_file}: {w.message}", file=sys.stderr)
+            print(f"warning: {one_line(w.source_file)}: {one_line(w.message)}",
+                  file=sys.stderr)
         for e in stats.embedding_errors:
-            print(f"embedding: {e}", file=sys.stderr)
+            print(f"embedding: {one_line(e)}", file=sys.stderr)
         if stats.cancelled:
             print("cancelled: run `memlens reindex` again to finish", file=sys.stderr)
     return 1 if stats.errors and not stats.files else 0
@@ -107,60 +134,32 @@ def _jsonable(obj):
     return obj
 
 
-def _explain_lines(r, rrf_k: int) -> list[str]:
-    terms = " + ".join(f"{arm} 1/({rrf_k}+{rank}) = {value:.5f}" for arm, value, rank in (
-        (arm, value, r.keyword_rank if arm == "keyword" else r.semantic_rank)
-        for arm, value in r.rrf_terms.items()))
-    lines = [f"    rrf: {terms or '-'}"]
-    if r.keyword_rank:
-        lines.append(f"    keyword: rank {r.keyword_rank}, bm25 {r.bm25:.3f}, matched "
-                     f"{', '.join(r.matched_terms or []) or '-'}")
-    if r.semantic_rank:
-        lines.append(f"    semantic: rank {r.semantic_rank}, similarity {r.similarity:.3f}")
-    if r.decay:
-        age = "unknown age" if r.decay.age_days is None else f"age {r.decay.age_days:.0f} d"
-        lines.append(f"    decay: x{r.decay.factor:.3f} ({age}, half-life "
-                     f"{r.decay.half_life:.0f} d{', floored' if r.decay.floored else ''})")
-    flags = [f for f, on in (("stale", r.stale), ("embedding truncated",
-                                                  r.embedding_truncated)) if on]
-    lines.append(f"    mmr position: {r.mmr_position or '-'}"
-                 + (f"; {', '.join(flags)}" if flags else ""))
-    return lines
+def _output_width() -> int:
+    # piped output keeps its lines whole (up to 160 columns) unless $COLUMNS names a width
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return shutil.get_terminal_size().columns
+    return 160
 
 
 def cmd_search(args) -> int:
     from engine.searcher import Searcher, SearchError
 
     config = _config(args)
+    check_search_args(args, config.routes)
     searcher = Searcher(config)
     try:
         response = searcher.search(
             args.query, limit=args.limit, source_types=args.source or None, mode=args.mode,
             since=args.since, until=args.until, path_prefix=args.folder, tags=args.tag or None)
     except SearchError as exc:
-        raise CliError(str(exc)) from exc
+        raise UsageError(str(exc)) from exc
     finally:
         searcher.close()
     if args.json:
-        print(json.dumps(_jsonable(response), ensure_ascii=False))
+        print(json_dumps(_jsonable(response)))
         return 0
-    depth = ", ".join(f"{arm} {n}/{d}" for arm, (n, d) in response.arm_depth.items())
-    print(f"arms: {response.arms} | depth: {depth} | confidence: {response.confidence} | "
-          f"{len(response)} results in {response.timings_ms.get('total', 0):.0f} ms")
-    for i, r in enumerate(response, 1):
-        mark = " [profile]" if r.injected else ""
-        print(f"{i:2}. {r.score:.4f} {r.source_type:13} {r.content_date or '':10} "
-              f"{r.source_file}{mark}")
-        print(f"    {_printable(r.snippet)[:160]}")
-        if args.explain:
-            print("\n".join(_explain_lines(r, response.rrf_k)))
+    print("\n".join(search_lines(response, _output_width(), args.explain)))
     return 0
-
-
-def _printable(text: str) -> str:
-    """Chunk text on a terminal: control characters shown, never executed."""
-    return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in
-                   " ".join(text.split()))
 
 
 def cmd_maintenance(args) -> int:
@@ -172,17 +171,18 @@ def cmd_maintenance(args) -> int:
               + "...", file=sys.stderr)
     stats = rebuild_vec_index(config.db_path, vacuum=not args.no_vacuum)
     if args.json:
-        print(json.dumps(stats))
+        print(json_dumps(stats))
     else:
-        print(f"rebuilt {stats['vectors']} vectors: {_human_bytes(stats['size_before'])} -> "
-              f"{_human_bytes(stats['size_after'])} (reclaimed "
+        print(f"rebuilt {plural(stats['vectors'], 'vector')}: "
+              f"{_human_bytes(stats['size_before'])} -> {_human_bytes(stats['size_after'])} "
+              "(reclaimed "
               f"{_human_bytes(max(stats['reclaimed_bytes'], 0))}), dead slots "
-              f"{stats['dead_slots_before']} -> {stats['dead_slots_after']}")
+              f"{stats['dead_slots_before']:,} -> {stats['dead_slots_after']:,}")
     return 0
 
 
 def cmd_discover(args) -> int:
-    from engine.scanner import discover, print_pending
+    from engine.scanner import discover, pending_files
 
     config = _config(args)
     files = list(discover(config.root, config.routes))
@@ -190,46 +190,54 @@ def cmd_discover(args) -> int:
         for pattern, source_type in config.routes:
             count = sum(1 for f in files if f.source_type == source_type
                         and Path(f.rel).match(pattern))
-            print(f"{source_type:15} {count:6}  {pattern}")
-        print(f"{len(files)} files routed")
+            print(f"{one_line(source_type):15} {count:6}  {one_line(pattern)}")
+        print(f"{plural(len(files), 'file')} routed")
         return 0
-    print_pending(files, config.db_path)
+    if config.db_path.exists():
+        from engine.schema import open_reader
+
+        open_reader(config.db_path).close()  # one clear line for an unusable index
+    pending, gone = pending_files(files, config.db_path)
+    for f in pending:
+        print(f"{one_line(f.source_type):15} {one_line(f.rel)}")
+    for rel in gone:
+        print(f"{'(removed)':15} {one_line(rel)}")
+    print(f"{len(pending):,} of {plural(len(files), 'file')} "
+          f"{'needs' if len(pending) == 1 else 'need'} indexing")
     return 0
 
 
 def cmd_stats(args) -> int:
-    from engine.db import connect
-    from engine.schema import ensure_schema
+    from engine.schema import open_reader
     from engine.stats import index_statistics
 
     config = _config(args)
-    if not config.db_path.exists():
-        raise CliError(f"no index at {config.db_path}: run `memlens reindex` first")
-    conn = connect(config.db_path)
+    conn = open_reader(config.db_path)  # read-only: stats work on a read-only root
     try:
-        ensure_schema(conn)
         st = index_statistics(conn, config.db_path)
     finally:
         conn.close()
     if args.json:
-        print(json.dumps(st.to_dict()))
+        print(json_dumps(st.to_dict()))
         return 0
-    print(f"index      {st.db_path} ({_human_bytes(st.db_bytes)})")
-    print(f"embedder   {st.embedder or '(none yet)'}")
-    print(f"chunks     {st.chunks} in {st.files} files; {st.pending_embeddings} pending "
-          f"embeddings, {st.truncated_embeddings} truncated")
+    print(f"index      {one_line(st.db_path)} ({_human_bytes(st.db_bytes)})")
+    print(f"embedder   {one_line(st.embedder or '(none yet)')}")
+    print(f"chunks     {st.chunks:,} in {plural(st.files, 'file')}; "
+          f"{plural(st.pending_embeddings, 'pending embedding')}, {st.truncated_embeddings:,} "
+          "truncated")
     if st.bloat:
         b = st.bloat
-        print(f"vec0       {b.live_rows} vectors, {b.dead_slots} dead slots "
+        print(f"vec0       {plural(b.live_rows, 'vector')}, {plural(b.dead_slots, 'dead slot')} "
               f"({_human_bytes(b.dead_bytes)}), fill {b.slot_fill:.0%}"
               + ("  -> run `memlens maintenance`" if b.suggest_maintenance else ""))
     print(f"reindexed  {st.last_reindex_at or 'never'}")
     width = max((len(t) for t in st.per_type), default=0)
     top = max(st.per_type.values(), default=1)
     for source_type, count in st.per_type.items():
-        print(f"  {source_type:{width}} {count:8}  {'#' * max(1, round(30 * count / top))}")
+        print(f"  {one_line(source_type):{width}} {count:8}  "
+              f"{'#' * max(1, round(30 * count / top))}")
     for e in st.files_with_errors:
-        print(f"error: {e['source_file']}: {e['error']}")
+        print(f"error: {one_line(e['source_file'])}: {one_line(e['error'])}")
     return 0
 
 
@@ -239,7 +247,7 @@ def cmd_demo(args) -> int:
     from engine.indexer import reindex
 
     root = Path(args.root).expanduser().resolve() if args.root else default_demo_root()
-    print(f"demo root: {root}", file=sys.stderr)
+    print(f"demo root: {one_line(root)}", file=sys.stderr)
     generate_demo_root(root, chunks=args.chunks)
     config = load_config(root)
     bar, update = _progress_printer(False)
@@ -248,8 +256,9 @@ def cmd_demo(args) -> int:
             stats = reindex(config=config, progress=update)
     else:
         stats = reindex(config=config)
-    print(f"indexed {stats.chunks} new chunks ({stats.unchanged_chunks} unchanged) "
-          f"in {stats.seconds:.1f}s", file=sys.stderr)
+    print(f"indexed {stats.chunks:,} new {'chunk' if stats.chunks == 1 else 'chunks'} "
+          f"({_unchanged_chunks(config, stats):,} unchanged) in {stats.seconds:.1f}s",
+          file=sys.stderr)
     if args.no_app:
         return 0
     return _open_app(root, None)
@@ -270,7 +279,7 @@ def cmd_app(args) -> int:
     if is_demo and not (root / ".memlens-demo.json").exists():
         args.root, args.chunks, args.no_app = None, None, False
         return cmd_demo(args)
-    return _open_app(root, args.db)
+    return _open_app(_existing(root), args.db)
 
 
 def cmd_import(args) -> int:
@@ -303,37 +312,52 @@ def cmd_import(args) -> int:
     except ImportFailed as exc:
         raise CliError(str(exc)) from exc
     if args.json:
-        print(json.dumps(report.to_dict(), ensure_ascii=False))
+        print(json_dumps(report.to_dict()))
     else:
-        print(report.summary())
+        print(plain(report.summary()))
         if report.ok and not args.dry_run and report.files_written:
             print("run `memlens reindex` to index what was imported", file=sys.stderr)
     return 0 if report.ok else 1
 
 
 def cmd_mcp(args) -> int:
+    from engine.config import resolve_root
     from tui.mcp_server import serve
 
+    _existing(resolve_root(args.root)[0])
     return serve(args.root, args.db)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--root", help="data root (default: $MEMLENS_ROOT, else the demo root)")
-    common.add_argument("--db", help="index file (default: <root>/data/search/memlens.db)")
+def _common(parser: argparse.ArgumentParser, top: bool) -> argparse.ArgumentParser:
+    # after the subcommand the defaults are SUPPRESS: a subcommand's default must not undo
+    # `memlens --root DIR <command>` (argparse copies every subcommand default over the top's)
+    default = None if top else argparse.SUPPRESS
+    parser.add_argument("--root", default=default,
+                        help="data root (default: $MEMLENS_ROOT, else the demo root)")
+    parser.add_argument("--db", default=default,
+                        help="index file (default: <root>/data/search/memlens.db)")
+    _debug_flag(parser)
+    return parser
 
-    parser = argparse.ArgumentParser(
-        prog="memlens", parents=[common],
-        description="A person's long-term memory, browsable from the terminal.")
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common(OneLineParser(add_help=False), top=False)
+
+    parser = _common(OneLineParser(
+        prog="memlens", description="A person's long-term memory, browsable from the terminal."),
+        top=True)
+    parser.add_argument("--version", action="version", version=f"memlens {package_version()}")
     sub = parser.add_subparsers(dest="command")
 
     p = sub.add_parser("search", parents=[common], help="hybrid search from the command line")
     p.add_argument("query")
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=limit_count, default=10, help="how many results (default 10)")
     p.add_argument("--source", action="append", metavar="TYPE", help="only this source type "
                    "(repeatable)")
-    p.add_argument("--since", metavar="DATE", help="content dated on or after (YYYY-MM-DD)")
-    p.add_argument("--until", metavar="DATE", help="content dated on or before (YYYY-MM-DD)")
+    p.add_argument("--since", metavar="DATE", type=since_date,
+                   help="content dated on or after (YYYY-MM-DD, YYYY-MM or YYYY)")
+    p.add_argument("--until", metavar="DATE", type=until_date,
+                   help="content dated on or before (YYYY-MM-DD, YYYY-MM or YYYY)")
     p.add_argument("--folder", metavar="PREFIX", help="only files under this path prefix")
     p.add_argument("--tag", action="append", help="only notes with this tag (repeatable, ALL)")
     p.add_argument("--mode", choices=["hybrid", "keyword", "semantic"], default="hybrid")
@@ -378,31 +402,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("demo", help="create and index the demo data root, then open the app")
-    p.add_argument("--root", help="where to create it (default: the user data dir)")
+    p.add_argument("--root", default=argparse.SUPPRESS,
+                   help="where to create it (default: the user data dir)")
     p.add_argument("--chunks", type=int, help="grow the demo to about N chunks")
     p.add_argument("--no-app", action="store_true", help="stop after indexing")
+    _debug_flag(p)
     p.set_defaults(func=cmd_demo)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    func = getattr(args, "func", cmd_app)
-    from engine.config import ConfigError
-    from engine.lock import WriterBusy
-    from engine.schema import EmbedderMismatch
+def _debug_flag(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS on both levels: a subcommand's default must not undo `memlens --debug <command>`
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show a traceback on failure (also MEMLENS_DEBUG=1)")
 
+
+def main(argv: list[str] | None = None) -> int:
     try:
-        return func(args)
-    except (CliError, ConfigError, WriterBusy, EmbedderMismatch, FileNotFoundError) as exc:
-        print(f"memlens: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("memlens: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # e.g. `memlens search x --json | head`
-        sys.stderr.close()
-        return 0
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # a usage error (exit 2, one line), --help or --version
+        return exc.code if isinstance(exc.code, int) else 0
+    return run(getattr(args, "func", cmd_app), args)
 
 
 if __name__ == "__main__":

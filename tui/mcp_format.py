@@ -11,12 +11,14 @@ No MCP import here: these are pure functions, testable without the SDK.
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Sequence
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from engine.fts_query import ParsedQuery, matched_terms
+from engine.textsafe import json_dumps
+from engine.textsafe import one_line as safe_line
 
 DEFAULT_MAX_CHARS = 12_000
 MIN_MAX_CHARS = 400
@@ -26,17 +28,10 @@ FOOTER_RESERVE = 220  # room kept for the "truncated: ..." line when rows are dr
 CONTENT_KEYS = ("title", "path", "tags", "preview_kind", "preview")
 PREVIEW_KINDS = ("snippet", "head", "chunk", "stale_notice", "none")
 
-# Characters that JSON leaves unescaped but some line splitters treat as line breaks.
-_LINE_BREAKERS = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-
-
 def jstr(value: Any) -> str:
-    """A JSON string literal that always stays on one line, whatever the text holds."""
-    out = json.dumps("" if value is None else str(value), ensure_ascii=False)
-    for ch, escaped in _LINE_BREAKERS.items():
-        if ch in out:
-            out = out.replace(ch, escaped)
-    return out
+    """A JSON string literal that always stays on one line and holds no raw control
+    character, whatever the text holds (engine/textsafe.py)."""
+    return json_dumps("" if value is None else str(value))
 
 
 def jobject(pairs: dict[str, str]) -> str:
@@ -46,8 +41,31 @@ def jobject(pairs: dict[str, str]) -> str:
 
 def one_line(text: str, limit: int = 300) -> str:
     """Server text (an error, a detail) squeezed onto one line and capped."""
-    flat = " ".join(str(text).split())
+    flat = safe_line(text)
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def machine_paths(root: Path, resolved_root: Path, db_path: Path) -> list[tuple[re.Pattern, str]]:
+    """What an answer shows instead of an absolute path of the machine: root-relative paths
+    for the data root, ``<index folder>`` for an index kept outside it, ``~`` for home."""
+    shown: dict[str, str] = {}
+    for r in {str(root), str(resolved_root)}:
+        shown[r + "/"], shown[r] = "", "."
+    for folder in {str(db_path.parent), str(db_path.parent.resolve())}:
+        if not (folder + "/").startswith(tuple(r + "/" for r in (str(root), str(resolved_root)))):
+            shown[folder] = "<index folder>"
+    home = str(Path.home())
+    if len(home) > 1:
+        shown[home] = "~"
+    # longest first; only where a path starts, so "notes/root/x.md" is never touched
+    return [(re.compile(r"(?<![\w.~/-])" + re.escape(prefix)), text)
+            for prefix, text in sorted(shown.items(), key=lambda kv: -len(kv[0]))]
+
+
+def scrub_paths(text: str, paths: list[tuple[re.Pattern, str]]) -> str:
+    for pattern, shown in paths:
+        text = pattern.sub(lambda _m, s=shown: s, text)
+    return text
 
 
 def flat(text: str) -> str:
@@ -186,9 +204,8 @@ def explain(r, rrf_k: int) -> str:
         return (f"profile of {jstr(meta.get('person', ''))} injected at the median score "
                 f"(the query names {jstr(meta.get('matched', ''))})")
     terms = []
-    for arm in r.rrf_terms:
-        rank = r.keyword_rank if arm == "keyword" else r.semantic_rank
-        terms.append(f"{arm} 1/({rrf_k}+{rank})")
+    for arm, value in r.rrf_terms.items():
+        terms.append(f"{arm} {r.fusion_terms.get(arm, num(value))}")
     fused = sum(r.rrf_terms.values())
     text = " + ".join(terms) + f" = {num(fused)}" if terms else f"{num(fused)}"
     d = r.decay
@@ -262,7 +279,7 @@ def header_lines(response, threshold: float | None = None) -> list[str]:
         lines.append(f"suggestion: {why}; try keyword_search with the exact words or "
                      "identifier you expect, or get_neighborhood on the closest row's id to "
                      "read around it")
-    lines.append(f"rrf_k: {response.rrf_k}")
+    lines.append(f"fusion: {response.fusion}")
     if response.reranked:
         lines.append("reranked: true")
     else:

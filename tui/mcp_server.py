@@ -33,7 +33,7 @@ from typing import Any
 
 from engine.config import Config, ConfigError, load_config, resolve_root
 from engine.db import Error as DBError
-from engine.db import connect
+from engine.db import IndexUnavailable, describe_db_error
 from engine.entities import (
     PROFILE_RELATIVE_PATH,
     load_people,
@@ -42,6 +42,7 @@ from engine.entities import (
 )
 from engine.fts_query import parse_query
 from engine.scanner import SOURCE_TYPES, discover, indexed_mtimes, vanished
+from engine.schema import open_reader
 from engine.searcher import Searcher, SearchError
 
 from . import mcp_format as fmt
@@ -56,6 +57,8 @@ NEIGHBOR_CHARS = 4000  # one neighborhood chunk is cut to this many characters
 STALE_LISTED = 20
 MAX_CHARS_ENV = "MEMLENS_MCP_MAX_CHARS"
 MCP_REQUIREMENT = "mcp>=2.3,<2.4"  # the SDK version range this server is tested with
+MAX_PATH_CHARS = 1024  # a longer path names no file of the data layer
+MAX_NAME_BYTES = 255  # nor does one with a longer component (the usual file system limit)
 
 
 class ToolFailure(Exception):
@@ -538,6 +541,7 @@ class MemlensTools:
         self.config = config
         self.root = config.root.resolve()
         self.layer = DataLayer(config)
+        self._machine_paths = fmt.machine_paths(config.root, self.root, config.db_path)
         self.searcher = Searcher(config)
         # the first call should not pay for loading the vector index (seconds at 500k)
         threading.Thread(target=self.searcher.warm_up, name="memlens-warm-up",
@@ -556,6 +560,30 @@ class MemlensTools:
     def close(self) -> None:
         self.searcher.close()
 
+    def call(self, name: str, args: Any) -> tuple[str, bool]:
+        """One tool call as (text, is_error). A failure is one line that names no path of
+        the machine, only root-relative ones (docs/reliability.md)."""
+        handler = self.handlers.get(name)
+        if handler is None:
+            return self._error(f"unknown tool {fmt.jstr(name)}; tools: "
+                               f"{', '.join(self.handlers)}"), True
+        if not isinstance(args, dict):
+            return self._error("arguments must be an object"), True
+        try:
+            text = handler(args)
+        except (ToolFailure, IndexUnavailable) as exc:
+            return self._error(str(exc)), True
+        except Exception as exc:  # noqa: BLE001 - a crash is reported, never fatal
+            log.error("tool %s failed:\n%s", name, traceback.format_exc())
+            return self._error(f"internal error in {name}: {type(exc).__name__}: "
+                               f"{fmt.one_line(exc, 300)}"), True
+        if name == "index_status":
+            text = fmt.scrub_paths(text, self._machine_paths)
+        return text, False
+
+    def _error(self, message: str) -> str:
+        return fmt.one_line(fmt.scrub_paths(message, self._machine_paths), 600)
+
     # -- helpers ------------------------------------------------------------------------
     def _need_index(self) -> None:
         if not self.config.db_path.exists():
@@ -563,11 +591,33 @@ class MemlensTools:
                               "(or `memlens demo`) first")
 
     def _read_conn(self):
+        """A read-only connection (never migrates); ToolFailure in one line when the index
+        cannot be used: missing, being built, damaged, or from another memlens version."""
         self._need_index()
         try:
-            return connect(self.config.db_path, readonly=True)
+            return open_reader(self.config.db_path)
+        except IndexUnavailable as exc:
+            raise ToolFailure(str(exc)) from None
         except (DBError, OSError) as exc:
             raise ToolFailure(f"the index could not be opened: {fmt.one_line(exc)}") from None
+
+    def _index_state(self, rel: str, column: str):
+        """``column`` of ``rel``'s index_state row; None when not indexed or the index
+        cannot be read (read_note works without an index)."""
+        if not self.config.db_path.exists():
+            return None
+        try:
+            conn = self._read_conn()
+        except ToolFailure:
+            return None
+        try:
+            row = conn.execute(f"SELECT {column} FROM index_state WHERE source_file = ?",
+                               (rel,)).fetchone()
+        except DBError:
+            return None
+        finally:
+            conn.close()
+        return row
 
     def _exists(self, rel: str) -> bool:
         try:
@@ -582,7 +632,7 @@ class MemlensTools:
         with self._search_lock:
             try:
                 conn = self.searcher.connection()
-            except FileNotFoundError as exc:
+            except IndexUnavailable as exc:
                 raise ToolFailure(str(exc)) from None
             # one read transaction: both arms (and the stale checks) see one snapshot
             conn.execute("BEGIN")
@@ -596,7 +646,7 @@ class MemlensTools:
             except SearchError as exc:
                 raise ToolFailure(fmt.one_line(exc)) from None
             except DBError as exc:
-                raise ToolFailure(f"the index could not be read: {fmt.one_line(exc)}") from None
+                raise ToolFailure(describe_db_error(exc, self.config.db_path)) from None
             finally:
                 if conn.in_transaction:
                     conn.execute("COMMIT")
@@ -636,6 +686,10 @@ class MemlensTools:
         rel = _relative_path(value, "path").rstrip("/")
         if not rel:
             raise ToolFailure("path must name a file inside the data root")
+        shown = fmt.jstr(fmt.cap(rel, 200))
+        if len(rel) > MAX_PATH_CHARS or any(
+                len(os.fsencode(part)) > MAX_NAME_BYTES for part in rel.split("/")):
+            raise ToolFailure(f"no such file in the data root: {shown} (the name is too long)")
         not_layer = ToolFailure(f"{fmt.jstr(rel)} is not part of the data layer (no route "
                                 "indexes it); read_note opens only the files search returns")
         source_type = self._source_type(rel)
@@ -643,14 +697,14 @@ class MemlensTools:
             raise not_layer
         try:
             resolved = (self.root / rel).resolve()
-        except (OSError, RuntimeError):
-            raise ToolFailure(f"path cannot be resolved: {fmt.jstr(rel)}") from None
-        if not resolved.is_relative_to(self.root):
-            raise ToolFailure(f"path leaves the data root (through a symlink): {fmt.jstr(rel)}")
-        if not resolved.exists():
-            raise ToolFailure(f"no such file in the data root: {fmt.jstr(rel)}")
-        if not resolved.is_file():
-            raise ToolFailure(f"not a file: {fmt.jstr(rel)}")
+            if not resolved.is_relative_to(self.root):
+                raise ToolFailure(f"path leaves the data root (through a symlink): {shown}")
+            if not resolved.exists():
+                raise ToolFailure(f"no such file in the data root: {shown}")
+            if not resolved.is_file():
+                raise ToolFailure(f"not a file: {shown}")
+        except (OSError, RuntimeError, ValueError):
+            raise ToolFailure(f"no such file in the data root: {shown}") from None
         real_rel = resolved.relative_to(self.root).as_posix()
         if real_rel != rel and self._source_type(real_rel) is None:
             raise not_layer  # a routed name that is a symlink to, say, secrets/
@@ -662,30 +716,11 @@ class MemlensTools:
         routed = self.layer.route(rel)
         if routed is not None:
             return routed
-        if self.config.db_path.exists():  # indexed under an older route
-            conn = self._read_conn()
-            try:
-                row = conn.execute("SELECT source_type FROM index_state WHERE source_file = ?",
-                                   (rel,)).fetchone()
-            except DBError:
-                row = None
-            finally:
-                conn.close()
-            if row is not None:
-                return row[0] or "file"
-        return None
+        row = self._index_state(rel, "source_type")  # indexed under an older route
+        return None if row is None else (row[0] or "file")
 
     def _indexed_mtime(self, rel: str) -> float | None:
-        if not self.config.db_path.exists():
-            return None
-        conn = self._read_conn()
-        try:
-            row = conn.execute("SELECT mtime FROM index_state WHERE source_file = ?",
-                               (rel,)).fetchone()
-        except DBError:
-            return None
-        finally:
-            conn.close()
+        row = self._index_state(rel, "mtime")
         return None if row is None else row[0]
 
     def read_note(self, args: dict) -> str:
@@ -890,7 +925,7 @@ class MemlensTools:
             st = index_statistics(conn, self.config.db_path)
             mtimes = indexed_mtimes(conn)
         except DBError as exc:
-            raise ToolFailure(f"the index could not be read: {fmt.one_line(exc)}") from None
+            raise ToolFailure(describe_db_error(exc, self.config.db_path)) from None
         finally:
             conn.close()
 
@@ -990,30 +1025,13 @@ def build_server(tools: MemlensTools):
                          input_schema=schema(), annotations=annotations)
               for name, title, description, schema in TOOL_SPECS]
 
-    def error(message: str) -> types.CallToolResult:
-        return types.CallToolResult(content=[types.TextContent(text=fmt.one_line(message, 600))],
-                                    is_error=True)
-
     async def list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
 
     async def call_tool(ctx, params) -> types.CallToolResult:
-        handler = tools.handlers.get(params.name)
-        if handler is None:
-            return error(f"unknown tool {fmt.jstr(params.name)}; tools: "
-                         f"{', '.join(tools.handlers)}")
-        args = params.arguments or {}
-        if not isinstance(args, dict):
-            return error("arguments must be an object")
-        try:
-            text = await anyio.to_thread.run_sync(handler, args)
-        except ToolFailure as exc:
-            return error(str(exc))
-        except Exception as exc:  # noqa: BLE001 - a crash is reported, never fatal
-            log.error("tool %s failed:\n%s", params.name, traceback.format_exc())
-            return error(f"internal error in {params.name}: {type(exc).__name__}: "
-                         f"{fmt.one_line(exc, 300)}")
-        return types.CallToolResult(content=[types.TextContent(text=text)])
+        args = {} if params.arguments is None else params.arguments
+        text, is_error = await anyio.to_thread.run_sync(tools.call, params.name, args)
+        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 
     return Server(SERVER_NAME, version=_version(), title="memlens",
                   instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)

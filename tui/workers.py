@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.config import Config
+from engine.library_types import parse_metadata
 
 from .messages import (
     DiscoverLoaded,
@@ -37,48 +38,30 @@ PROGRESS_INTERVAL = 0.1  # seconds between progress messages (the last one alway
 
 
 def search_job(searcher: Any, request: SearchRequest, seq: int, now: datetime | None,
-               post: Post, is_cancelled: Callable[[], bool] = lambda: False) -> None:
-    """One search; the answer carries ``seq`` so the UI can drop a stale one."""
+               post: Post) -> None:
+    """One search (``searcher``: a Searcher or an ``engine.library.Library``); the answer
+    carries ``seq`` so the UI can drop a stale one."""
     try:
         response = searcher.search(
             request.engine_query, limit=request.limit,
             source_types=list(request.source_types) if request.source_types else None,
             mode=request.mode, since=request.since, until=request.until, now=now)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a message, never a crash
-        if not is_cancelled():
-            post(SearchFailed(seq, request, exc))
+        post(SearchFailed(seq, request, exc))
         return
     post(SearchDone(seq, request, response))
 
 
 def read_overview(config: Config) -> Overview:
-    """Counts per source type, chunks, embedder and size, through a short read connection."""
-    from engine.db import connect
+    """Counts per source type, chunks, embedder and size (the facade's overview), and people."""
     from engine.entities import load_people
-    from engine.schema import stored_embedder
-    from engine.stats import db_size
+    from engine.library import Library
 
     people = load_people(config.root / "profile" / "relationships.json")
-    overview = Overview(exists=config.db_path.exists(), db_path=str(config.db_path),
-                        people=list(people.people), people_error=people.load_error)
-    if not overview.exists:
-        return overview
-    conn = connect(config.db_path, readonly=True)
-    try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-        if "chunks" not in tables:
-            overview.exists = False
-            return overview
-        overview.per_type = dict(conn.execute(
-            "SELECT source_type, count(*) FROM chunks GROUP BY source_type ORDER BY 2 DESC"))
-        overview.chunks = sum(overview.per_type.values())
-        if "meta" in tables:
-            info = stored_embedder(conn)
-            overview.embedder = info.describe() if info else None
-    finally:
-        conn.close()
-    overview.db_bytes = db_size(config.db_path)
-    return overview
+    ov = Library(config).overview()
+    return Overview(exists=ov.exists, db_path=ov.db_path, per_type=ov.per_type,
+                    chunks=ov.chunks, embedder=ov.embedder, db_bytes=ov.db_bytes,
+                    people=list(people.people), people_error=people.load_error)
 
 
 def overview_job(config: Config, post: Post) -> None:
@@ -90,39 +73,23 @@ def overview_job(config: Config, post: Post) -> None:
     post(OverviewLoaded(overview))
 
 
-def read_neighbour(config: Config, chunk_id: str, source_file: str,
+def read_neighbour(config: Config, chunk_id: str,
                    direction: int) -> tuple[dict | None, tuple[int, int] | None]:
-    """The chunk before (-1) or after (+1) ``chunk_id`` in its file (by rowid), and its
-    1-based position among the file's chunks."""
-    from engine.db import connect
+    """The chunk before (-1) or after (+1) ``chunk_id`` in its file (file order, see
+    ``engine.library_types.file_order_key``), and its 1-based position among the file's
+    chunks."""
+    from engine.library import Library
 
-    conn = connect(config.db_path, readonly=True)
+    found = Library(config).neighbour(chunk_id, direction)
+    if found is None:
+        return None, None
+    chunk, position, total = found
+    return chunk.to_dict(), (position, total)
+
+
+def neighbour_job(config: Config, chunk_id: str, direction: int, post: Post) -> None:
     try:
-        row = conn.execute("SELECT rowid FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
-        if row is None:
-            return None, None
-        op, order = (">", "ASC") if direction > 0 else ("<", "DESC")
-        found = conn.execute(
-            "SELECT rowid, id, content, source_file, source_type, content_date, metadata "
-            f"FROM chunks WHERE source_file = ? AND rowid {op} ? ORDER BY rowid {order} LIMIT 1",
-            (source_file, row[0])).fetchone()
-        if found is None:
-            return None, None
-        index = conn.execute("SELECT count(*) FROM chunks WHERE source_file = ? AND rowid <= ?",
-                             (source_file, found["rowid"])).fetchone()[0]
-        total = conn.execute("SELECT count(*) FROM chunks WHERE source_file = ?",
-                             (source_file,)).fetchone()[0]
-        chunk = {k: found[k] for k in ("id", "content", "source_file", "source_type",
-                                       "content_date", "metadata")}
-        return chunk, (index, total)
-    finally:
-        conn.close()
-
-
-def neighbour_job(config: Config, chunk_id: str, source_file: str, direction: int,
-                  post: Post) -> None:
-    try:
-        chunk, position = read_neighbour(config, chunk_id, source_file, direction)
+        chunk, position = read_neighbour(config, chunk_id, direction)
     except Exception:  # noqa: BLE001
         chunk, position = None, None
     post(NeighbourLoaded(direction, chunk, position))
@@ -184,17 +151,14 @@ def import_job(request: ImportRequest, root: Path, post: Post) -> None:
 
 
 def stats_job(config: Config, post: Post) -> None:
-    from engine.db import connect
-    from engine.stats import index_statistics
+    from engine.library import IndexUnavailable, Library
 
     try:
-        if not config.db_path.exists():
-            raise FileNotFoundError(f"no index at {config.db_path} yet: press ctrl+r to build it")
-        conn = connect(config.db_path, readonly=True)
         try:
-            stats = index_statistics(conn, config.db_path)
-        finally:
-            conn.close()
+            stats = Library(config).statistics()
+        except IndexUnavailable:
+            raise FileNotFoundError(
+                f"no index at {config.db_path} yet: press ctrl+r to build it") from None
     except Exception as exc:  # noqa: BLE001
         post(StatsLoaded(error=exc))
         return
@@ -202,31 +166,19 @@ def stats_job(config: Config, post: Post) -> None:
 
 
 def discover_job(config: Config, post: Post) -> None:
-    from engine.db import connect
-    from engine.scanner import discover, indexed_mtimes, needs_indexing, vanished
+    from engine.library import Library
 
     try:
-        files = list(discover(config.root, config.routes))
-        routes = []
-        for pattern, source_type in config.routes:
-            count = sum(1 for f in files if f.source_type == source_type
-                        and Path(f.rel).match(pattern))
-            routes.append((pattern, source_type, count))
-        mtimes: dict[str, float] = {}
-        if config.db_path.exists():
-            conn = connect(config.db_path, readonly=True)
-            try:
-                mtimes = indexed_mtimes(conn)
-            except Exception:  # noqa: BLE001 - an empty index: everything is pending
-                mtimes = {}
-            finally:
-                conn.close()
-        pending = [(f.source_type, f.rel) for f in needs_indexing(files, mtimes)]
-        pending += [("(removed)", rel) for rel in vanished(files, mtimes)]
+        library = Library(config)
+        files = library.pending()
+        routes = [(c.pattern, c.source_type, c.files)
+                  for c in library.route_counts(files.routed)]
+        pending = [(f.source_type, f.rel) for f in files.to_index]
+        pending += [("(removed)", rel) for rel in files.vanished]
     except Exception as exc:  # noqa: BLE001
         post(DiscoverLoaded(error=exc))
         return
-    post(DiscoverLoaded(routes, pending, len(files)))
+    post(DiscoverLoaded(routes, pending, len(files.routed)))
 
 
 # -- the file viewer ---------------------------------------------------------------------------
@@ -236,15 +188,7 @@ WINDOW_LINES = 4000
 
 
 def _metadata(chunk: dict | Any) -> dict:
-    meta = _get(chunk, "metadata") or {}
-    if isinstance(meta, str):
-        import json
-
-        try:
-            meta = json.loads(meta)
-        except ValueError:
-            meta = {}
-    return meta if isinstance(meta, dict) else {}
+    return parse_metadata(_get(chunk, "metadata"))
 
 
 def chunk_lines(chunk: dict | Any) -> tuple[int, int] | None:

@@ -1,23 +1,21 @@
 """Helpers shared by the extractors: reading text, streaming JSONL, dates, coercion.
 
-Malformed parts are reported through a :class:`Problems` list instead of raised; only a
-whole-file failure is an :class:`ExtractError` (an unreadable file, a ``.json`` document that is
-not one JSON object, a JSONL file in which no line is a JSON object).
+Malformed parts are reported through a :class:`Problems` list instead of raised. Reading
+files (text, JSONL, .json documents) lives in ``reading.py``.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import Any
 
-from .base import Chunk, ExtractError, Problems
+from .base import Chunk, Problems
 
-_UTF8_PROBLEM = "invalid UTF-8; undecodable bytes were replaced with U+FFFD"
+# what a bad record or message can raise past the field checks; it is skipped and reported
+ELEMENT_ERRORS = (ValueError, TypeError, OverflowError, RecursionError)
 
 
 # --------------------------------------------------------------------------- text
@@ -63,111 +61,12 @@ def make_chunk(chunk_id: str, source_file: str, source_type: str, content: str,
                  content_date=content_date)
 
 
-def decode_bytes(data: bytes) -> tuple[str, bool]:
-    """Decode UTF-8 (a leading BOM dropped); returns (text, had_errors)."""
-    try:
-        text = data.decode("utf-8")
-        bad = False
-    except UnicodeDecodeError:
-        text = data.decode("utf-8", errors="replace")
-        bad = True
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return text, bad
-
-
-def read_text(path: Path, problems: Problems) -> str:
-    """The whole file as text; invalid UTF-8 is replaced and reported once. NULs stripped."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ExtractError(f"cannot read {path.name}: {exc.strerror or exc}") from exc
-    text, bad = decode_bytes(data)
-    if bad:
-        problems.add(_UTF8_PROBLEM)
-    return clean_text(text).replace("\r\n", "\n").replace("\r", "\n")
-
-
-def iter_lines(path: Path, problems: Problems, offset: int = 0,
-               first_line: int = 1) -> Iterator[tuple[int, int, str]]:
-    """Stream (line number, byte offset, text without newline) from ``offset`` on.
-
-    One problem is reported for any invalid UTF-8. Starting mid-file (``offset`` > 0) lets an
-    append-only log be read from where the last indexing left off.
-    """
-    reported = False
-    try:
-        fh = path.open("rb")
-    except OSError as exc:
-        raise ExtractError(f"cannot read {path.name}: {exc.strerror or exc}") from exc
-    with fh:
-        fh.seek(offset)
-        pos = offset
-        for n, raw in enumerate(fh, start=first_line):
-            text, bad = decode_bytes(raw) if pos == 0 else _decode_line(raw)
-            if bad and not reported:
-                problems.add(_UTF8_PROBLEM + " (first at this line)", line=n)
-                reported = True
-            yield n, pos, text.rstrip("\r\n")
-            pos += len(raw)
-
-
-def _decode_line(raw: bytes) -> tuple[str, bool]:
-    try:
-        return raw.decode("utf-8"), False
-    except UnicodeDecodeError:
-        return raw.decode("utf-8", errors="replace"), True
-
-
-def iter_jsonl(path: Path, problems: Problems, offset: int = 0,
-               first_line: int = 1) -> Iterator[tuple[int, int, dict[str, Any]]]:
-    """Stream (line number, byte offset, object) from a JSONL file, line by line.
-
-    Blank lines are ignored; a line that is not JSON, or not a JSON object, is skipped and
-    reported. A non-empty file in which no line parses at all raises :class:`ExtractError`
-    (only when read from its start: a resumed tail may legitimately hold no object yet).
-    """
-    good = bad = 0
-    for n, pos, line in iter_lines(path, problems, offset, first_line):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            bad += 1
-            problems.add(f"invalid JSON ({_short(exc)}); line skipped", line=n)
-            continue
-        if not isinstance(obj, dict):
-            bad += 1
-            problems.add(f"expected a JSON object, got {_type_name(obj)}; line skipped", line=n)
-            continue
-        good += 1
-        yield n, pos, obj
-    if bad and not good and offset == 0:
-        raise ExtractError(f"{path.name}: none of its {bad} non-blank lines is a JSON object "
-                           "(expected JSONL: one JSON object per line)")
-
-
-def load_json_document(path: Path, problems: Problems) -> dict[str, Any] | None:
-    """Parse a one-object .json file. None for an empty file; ExtractError when unparseable."""
-    text = read_text(path, problems)
-    if not text.strip():
-        return None
-    try:
-        obj = json.loads(text)
-    except ValueError as exc:
-        raise ExtractError(f"{path.name}: not valid JSON ({_short(exc)})") from None
-    if not isinstance(obj, dict):
-        raise ExtractError(f"{path.name}: top level must be a JSON object, got {_type_name(obj)}")
-    return obj
-
-
-def _short(exc: Exception) -> str:
+def short_message(exc: Exception) -> str:
     msg = str(exc)
     return msg if len(msg) <= 120 else msg[:117] + "..."
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
     return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
             int: "a number", float: "a number", type(None): "null"}.get(type(value),
                                                                           type(value).__name__)
@@ -196,7 +95,7 @@ def text_value(value: Any, problems: Problems, line: int | None, complaint: str)
         return value if value.strip() else None
     if isinstance(value, bool | int | float):
         return str(value)
-    problems.add(complaint.format(type=_type_name(value)), line=line)
+    problems.add(complaint.format(type=type_name(value)), line=line)
     return None
 
 
@@ -215,7 +114,7 @@ def as_str_list(record: dict[str, Any], key: str, problems: Problems,
     if isinstance(value, bool | int | float):
         return [str(value)]
     if not isinstance(value, list):
-        problems.add(f"{context}field {key!r} should be a list, got {_type_name(value)}; "
+        problems.add(f"{context}field {key!r} should be a list, got {type_name(value)}; "
                      "ignored", line=line)
         return []
     out: list[str] = []
@@ -291,7 +190,11 @@ def parse_datetime(value: Any, *, epoch_unit: str = "auto") -> datetime | None:
     if isinstance(value, int) and 10_000_101 <= value <= 99_991_231:
         value = str(value)  # 20260314: a compact date, not 1970 epoch seconds
     elif isinstance(value, int | float):
-        return epoch_to_datetime(float(value), epoch_unit) if math.isfinite(value) else None
+        try:
+            seconds = float(value)  # an int of 400 digits does not fit
+        except OverflowError:
+            return None
+        return epoch_to_datetime(seconds, epoch_unit) if math.isfinite(seconds) else None
     if not isinstance(value, str):
         return None
     s = value.strip()

@@ -26,12 +26,12 @@ from .common import (
     fmt_int,
     fmt_minute,
     iso_timestamp,
-    load_json_document,
     make_chunk,
     mtime_date,
     parse_datetime,
     to_date_str,
 )
+from .reading import load_json_document
 
 SEGMENT_CHUNK_CHARS = 1500
 

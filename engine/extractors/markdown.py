@@ -17,8 +17,6 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .base import BaseExtractor, Chunk, Problems
 from .common import (
     date_from_filename,
@@ -26,9 +24,10 @@ from .common import (
     json_safe,
     make_chunk,
     mtime_date,
-    read_text,
     to_date_str,
 )
+from .frontmatter import split_frontmatter
+from .reading import read_text
 
 SECTION_MAX_CHARS = 2000
 PATH_SEPARATOR = " > "
@@ -60,35 +59,6 @@ class MarkdownDoc:
     first_h1: str | None
     body_lines: list[str]
     fenced: list[bool]  # per body line: inside a fenced code block (fence lines included)
-
-
-def split_frontmatter(text: str, problems: Problems) -> tuple[dict[str, Any], str]:
-    """(frontmatter, body). Broken YAML is reported; the body is still returned."""
-    lines = text.split("\n")
-    if not lines or lines[0].rstrip() != "---":
-        return {}, text
-    for i in range(1, len(lines)):
-        if lines[i].rstrip() in ("---", "..."):
-            break
-    else:
-        return {}, text  # a leading '---' with no closing line is a rule, not frontmatter
-    raw = "\n".join(lines[1:i])
-    body = "\n".join(lines[i + 1:])
-    try:
-        data = yaml.safe_load(raw) if raw.strip() else None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at frontmatter line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
-        problems.add(f"broken YAML frontmatter{where} ({problem}); frontmatter ignored, "
-                     "body indexed")
-        return {}, body
-    if data is None:
-        return {}, body
-    if not isinstance(data, dict):
-        problems.add(f"frontmatter is not a mapping (got {type(data).__name__}); ignored")
-        return {}, body
-    return data, body
 
 
 def parse_markdown(text: str, problems: Problems) -> MarkdownDoc:

@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from .base import BaseExtractor, Chunk, Problems
-from .common import clean_text, fmt_minute, iter_jsonl, make_chunk, parse_datetime, text_value
+from .common import (
+    ELEMENT_ERRORS,
+    clean_text,
+    fmt_minute,
+    make_chunk,
+    parse_datetime,
+    text_value,
+)
+from .reading import iter_jsonl
 
 WINDOW_SIZE = 10
 
@@ -67,7 +75,11 @@ class MessagingExtractor(BaseExtractor):
         index = start.window
         self.resume_point = start
         for line, offset, record in iter_jsonl(path, problems, start.offset, start.line):
-            msg = self.parse_message(line, offset, record, problems)
+            try:
+                msg = self.parse_message(line, offset, record, problems)
+            except ELEMENT_ERRORS as exc:  # one bad message never fails the log
+                problems.add(f"message unreadable ({type(exc).__name__}); skipped", line=line)
+                continue
             if msg is None:
                 continue
             if not window:

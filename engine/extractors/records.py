@@ -12,16 +12,17 @@ from typing import Any
 
 from .base import BaseExtractor, Chunk, Problems
 from .common import (
+    ELEMENT_ERRORS,
     as_number,
     as_str_list,
     as_text,
     clean_text,
     fmt_dec,
     iso_timestamp,
-    iter_jsonl,
     make_chunk,
     to_date_str,
 )
+from .reading import iter_jsonl
 
 
 class Fields:
@@ -73,28 +74,38 @@ class RecordExtractor(BaseExtractor):
     def extract(self, path: Path, source_file: str, problems: Problems) -> Iterator[Chunk]:
         seen_ids: set[str] = set()
         for line, _, record in iter_jsonl(path, problems):
-            f = Fields(record, problems, line)
-            if self.required and not any(f.text(k) for k in self.required):
-                problems.add(f"record has no {' / '.join(self.required)} text; skipped",
-                             line=line)
+            try:
+                chunk = self._record_chunk(source_file, line, record, seen_ids, problems)
+            except ELEMENT_ERRORS as exc:  # one bad record never fails the file
+                problems.add(f"record unreadable ({type(exc).__name__}); skipped", line=line)
                 continue
-            rendered = self.render(f)
-            if rendered is None:
-                continue
-            content, metadata = rendered
-            chunk_id = self._chunk_id(source_file, record, line, seen_ids, problems)
-            content_date, raw_date = self.content_date(f)
-            ts = iso_timestamp(raw_date) if content_date else None
-            meta: dict[str, Any] = {"line": line}
-            if isinstance(record.get("id"), str | int) and not isinstance(record["id"], bool):
-                meta["record_id"] = str(record["id"])
-            if content_date:
-                meta["date"] = content_date
-            if ts:
-                meta["timestamp"] = ts
-            meta.update({k: v for k, v in metadata.items() if v not in (None, "", [])})
-            yield make_chunk(chunk_id, source_file, self.source_type, content, meta,
-                             content_date)
+            if chunk is not None:
+                yield chunk
+
+    def _record_chunk(self, source_file: str, line: int, record: dict[str, Any],
+                      seen_ids: set[str], problems: Problems) -> Chunk | None:
+        f = Fields(record, problems, line)
+        if self.required and not any(f.text(k) for k in self.required):
+            problems.add(f"record has no {' / '.join(self.required)} text; skipped",
+                         line=line)
+            return None
+        rendered = self.render(f)
+        if rendered is None:
+            return None
+        content, metadata = rendered
+        chunk_id = self._chunk_id(source_file, record, line, seen_ids, problems)
+        content_date, raw_date = self.content_date(f)
+        ts = iso_timestamp(raw_date) if content_date else None
+        meta: dict[str, Any] = {"line": line}
+        if isinstance(record.get("id"), str | int) and not isinstance(record["id"], bool):
+            meta["record_id"] = str(record["id"])
+        if content_date:
+            meta["date"] = content_date
+        if ts:
+            meta["timestamp"] = ts
+        meta.update({k: v for k, v in metadata.items() if v not in (None, "", [])})
+        return make_chunk(chunk_id, source_file, self.source_type, content, meta,
+                          content_date)
 
     def _chunk_id(self, source_file: str, record: dict[str, Any], line: int,
                   seen: set[str], problems: Problems) -> str:

@@ -72,7 +72,18 @@ def run_import(kind: str, source: Path, root: Path, *, people: bool = False,
         raise ImportFailed(f"{root}: the data root is not a folder")
     ctx, report = make_context(importer.kind, source, root, progress=progress,
                                local_tz=local_tz, dry_run=dry_run)
-    importer.parse(ctx)
+    try:
+        importer.parse(ctx)
+    except RecursionError:  # a structure too deep for the parser's own walk; nothing written
+        raise ImportFailed(f"{source.name}: nested too deeply to import") from None
+    except ImportFailed as exc:
+        if not report.problems:
+            raise
+        # the reason is often a problem already found (a refused zip entry): name it
+        file, line, message = report.problems[0]
+        where = f"{file}:{line}" if line is not None else file
+        more = f" (+{len(report.problems) - 1} more)" if len(report.problems) > 1 else ""
+        raise ImportFailed(f"{exc}; first problem: {where}: {message}{more}") from None
     ctx.apply(dry_run)
     if people:
         report.people_added = merge_people(root, ctx.people, dry_run=dry_run,

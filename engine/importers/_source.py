@@ -1,11 +1,14 @@
 """An export's files, whether the export is a folder, a zip (even a truncated one) or one file.
 
 A zip whose central directory is missing (a truncated download) is salvaged by walking its
-local file headers: every complete entry is read, each incomplete one is reported.
+local file headers: every complete entry is read, each incomplete one is reported. Zip entries
+are read under the caps of ``_safezip``; a folder is walked without following links out of it,
+and the data root's secrets, config and index are never read (docs/importers.md).
 """
 
 from __future__ import annotations
 
+import os
 import struct
 import zipfile
 import zlib
@@ -13,7 +16,10 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from ._util import ImportFailed, safe_relpath
+from engine.config import CONFIG_FILENAME, DB_RELATIVE_PATH
+
+from ._safezip import Refused, ZipBudget, entry_rel, unsafe_entry
+from ._util import ImportFailed
 
 ProblemFn = Callable[[str, int | None, str], None]
 
@@ -24,22 +30,29 @@ _LOCAL_HEADER = b"PK\x03\x04"
 class SourceTree:
     """Read-only view of an export: sorted POSIX ``names`` and ``read(name)``."""
 
-    def __init__(self, path: Path, problem: ProblemFn, *, allow_file: bool = True) -> None:
+    def __init__(self, path: Path, problem: ProblemFn, *, allow_file: bool = True,
+                 root: Path | None = None) -> None:
         self.path = Path(path)
         self.problem = problem
         self._zip: zipfile.ZipFile | None = None
+        self._zip_names: dict[str, zipfile.ZipInfo] = {}
+        self._budget = ZipBudget()
         self._salvaged: dict[str, bytes] | None = None
         self._dates: dict[str, datetime] = {}
+        self._root = Path(os.path.realpath(root)) if root is not None else None
+        self._private = _private_paths(self._root)
         if not self.path.exists():
             raise ImportFailed(f"{self.path}: no such file or folder")
+        real = Path(os.path.realpath(self.path))
+        if any(real == p or p in real.parents for p in self._private):
+            raise ImportFailed(f"{self.path}: the data root's secrets, config and index are "
+                               "never imported")
         if self.path.is_dir():
             self.mode = "dir"
-            names = []
-            for p in self.path.rglob("*"):
-                rel = p.relative_to(self.path).as_posix()
-                if p.is_file() and not _ignored(rel):
-                    names.append(rel)
-            self.names = sorted(names)
+            self._real = real
+            self.names = self._walk()
+        elif not self.path.is_file():  # a FIFO or a device would block or never end
+            raise ImportFailed(f"{self.path}: not a regular file or folder")
         elif zipfile.is_zipfile(self.path) or _starts_like_zip(self.path):
             self.mode = "zip"
             self.names = self._open_zip()
@@ -49,6 +62,50 @@ class SourceTree:
         else:
             raise ImportFailed(f"{self.path}: expected a folder or a .zip export")
 
+    # -- folder -----------------------------------------------------------------------------
+
+    def _walk(self) -> list[str]:
+        """Regular files under the folder; links are followed only to inside it, and a data
+        root kept inside the folder is not walked (never re-import what was imported)."""
+        names = []
+        for top, dirs, files in os.walk(self.path, onerror=self._walk_error):
+            base = Path(top)
+            for d in list(dirs):
+                if (base / d).is_symlink() or Path(os.path.realpath(base / d)) == self._root:
+                    dirs.remove(d)  # a link inside to inside: its files are listed anyway
+                    rel = (base / d).relative_to(self.path).as_posix()
+                    if self._refused(base / d) and not _ignored(rel):
+                        self.problem(rel, None, "link to a folder outside the export; "
+                                     "not followed")
+            for f in files:
+                rel = (base / f).relative_to(self.path).as_posix()
+                if _ignored(rel):
+                    continue
+                why = self._refused(base / f)
+                if why:
+                    self.problem(rel, None, why)
+                elif (base / f).is_file():
+                    names.append(rel)
+        return sorted(names)
+
+    def _walk_error(self, exc: OSError) -> None:
+        where = Path(exc.filename or self.path)
+        try:
+            rel = where.relative_to(self.path).as_posix() or where.name
+        except ValueError:
+            rel = where.name
+        self.problem(rel, None, f"cannot list: {exc.strerror or exc}")
+
+    def _refused(self, path: Path) -> str | None:
+        """Why a file of the folder is not read: its real path is outside the export, or it
+        is (a link to) one of the data root's private files."""
+        real = Path(os.path.realpath(path))
+        if any(real == p or p in real.parents for p in self._private):
+            return "the data root's secrets, config or index; never read"
+        if real != self._real and self._real not in real.parents:
+            return "link to a file outside the export; not read"
+        return None
+
     # -- zip --------------------------------------------------------------------------------
 
     def _open_zip(self) -> list[str]:
@@ -57,7 +114,7 @@ class SourceTree:
         except (zipfile.BadZipFile, OSError) as exc:
             data = self.path.read_bytes()
             self._salvaged = salvage_zip(data, lambda line, msg: self.problem(
-                self.path.name, line, msg))
+                self.path.name, line, msg), self._budget)
             if not self._salvaged:
                 raise ImportFailed(f"{self.path.name}: not a readable zip ({exc}) and no "
                                    "complete entry could be recovered") from exc
@@ -68,33 +125,45 @@ class SourceTree:
         self._zip = zf
         names = []
         for info in zf.infolist():
-            rel = safe_relpath(info.filename)
-            if info.is_dir() or rel is None or _ignored(rel):
+            rel = entry_rel(info.filename)
+            if rel is None:
+                self.problem(self.path.name, None, unsafe_entry(info.filename))
+                continue
+            if info.is_dir() or _ignored(rel) or rel in self._zip_names:
                 continue
             names.append(rel)
+            self._zip_names[rel] = info
             try:
                 self._dates[rel] = datetime(*info.date_time)
             except ValueError:
                 pass
-        self._zip_names = {safe_relpath(i.filename): i.filename for i in zf.infolist()}
         return sorted(names)
 
     # -- access -----------------------------------------------------------------------------
 
-    def read(self, name: str) -> bytes | None:
-        """The file's bytes, or None (reported) when it cannot be read."""
+    def read(self, name: str, *, required: bool = False) -> bytes | None:
+        """The file's bytes, or None (reported) when it cannot be read; ``required`` raises
+        :class:`ImportFailed` with the reason instead."""
         try:
             if self.mode == "dir":
+                why = self._refused(self.path / name)  # a link swapped in after the walk
+                if why:
+                    raise Refused(why)
                 return (self.path / name).read_bytes()
             if self.mode == "file":
                 return self.path.read_bytes()
             if self._salvaged is not None:
                 return self._salvaged[name]
             assert self._zip is not None
-            return self._zip.read(self._zip_names[name])
+            return self._budget.read(self._zip, self._zip_names[name])
+        except Refused as exc:
+            message = str(exc)
         except (OSError, zipfile.BadZipFile, zlib.error, KeyError, EOFError) as exc:
-            self.problem(self.label(name), None, f"cannot read: {exc}")
-            return None
+            message = f"cannot read: {exc}"
+        if required:
+            raise ImportFailed(f"{self.label(name)}: {message}")
+        self.problem(self.label(name), None, message)
+        return None
 
     def label(self, name: str) -> str:
         """How problems name a file: relative to the export (zip members as zip:member)."""
@@ -135,8 +204,17 @@ def _starts_like_zip(path: Path) -> bool:
         return False
 
 
-def salvage_zip(data: bytes, report: Callable[[int | None, str], None]) -> dict[str, bytes]:
+def _private_paths(real_root: Path | None) -> list[Path]:
+    if real_root is None:
+        return []
+    return [real_root / "secrets", real_root / CONFIG_FILENAME,
+            (real_root / DB_RELATIVE_PATH).parent]
+
+
+def salvage_zip(data: bytes, report: Callable[[int | None, str], None],
+                budget: ZipBudget | None = None) -> dict[str, bytes]:
     """Entries recoverable from the local file headers of a zip without a central directory."""
+    budget = budget or ZipBudget()
     out: dict[str, bytes] = {}
     pos = data.find(_LOCAL_HEADER)
     while pos >= 0:
@@ -149,7 +227,9 @@ def salvage_zip(data: bytes, report: Callable[[int | None, str], None]) -> dict[
         name = name_bytes.decode("utf-8" if flags & 0x800 else "cp437", errors="replace")
         start = pos + 30 + nlen + xlen
         nxt = data.find(_LOCAL_HEADER, start)
-        rel = safe_relpath(name)
+        rel = entry_rel(name)
+        if rel is None:
+            report(None, unsafe_entry(name))
         if rel is None or name.endswith("/"):
             pos = nxt
             continue
@@ -157,13 +237,9 @@ def salvage_zip(data: bytes, report: Callable[[int | None, str], None]) -> dict[
         end = start
         try:
             if method == 8:
-                d = zlib.decompressobj(-15)
                 limit = len(data) if (flags & 0x08 or csize == 0) else start + csize
-                body = d.decompress(data[start:limit])
-                if not d.eof:
-                    body = None
-                else:
-                    end = limit - len(d.unused_data)
+                body, stop = budget.inflate(data, start, limit)
+                end = stop if body is not None else start
             elif method == 0 and not flags & 0x08:
                 if start + csize <= len(data):
                     body = data[start:start + csize]
@@ -174,6 +250,10 @@ def salvage_zip(data: bytes, report: Callable[[int | None, str], None]) -> dict[
                 continue
         except zlib.error:
             body = None
+        except Refused as exc:
+            report(None, f"{rel}: {exc}")
+            pos = nxt
+            continue
         if body is None:
             report(None, f"{rel}: entry is truncated or corrupt; skipped")
         elif not flags & 0x08 and crc and zlib.crc32(body) != crc:

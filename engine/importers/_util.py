@@ -96,10 +96,37 @@ def decode_text(data: bytes) -> tuple[str, bool]:
     return text.replace("\x00", ""), bad
 
 
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+#: nesting past this is reported at its line when the parser runs out of stack
+DEEP_JSON = 500
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads``, but nesting too deep for the parser is a ``ValueError`` (a
+    ``JSONDecodeError`` carrying the line) instead of a ``RecursionError``."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("JSON nested too deeply", text, _deep_at(text)) from None
+
+
+def _deep_at(text: str) -> int:
+    depth = 0
+    for m in _JSON_TOKEN.finditer(text):
+        tok = m.group(0)
+        if tok in "[{":
+            depth += 1
+            if depth > DEEP_JSON:
+                return m.start()
+        elif tok in "]}":
+            depth -= 1
+    return 0
+
+
 def load_json_bytes(data: bytes) -> Any:
     """Parse JSON (UTF-8, BOM allowed); raises ValueError with the line in the message."""
     text, _ = decode_text(data)
-    return json.loads(text)
+    return parse_json(text)
 
 
 def json_error_line(exc: Exception) -> int | None:

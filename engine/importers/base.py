@@ -32,7 +32,14 @@ from typing import Any
 from engine.extractors.common import parse_datetime
 
 from ._source import SourceTree
-from ._util import ImportFailed, decode_text, looks_binary, resolve_tz, safe_relpath
+from ._util import (
+    ImportFailed,
+    decode_text,
+    looks_binary,
+    parse_json,
+    resolve_tz,
+    safe_relpath,
+)
 
 ProgressFn = Callable[[int, int], None]
 
@@ -161,7 +168,8 @@ class ImportContext:
         self.people.append((name.strip(), [a.strip() for a in aliases if a and a.strip()]))
 
     def tree(self, path: Path | None = None, *, allow_file: bool = True) -> SourceTree:
-        return SourceTree(path or self.source, self.problem, allow_file=allow_file)
+        return SourceTree(path or self.source, self.problem, allow_file=allow_file,
+                          root=self.root)
 
     # -- targets ----------------------------------------------------------------------------
 
@@ -212,7 +220,7 @@ class ImportContext:
                 if not path.exists():
                     return rel
                 try:
-                    existing = json.loads(path.read_text(encoding="utf-8"))
+                    existing = parse_json(path.read_text(encoding="utf-8"))
                 except (OSError, ValueError):
                     existing = None
                 if isinstance(existing, dict) and existing.get("source") == source_id:
@@ -257,7 +265,7 @@ class ImportContext:
         last_dt: datetime | None = None
         for i, line in enumerate(lines):
             try:
-                obj = json.loads(line)
+                obj = parse_json(line)
             except ValueError:
                 continue
             if not isinstance(obj, dict):
@@ -320,7 +328,7 @@ class ImportContext:
         merged = dict(target.doc)
         if path.exists():
             try:
-                existing = json.loads(path.read_text(encoding="utf-8"))
+                existing = parse_json(path.read_text(encoding="utf-8"))
             except (OSError, ValueError) as exc:
                 self.problem(rel, None, f"existing file is not valid JSON ({exc}); left "
                              "untouched")
@@ -360,7 +368,7 @@ def _dumps(record: dict[str, Any]) -> str:
 
 def _loads(line: str) -> Any:
     try:
-        return json.loads(line)
+        return parse_json(line)
     except ValueError:
         return None
 
@@ -413,11 +421,21 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 def append_bytes(path: Path, data: bytes) -> None:
-    """One write of all new lines, then fsync."""
-    with path.open("ab") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
+    """One write of all new lines, then fsync; a failed append (disk full) is cut off again,
+    so the log never ends in half a line."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        size = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except BaseException:
+            os.ftruncate(fd, size)
+            raise
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -485,7 +503,7 @@ class Importer:
                 continue
             text, _ = decode_text(data)
             try:
-                doc = json.loads(text)
+                doc = parse_json(text)
             except ValueError as exc:
                 if tree.mode == "file":
                     raise ImportFailed(f"{label}: not JSON ({exc})") from exc

@@ -37,6 +37,22 @@ from ._util import ImportFailed, iso, looks_binary, slugify, stable_id
 from .base import ImportContext, Importer
 
 SUMMARY_CHARS = 2000
+#: the stdlib header parser is quadratic in a header's length (800 KB: 13 s), so headers are
+#: cut before parsing: each to HEADER_CAP bytes, the block to HEADER_BLOCK_CAP (later ones
+#: dropped); the message is kept and a problem names the header
+HEADER_CAP = 16 << 10
+HEADER_BLOCK_CAP = 256 << 10
+
+
+class _CappedPolicy(email.policy.EmailPolicy):
+    """The default policy, but a header of a MIME part is cut to HEADER_CAP before it is
+    parsed (the message's own headers are cut by :func:`cap_headers` already)."""
+
+    def header_fetch_parse(self, name: str, value: str) -> Any:
+        return super().header_fetch_parse(name, value[:HEADER_CAP])
+
+
+_POLICY = _CappedPolicy()
 _ENVELOPE = re.compile(rb"^From \S+\s+(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\b")
 _ENV_DATE = re.compile(r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\w{3})\s+(\d{1,2}) (\d{1,2}):(\d{2})"
                        r"(?::(\d{2}))?(?: ([+-]\d{4}|[A-Z]{2,5}))? (\d{4})")
@@ -57,6 +73,48 @@ def split_mbox(data: bytes) -> list[tuple[int, bytes, bytes]]:
             out[-1][2].append(line)
         prev_blank = not line.strip()
     return [(n, env, b"".join(body)) for n, env, body in out]
+
+
+def cap_headers(raw: bytes) -> tuple[bytes, list[str]]:
+    """(message with its headers cut to the caps, one line per cut)."""
+    ends = [i for i in (raw.find(b"\n\n"), raw.find(b"\r\n\r\n")) if i >= 0]
+    split = min(ends) if ends else len(raw)
+    if split <= HEADER_CAP:
+        return raw, []
+    head, rest = raw[:split], raw[split:]
+    folded: list[list[bytes]] = []
+    for ln in head.splitlines(keepends=True):
+        if folded and ln[:1] in (b" ", b"\t"):
+            folded[-1].append(ln)
+        else:
+            folded.append([ln])
+    fields = [b"".join(parts) for parts in folded]
+    out, cuts, total = [], [], 0
+    for i, f in enumerate(fields):
+        if len(f) > HEADER_CAP:
+            name = f.split(b":", 1)[0][:60].decode("latin-1")
+            cuts.append(f"header {name!r} is {len(f):,} bytes; cut to {HEADER_CAP:,} "
+                        "(the message is kept)")
+            f = f[:HEADER_CAP].rstrip(b"\r\n") + b"\n"
+        if total + len(f) > HEADER_BLOCK_CAP:
+            cuts.append(f"headers over {HEADER_BLOCK_CAP:,} bytes; the last "
+                        f"{len(fields) - i} dropped (the message is kept)")
+            break
+        out.append(f)
+        total += len(f)
+    # ``rest`` starts with the blank line that ends the headers (none: headers only)
+    return b"".join(out).rstrip(b"\r\n") + (rest or b"\n"), cuts
+
+
+def _long_part_headers(msg: Message) -> list[str]:
+    """One line per header of a MIME part that :class:`_CappedPolicy` cuts."""
+    out = []
+    for n, part in enumerate(msg.walk()):
+        for name, value in part.raw_items() if n else ():
+            if len(value) > HEADER_CAP:
+                out.append(f"MIME part {n}: header {name[:60]!r} is {len(value):,} characters; "
+                           f"cut to {HEADER_CAP:,} (the message is kept)")
+    return out
 
 
 class MboxImporter(Importer):
@@ -90,8 +148,13 @@ class MboxImporter(Importer):
         for i, (line, envelope, raw) in enumerate(parts):
             if i % 50 == 0:
                 ctx.progress(i, len(parts))
+            raw, cuts = cap_headers(raw)
+            for cut in cuts:
+                ctx.problem(label, line, cut)
             try:
-                msg = email.message_from_bytes(raw, policy=email.policy.default)
+                msg = email.message_from_bytes(raw, policy=_POLICY)
+                for cut in _long_part_headers(msg):
+                    ctx.problem(label, line, cut)
                 record, refs, reply = self._message(ctx, msg, envelope, label, line)
             except Exception as exc:  # noqa: BLE001 - one malformed message never stops a box
                 ctx.problem(label, line, f"unreadable message ({type(exc).__name__}: {exc}); "

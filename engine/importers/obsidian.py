@@ -16,7 +16,6 @@ import; notes deleted from the vault are not deleted from it.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import date
 
@@ -24,7 +23,7 @@ import yaml
 
 from engine.extractors.markdown import code_lines
 
-from ._util import ImportFailed, decode_text, looks_binary, month_number, slugify
+from ._util import ImportFailed, decode_text, looks_binary, month_number, parse_json, slugify
 from .base import ImportContext, Importer
 
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -148,16 +147,8 @@ class ObsidianImporter(Importer):
         daily_folder = (config.get("daily_folder") or "").strip("/")
         daily_formats = ([config["daily_format"]] if config.get("daily_format") else []) \
             + _DEFAULT_DAILY
-        inside = None  # the data root itself may live inside the vault: never re-import it
-        if tree.mode == "dir":
-            try:
-                inside = ctx.root.resolve().relative_to(tree.path.resolve()).as_posix()
-            except ValueError:
-                inside = None
         notes = []
         for name in names:
-            if inside and (name == inside or name.startswith(inside + "/")):
-                continue
             rel = name[len(prefix):]
             parts = rel.split("/")
             if any(p.startswith(".") for p in parts):
@@ -202,15 +193,11 @@ class ObsidianImporter(Importer):
                             ("daily-notes.json", {"folder": "daily_folder",
                                                   "format": "daily_format"})):
             path = f"{prefix}.obsidian/{fname}"
-            if tree.mode == "dir":
-                full = tree.path / path
-                data = full.read_bytes() if full.is_file() else None
-            else:
-                data = tree.read(path) if path in tree.names else None
+            data = tree.read(path) if path in tree.names else None
             if not data:
                 continue
             try:
-                conf = json.loads(decode_text(data)[0])
+                conf = parse_json(decode_text(data)[0])
             except ValueError:
                 continue
             if isinstance(conf, dict):

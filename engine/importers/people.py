@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ._util import parse_json
 from .base import atomic_write
 
 PEOPLE_FILE = "profile/relationships.json"
@@ -42,7 +43,7 @@ def merge_people(root: Path, found: Iterable[tuple[str, list[str]]], *, dry_run:
     data: dict = {"people": []}
     if path.exists():
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = parse_json(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             problem(PEOPLE_FILE, getattr(exc, "lineno", None),
                     f"not valid JSON ({exc}); people were not merged")

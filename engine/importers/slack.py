@@ -11,11 +11,18 @@ same form (so the extractor's ``threads`` metadata groups a thread), and ``id`` 
 from __future__ import annotations
 
 import html
-import json
 import re
 from typing import Any
 
-from ._util import ImportFailed, LineFinder, decode_text, from_epoch, iso, slugify
+from ._util import (
+    ImportFailed,
+    LineFinder,
+    decode_text,
+    from_epoch,
+    iso,
+    parse_json,
+    slugify,
+)
 from .base import ImportContext, Importer
 
 _DAY_FILE = re.compile(r"^(?:(?P<prefix>.*)/)?(?P<channel>[^/]+)/(?P<day>\d{4}-\d{2}-\d{2})\.json$")
@@ -50,7 +57,7 @@ class SlackImporter(Importer):
             if data is None:
                 return []
             try:
-                value = json.loads(decode_text(data)[0])
+                value = parse_json(decode_text(data)[0])
             except ValueError as exc:
                 ctx.problem(tree.label(f"{pre}{name}"), getattr(exc, "lineno", None),
                             f"invalid JSON ({exc.args[0] if exc.args else exc}); ignored")
@@ -123,7 +130,7 @@ class SlackImporter(Importer):
         if bad:
             ctx.problem(label, None, "invalid UTF-8 replaced with U+FFFD")
         try:
-            day = json.loads(text)
+            day = parse_json(text)
         except ValueError as exc:
             ctx.problem(label, getattr(exc, "lineno", None),
                         f"invalid JSON ({getattr(exc, 'msg', exc)}); day file skipped")

@@ -14,7 +14,16 @@ import json
 from datetime import datetime
 from typing import Any
 
-from ._util import ImportFailed, LineFinder, decode_text, from_epoch, iso, local, slugify
+from ._util import (
+    ImportFailed,
+    LineFinder,
+    decode_text,
+    from_epoch,
+    iso,
+    local,
+    parse_json,
+    slugify,
+)
 from .base import ImportContext, Importer
 
 
@@ -24,24 +33,20 @@ class TelegramImporter(Importer):
 
     def parse(self, ctx: ImportContext) -> None:
         path = ctx.source
-        if path.is_dir():
-            candidates = sorted(path.rglob("result.json"))
-            if not candidates:
-                raise ImportFailed(f"{path}: no result.json in this folder (export the chat "
-                                   "history from Telegram Desktop as JSON)")
-            path = candidates[0]
         tree = ctx.tree(path)
         name = tree.names[0] if tree.mode == "file" else next(
             (n for n in tree.names if n.rsplit("/", 1)[-1] == "result.json"), None)
+        if name is None and tree.mode == "dir":
+            raise ImportFailed(f"{path}: no result.json in this folder (export the chat "
+                               "history from Telegram Desktop as JSON)")
         if name is None:
             raise ImportFailed(f"{path}: no result.json in this archive")
         label = tree.label(name)
-        data = tree.read(name)
-        if data is None:
-            raise ImportFailed(f"{label}: cannot be read")
+        data = tree.read(name, required=True)
+        assert data is not None
         text, _ = decode_text(data)
         try:
-            doc = json.loads(text)
+            doc = parse_json(text)
         except ValueError as exc:
             raise ImportFailed(f"{label}: not JSON ({exc}); a Telegram export is result.json"
                                ) from exc

@@ -42,8 +42,8 @@ class ChunkActions:
             self.notify("A profile has no neighbouring chunks.", timeout=3)
             return
         config = self.app.config
-        chunk_id, source_file, post = chunk["id"], chunk["source_file"], self.post_message
-        self.run_worker(lambda: neighbour_job(config, chunk_id, source_file, direction, post),
+        chunk_id, post = chunk["id"], self.post_message
+        self.run_worker(lambda: neighbour_job(config, chunk_id, direction, post),
                         thread=True, group="neighbour", exclusive=True, exit_on_error=False)
 
     def on_neighbour_loaded(self, message: NeighbourLoaded) -> None:

@@ -45,9 +45,8 @@ def explain_block(result: Any, rank: int | None, total: int, rrf_k: int) -> Cont
         lines.append(_line("score", f"{result.score:.6f}", (f"   rank {rank} of {total}", "dim")))
     terms = []
     for arm, value in (result.rrf_terms or {}).items():
-        arm_rank = result.keyword_rank if arm == "keyword" else result.semantic_rank
-        terms.append(f"{arm} 1/({rrf_k}+{arm_rank}) = {value:.6f}")
-    lines.append(_line("RRF", " + ".join(terms) if terms else ("—", "dim")))
+        terms.append(f"{arm} {(result.fusion_terms or {}).get(arm, f'{value:.6f}')}")
+    lines.append(_line("fusion", " + ".join(terms) if terms else ("—", "dim")))
     if result.keyword_rank:
         matched = ", ".join(one_line(t) for t in result.matched_terms or []) or "—"
         bm25 = f" · bm25 {result.bm25:.3f}" if result.bm25 is not None else ""

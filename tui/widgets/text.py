@@ -15,34 +15,10 @@ from collections.abc import Iterable, Sequence
 
 from textual.content import Content, Span
 
-# one visible stand-in per control character, one cell wide (columns stay aligned)
-_C0 = {i: chr(0x2400 + i) for i in range(32)}  # ␀ … ␟ (␛ for ESC)
-_TABLE = {**_C0, 0x7F: "␡"}
-_TABLE.update({i: "\N{REPLACEMENT CHARACTER}" for i in range(0x80, 0xA0)})  # C1 (incl. CSI)
-_BIDI = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c"
-_TABLE.update({ord(ch): "\N{REPLACEMENT CHARACTER}" for ch in _BIDI})
+from engine.textsafe import one_line, plain
 
 HIGHLIGHT = "bold reverse $accent"  # matched terms
 OPEN_MARK, CLOSE_MARK = "«", "»"
-
-
-def plain(text: object, *, keep_newlines: bool = True, tab: str = "    ") -> str:
-    """``text`` with every control character replaced by a visible stand-in.
-
-    ``\\n`` is kept (or folded to a space), ``\\r\\n`` becomes ``\\n``, tabs become spaces.
-    """
-    s = "" if text is None else str(text)
-    s = s.replace("\r\n", "\n").replace("\t", tab)
-    table = dict(_TABLE)
-    del table[10]
-    if not keep_newlines:
-        table[10] = " "
-    return s.translate(table)
-
-
-def one_line(text: object) -> str:
-    """Plain text flattened to one line (runs of whitespace become one space)."""
-    return " ".join(plain(text, keep_newlines=False).split(" ")).strip()
 
 
 def safe(text: object, style: str = "") -> Content:

@@ -1,0 +1,128 @@
+"""Retrieval quality: every collection under ../shared/bench-data × mode × installed embedder.
+
+Each collection becomes a data root under --work (built and indexed once per embedder, then
+reused), its queries run through the public Searcher.search() in keyword, semantic and hybrid
+mode, and a plain SQLite FTS5 bm25 OR query of the same words over the same chunks is scored
+as the baseline. Collections and metrics: bench/quality_sets.py. Prints a markdown table
+(for docs/benchmarks.md) and, with --json, one JSON line per row.
+
+    python bench/bench_quality.py [--embedders local,minilm] [--work /tmp/memlens-quality]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from common import machine, percentiles
+from quality_sets import Collection, Query, available
+
+from engine.config import load_config
+from engine.fts_query import build_match, parse_query
+from engine.indexer import reindex
+from engine.searcher import Searcher
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)
+MODES = ("keyword", "semantic", "hybrid")
+
+
+def installed_embedders() -> list[str]:
+    """local always; minilm when its runtime imports (never installed by this script)."""
+    found = ["local"]
+    if importlib.util.find_spec("sentence_transformers") is not None:
+        found.append("minilm")
+    return found
+
+
+def plain_fts5(searcher: Searcher, q: Query, depth: int) -> list[tuple[str, list | None]]:
+    """The baseline: one FTS5 OR query over the question's words, bm25 order, same filter."""
+    match = build_match(parse_query(q.text), "or")
+    if match is None:
+        return []
+    prefix = q.filters.get("path_prefix") or ""
+    rows = searcher.connection().execute(
+        "SELECT c.source_file, json_extract(c.metadata, '$.lines') FROM chunks_fts "
+        "JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ? "
+        "AND substr(c.source_file, 1, ?) = ? ORDER BY bm25(chunks_fts) LIMIT ?",
+        (match, len(prefix), prefix, depth)).fetchall()
+    return [(r[0], json.loads(r[1]) if r[1] else None) for r in rows]
+
+
+def run(collection: Collection, searcher: Searcher, mode: str | None) -> dict:
+    """Mean metrics over the collection's queries; mode None is the plain FTS5 baseline."""
+    totals = dict.fromkeys(collection.metrics, 0.0)
+    latencies = []
+    queries = collection.queries()
+    for q in queries:
+        t = time.perf_counter()
+        if mode is None:
+            rows = plain_fts5(searcher, q, collection.depth)
+        else:
+            response = searcher.search(q.text, limit=collection.depth, mode=mode, now=NOW,
+                                       **q.filters)
+            rows = [(r.source_file, r.metadata.get("lines")) for r in response]
+        latencies.append((time.perf_counter() - t) * 1000)
+        for name, value in collection.score(rows, q).items():
+            totals[name] += value
+    out = {name: round(value / len(queries), 4) for name, value in totals.items()}
+    return {"queries": len(queries), **out, "p50_ms": percentiles(latencies)["p50"]}
+
+
+def index(collection: Collection, work: Path, embedder: str) -> Searcher:
+    root = collection.build(work / f"{collection.name.lower()}-{embedder}")
+    os.environ["MEMLENS_EMBEDDER"] = embedder
+    config = load_config(root)
+    reindex(config=config)  # incremental: a second run only checks the files
+    return Searcher(config)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--embedders", help="comma-separated (default: every installed one)")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/memlens-quality"))
+    parser.add_argument("--json", action="store_true", help="also print one JSON line a row")
+    args = parser.parse_args()
+    collections = available()
+    if not collections:
+        raise SystemExit("no collection found under ../shared/bench-data")
+    embedders = args.embedders.split(",") if args.embedders else installed_embedders()
+    print(f"machine: {machine()}; embedders: {', '.join(embedders)}\n")
+    table = []
+    for collection in collections:
+        baseline_done = False
+        for embedder in embedders:
+            searcher = index(collection, args.work, embedder)
+            if not baseline_done:
+                table.append((collection, "plain FTS5 OR", "—", run(collection, searcher, None)))
+                baseline_done = True
+            for mode in MODES:
+                if mode == "keyword" and embedder != embedders[0]:
+                    continue  # the keyword arm does not depend on the embedder
+                arm = "keyword arm" if mode == "keyword" else mode
+                shown = "—" if mode == "keyword" else embedder
+                table.append((collection, arm, shown, run(collection, searcher, mode)))
+            searcher.close()
+    for collection in collections:
+        rows = [t for t in table if t[0] is collection]
+        names = collection.metrics
+        print(f"### {collection.name} ({rows[0][3]['queries']} queries)\n")
+        print("| run | embedder | " + " | ".join(names) + " | p50 ms |")
+        print("|---|---|" + "---|" * len(names) + "---|")
+        for _, arm, embedder, result in rows:
+            cells = " | ".join(f"{result[n]:.4f}" for n in names)
+            print(f"| {arm} | {embedder} | {cells} | {result['p50_ms']} |")
+        print()
+    if args.json:
+        for collection, arm, embedder, result in table:
+            print(json.dumps({"collection": collection.name, "run": arm,
+                              "embedder": embedder, **result}))
+
+
+if __name__ == "__main__":
+    main()

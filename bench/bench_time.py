@@ -1,0 +1,76 @@
+"""Time and context costs (issue 13): phrase parsing per keystroke, timeline and conversation opens.
+
+    python bench/bench_time.py --root /tmp/demo500k
+
+Prints JSON: the time-phrase detector per query (every prefix of 20 queries, as typed), the
+timeline over a day / week / month / year and a year's activity calendar, and opening the
+largest messaging log of the index at its middle window (first open in this process, reopen,
+and a page of 40 back).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from datetime import UTC, datetime
+
+from common import machine, percentiles
+
+from engine.config import load_config
+from engine.conversation import open_conversation, read_page
+from engine.db import connect
+from engine.timeline import activity, timeline
+from engine.timephrase import parse_time_phrase
+
+QUERIES = ["what did I do in March", "dinner with Maya last week", "how did I sleep yesterday",
+           "since June", "before 2025", "between March and May", "two weeks ago", "on 14 March",
+           "2026-03-14", "I may go to the gym", "march on", "Sunday roast recipe",
+           "route importer GPX elevation", "climbing trip logistics", "last summer",
+           "March 2026", "this month", "on this day", "a date with Sam", "second opinion"]
+
+
+def timed(fn) -> tuple[float, object]:
+    start = time.perf_counter()
+    out = fn()
+    return (time.perf_counter() - start) * 1000, out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", required=True)
+    args = parser.parse_args()
+    config = load_config(args.root)
+    conn = connect(config.db_path, readonly=True)
+    now = datetime.now(UTC)
+    keystrokes = [q[:i] for q in QUERIES for i in range(1, len(q) + 1)]
+    parse = [timed(lambda q=q: parse_time_phrase(q, now))[0] for q in keystrokes]
+    latest = conn.execute("SELECT max(content_date) FROM chunks").fetchone()[0]
+    spans = {"day": latest, "week": "last week", "month": "last month", "year": latest[:4]}
+    tl = {}
+    for label, when in spans.items():
+        ms, out = timed(lambda w=when: timeline(conn, w, now=now))
+        tl[label] = {"ms": round(ms, 2), "chunks": out.total, "items": out.shown}
+    act_ms, act = timed(lambda: activity(conn, int(latest[:4])))
+    log = conn.execute("SELECT source_file, source_type, count(*) n FROM chunks WHERE source_type "
+                       "IN ('slack', 'telegram', 'signal') GROUP BY source_file "
+                       "ORDER BY n DESC LIMIT 1").fetchone()
+    conv = {}
+    if log is not None:
+        middle = f"{log[0]}#w{log[2] // 2}"
+        size = (config.root / log[0]).stat().st_size
+        first_ms, page = timed(lambda: open_conversation(conn, config.root, middle))
+        again_ms, _ = timed(lambda: open_conversation(conn, config.root, middle))
+        back_ms, _ = timed(lambda: read_page(config.root, log[0], log[1], page.before, -1))
+        conv = {"log": log[0], "windows": log[2], "mb": round(size / 1e6, 1),
+                "open_middle_ms": round(first_ms, 2), "reopen_ms": round(again_ms, 2),
+                "page_back_40_ms": round(back_ms, 2)}
+    print(json.dumps({"machine": machine(), "chunks": conn.execute(
+        "SELECT count(*) FROM chunks").fetchone()[0],
+        "phrase_per_keystroke_ms": percentiles(parse), "timeline": tl,
+        "activity_year": {"ms": round(act_ms, 2), "days": len(act.days)},
+        "conversation": conv}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""Per-embedder numbers the ranking depends on, measured and stored with the provider's name.
+
+An embedder's cosine similarities have their own scale (WordLlama puts unrelated text at
+0.1-0.3, a transformer lower), and its semantic arm its own strength against BM25, so neither
+the fusion weight nor a relevance bar can be one constant. How each number was measured is in
+docs/benchmarks.md ("Calibration per embedder"); `memlens.toml` may override both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Calibration:
+    # share of the fused score given to the semantic arm (keyword gets 1 - this)
+    semantic_weight: float
+    # a similarity below it is no evidence: a semantic-only row must reach it to be shown,
+    # and a page whose best similarity is below it (no chunk matching every term) is "low"
+    similarity_floor: float | None
+    measured: bool  # False: a prior, not yet measured on memlens's dev collections
+
+
+CALIBRATIONS: dict[str, Calibration] = {
+    # WordLlama 256-d. SciFact + LoCoMo-dev, convex fusion: weight 0.1 / 0.2 / 0.3 / 0.5 gave
+    # nDCG@10 0.696 / 0.702 / 0.697 / 0.670, R@5 0.827 / 0.830 / 0.830 / 0.819. Top similarity
+    # of nonsense queries 0.14-0.33; of relevant SciFact abstracts p10 0.38, median 0.54.
+    "local": Calibration(semantic_weight=0.2, similarity_floor=0.30, measured=True),
+    # all-MiniLM-L6-v2 and remote models: a strong semantic arm gets half the vote. Their
+    # similarity scales were not measured here, so no bar is applied by default.
+    "minilm": Calibration(semantic_weight=0.5, similarity_floor=None, measured=False),
+    "openai": Calibration(semantic_weight=0.5, similarity_floor=None, measured=False),
+    "openai-compatible": Calibration(semantic_weight=0.5, similarity_floor=None, measured=False),
+}
+UNKNOWN = Calibration(semantic_weight=0.5, similarity_floor=None, measured=False)
+
+
+def calibration_for(provider: str) -> Calibration:
+    return CALIBRATIONS.get(provider, UNKNOWN)

@@ -1,0 +1,69 @@
+"""Convex fusion of the two arms' normalised scores (the default; RRF stays in fusion.py).
+
+score = (1 - w) * bm25 / best_bm25 + w * max(0, sim - ref) / (best_sim - ref)
+
+where ``w`` is the embedder's semantic weight (engine/calibration.py), ``best_*`` the arm's top
+score for this query and ``ref`` the similarity at rank REF_RANK of the KNN (a "typical
+unrelated" level, fixed by rank so the scores do not depend on how deep the arms were asked).
+A score-based combination keeps how far ahead an arm's leader is, which rank-based RRF throws
+away; Bruch et al. ("An Analysis of Fusion Functions for Hybrid Retrieval", 2023) report it
+beating RRF, and on memlens's dev collections it lets a weak semantic arm add to BM25 instead of
+diluting it (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+from .candidates import Candidate
+
+REF_RANK = 100  # the KNN is asked at least this deep so the reference similarity exists
+
+
+def _copy(c: Candidate, **changes) -> Candidate:
+    out = object.__new__(type(c))
+    out.__dict__ = {**c.__dict__, **changes}
+    return out
+
+
+def convex_merge(keyword: list[Candidate], semantic: list[Candidate], weight: float,
+                 sim_ref: float | None = None) -> list[Candidate]:
+    """Fuse the arms; each result's ``rrf_terms`` holds its arm contributions and
+    ``fusion_terms`` the arithmetic behind them. Ties: best single rank, then id."""
+    from .fusion import _merge_into, best_rank
+
+    best_bm25 = max((c.bm25 or 0.0 for c in keyword), default=0.0)
+    sims = [c.similarity for c in semantic if c.similarity is not None]
+    best_sim = max(sims, default=0.0)
+    ref = sim_ref if sim_ref is not None else min(sims, default=0.0)
+    ref = min(ref, best_sim)
+    merged: dict[str, Candidate] = {}
+    for arm, hits in (("keyword", keyword), ("semantic", semantic)):
+        for rank, hit in enumerate(hits):
+            current = merged.get(hit.id)
+            if current is not None and arm in current.rrf_terms:
+                continue  # an id repeated inside one arm counts once, at its best rank
+            fresh = _copy(hit, rrf_terms={}, fusion_terms={}, metadata=dict(hit.metadata),
+                          keyword_rank=None, semantic_rank=None)
+            setattr(fresh, f"{arm}_rank", rank)
+            if current is None:
+                merged[hit.id] = current = fresh
+            else:
+                _merge_into(current, fresh)
+            if arm == "keyword":
+                raw, top, low, w = hit.bm25 or 0.0, best_bm25, 0.0, 1.0 - weight
+            else:
+                raw, top, low, w = hit.similarity or 0.0, best_sim, ref, weight
+            norm = max(0.0, raw - low) / (top - low) if top > low else 1.0
+            current.rrf_terms[arm] = w * norm
+            shown = f"{raw:.4g}" if arm == "keyword" else f"({raw:.3f} - {low:.3f})"
+            span = f"{top:.4g}" if arm == "keyword" else f"({top:.3f} - {low:.3f})"
+            current.fusion_terms[arm] = f"{w:.2f} × {shown}/{span} = {w * norm:.4f}"
+    for c in merged.values():
+        c.score = sum(c.rrf_terms.values())
+    return sorted(merged.values(), key=lambda c: (-c.score, best_rank(c), c.id))
+
+
+def describe(weight: float, floor: float | None, provider: str) -> str:
+    """One line for front doors: how this response's scores were made."""
+    bar = f"; semantic-only rows need similarity ≥ {floor:.2f}" if floor is not None else ""
+    return (f"convex ({provider}): keyword {1 - weight:.2f} × bm25/best + semantic "
+            f"{weight:.2f} × (sim − sim@{REF_RANK})/(best − sim@{REF_RANK}){bar}")

@@ -1,0 +1,190 @@
+"""Reading data-layer files: whole text, streamed JSONL lines, one-object .json documents.
+
+Malformed parts are reported through a :class:`Problems` list instead of raised; only a
+whole-file failure is an :class:`ExtractError` (a path that is not a regular file, binary data
+where text is expected, a ``.json`` document that is not one JSON object, a JSONL file in which
+no line is a JSON object). An ``OSError`` while reading is not the content's fault: it
+propagates, and the indexer retries the file on its next run (docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from .base import ExtractError, Problems
+from .common import clean_text, short_message, type_name
+
+_UTF8_PROBLEM = "invalid UTF-8; undecodable bytes were replaced with U+FFFD"
+# A text file whose first 8 KB hold this share of NUL / control / non-UTF-8 bytes is binary
+# data routed by mistake (an image named .md): skipped whole, not cut into garbage chunks.
+BINARY_SAMPLE = 8192
+BINARY_SHARE = 0.10
+_CONTROL_BYTES = [bytes([b]) for b in range(32) if b not in (8, 9, 10, 11, 12, 13, 27)]
+# .json values nested deeper than this are dropped (the stdlib parser recurses on nesting)
+MAX_JSON_DEPTH = 64
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+def decode_bytes(data: bytes) -> tuple[str, bool]:
+    """Decode UTF-8 (a leading BOM dropped); returns (text, had_errors)."""
+    try:
+        text = data.decode("utf-8")
+        bad = False
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
+        bad = True
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text, bad
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """Open a file to read, never through a final symlink and never blocking on a FIFO: a
+    path that is not a regular file any more raises :class:`ExtractError`."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ExtractError(f"cannot read {path.name}: not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def binary_share(data: bytes) -> float:
+    """The share of NUL, control and undecodable bytes in the first :data:`BINARY_SAMPLE`."""
+    head = data[:BINARY_SAMPLE]
+    if not head:
+        return 0.0
+    undecodable = head.decode("utf-8", "replace").count("\ufffd") - head.count(b"\xef\xbf\xbd")
+    control = sum(head.count(b) for b in _CONTROL_BYTES)
+    return (undecodable + control) / len(head)
+
+
+def read_text(path: Path, problems: Problems) -> str:
+    """The whole file as text; invalid UTF-8 is replaced and reported once. NULs stripped.
+    Binary data raises :class:`ExtractError`."""
+    with open_regular(path) as fh:
+        data = fh.read()
+    share = binary_share(data)
+    if share >= BINARY_SHARE:
+        raise ExtractError(f"{path.name} looks like binary data, not text ({share:.0%} of its "
+                           "first 8 KB are control or non-UTF-8 bytes); not indexed")
+    text, bad = decode_bytes(data)
+    if bad:
+        problems.add(_UTF8_PROBLEM)
+    return clean_text(text).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def iter_lines(path: Path, problems: Problems, offset: int = 0,
+               first_line: int = 1) -> Iterator[tuple[int, int, str]]:
+    """Stream (line number, byte offset, text without newline) from ``offset`` on.
+
+    One problem is reported for any invalid UTF-8. Starting mid-file (``offset`` > 0) lets an
+    append-only log be read from where the last indexing left off.
+    """
+    reported = False
+    with open_regular(path) as fh:
+        fh.seek(offset)
+        pos = offset
+        for n, raw in enumerate(fh, start=first_line):
+            text, bad = decode_bytes(raw) if pos == 0 else _decode_line(raw)
+            if bad and not reported:
+                problems.add(_UTF8_PROBLEM + " (first at this line)", line=n)
+                reported = True
+            yield n, pos, text.rstrip("\r\n")
+            pos += len(raw)
+
+
+def _decode_line(raw: bytes) -> tuple[str, bool]:
+    try:
+        return raw.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", errors="replace"), True
+
+
+def iter_jsonl(path: Path, problems: Problems, offset: int = 0,
+               first_line: int = 1) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """Stream (line number, byte offset, object) from a JSONL file, line by line.
+
+    Blank lines are ignored; a line that is not JSON, or not a JSON object, is skipped and
+    reported. A non-empty file in which no line parses at all raises :class:`ExtractError`
+    (only when read from its start: a resumed tail may legitimately hold no object yet).
+    """
+    good = bad = 0
+    for n, pos, line in iter_lines(path, problems, offset, first_line):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            bad += 1
+            problems.add(f"invalid JSON ({short_message(exc)}); line skipped", line=n)
+            continue
+        except RecursionError:
+            bad += 1
+            problems.add("JSON nested too deeply to read; line skipped", line=n)
+            continue
+        if not isinstance(obj, dict):
+            bad += 1
+            problems.add(f"expected a JSON object, got {type_name(obj)}; line skipped", line=n)
+            continue
+        good += 1
+        yield n, pos, obj
+    if bad and not good and offset == 0:
+        raise ExtractError(f"{path.name}: none of its {bad} non-blank lines is a JSON object "
+                           "(expected JSONL: one JSON object per line)")
+
+
+def load_json_document(path: Path, problems: Problems) -> dict[str, Any] | None:
+    """Parse a one-object .json file. None for an empty file; ExtractError when unparseable."""
+    text = read_text(path, problems)
+    if not text.strip():
+        return None
+    try:
+        try:
+            obj = json.loads(text)
+        except RecursionError:
+            text, lines = drop_deep_json(text)
+            for line in lines:
+                problems.add(f"a value nested deeper than {MAX_JSON_DEPTH} levels was dropped",
+                             line=line)
+            obj = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ExtractError(f"{path.name}: not valid JSON ({short_message(exc)})") from None
+    if not isinstance(obj, dict):
+        raise ExtractError(f"{path.name}: top level must be a JSON object, got {type_name(obj)}")
+    return obj
+
+
+def drop_deep_json(text: str, limit: int = MAX_JSON_DEPTH) -> tuple[str, list[int]]:
+    """The JSON text with every array/object nested deeper than ``limit`` replaced by
+    ``null``, and the line each dropped value started on (one bad field keeps the rest)."""
+    out: list[str] = []
+    lines: list[int] = []
+    depth, cut, last = 0, -1, 0
+    for m in _JSON_TOKEN.finditer(text):
+        token = m.group()
+        if token[0] == '"':
+            continue
+        if token in "[{":
+            depth += 1
+            if depth == limit + 1:
+                cut = m.start()
+        else:
+            if depth == limit + 1 and cut >= 0:
+                out.append(text[last:cut] + "null")
+                lines.append(text.count("\n", 0, cut) + 1)
+                last, cut = m.end(), -1
+            depth -= 1
+    out.append(text[last:])
+    return "".join(out), lines
+
+

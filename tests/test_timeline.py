@@ -1,0 +1,125 @@
+"""The timeline over a real indexed root: days, source groups, counts, "on this day", activity."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pytest
+
+from engine.config import load_config
+from engine.db import connect
+from engine.indexer import reindex
+from engine.timeline import (
+    TimelineError,
+    activity,
+    on_this_day,
+    timeline,
+)
+from engine.timerange import TimeRange, period, shift
+
+NOW = datetime(2026, 3, 20, 9, 0, tzinfo=UTC)
+
+
+def _jsonl(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def build_life_root(root: Path) -> Path:
+    """Three days in March 2026 across sources, and 14 March of two earlier years."""
+    _jsonl(root / "data/slack/general.jsonl", [
+        {"ts": f"2026-03-14T09:{m:02d}:00-08:00", "user": "Maya Chen" if m % 2 else "Sam Ortiz",
+         "text": f"route import note {m}"} for m in range(12)])
+    _jsonl(root / "data/journal/2026.jsonl", [
+        {"id": "j1", "date": "2026-03-14T21:40:00", "title": "Long ride", "text": "80 km."},
+        {"id": "j2", "date": "2026-03-15", "title": "Rest day", "text": "Slept in."},
+        {"id": "j0", "date": "2025-03-14", "title": "A year ago", "text": "Snow."},
+        {"id": "jx", "date": "2024-03-14", "title": "Two years ago", "text": "Rain."}])
+    garmin = root / "data/health/garmin/2026-03-14.json"
+    garmin.parent.mkdir(parents=True)
+    garmin.write_text(json.dumps({"date": "2026-03-14", "steps": 11204}))
+    _jsonl(root / "data/email/catalog/mail.jsonl", [
+        {"id": "m1", "date": "2026-03-16T08:00:00", "from": "Maya Chen", "to": ["Me"],
+         "subject": "Climbing trip logistics", "summary": "Joshua Tree in April?"}])
+    return root
+
+
+@pytest.fixture(scope="module")
+def life(tmp_path_factory):
+    root = build_life_root(tmp_path_factory.mktemp("life") / "root")
+    config = load_config(root)
+    stats = reindex(config=config)
+    assert not stats.errors
+    conn = connect(config.db_path, readonly=True)
+    yield conn
+    conn.close()
+
+
+def test_a_day_groups_every_source_with_counts(life):
+    tl = timeline(life, "2026-03-14", now=NOW)
+    assert [d.date for d in tl.days] == ["2026-03-14"]
+    day = tl.days[0]
+    # the journal and the Garmin day first, then the conversation (engine.timeline.TYPE_ORDER)
+    assert day.counts == {"journal": 1, "garmin": 1, "slack": 2}
+    assert [g.source_type for g in day.groups] == ["journal", "garmin", "slack"]
+    assert tl.total == 4 and tl.shown == 4 and not tl.truncated
+    slack = day.groups[2].items
+    assert [i.id for i in slack] == ["data/slack/general.jsonl#w0", "data/slack/general.jsonl#w1"]
+    assert slack[0].lines == (1, 10) and slack[1].lines == (11, 12)
+    assert slack[0].title == "general: 10 messages — Maya Chen, Sam Ortiz"
+    assert slack[0].head.startswith("[2026-03-14 09:00] Sam Ortiz: route import note 0")
+    assert day.groups[0].items[0].title == "Long ride"
+
+
+def test_a_phrase_range_and_type_filter(life):
+    tl = timeline(life, "last week", now=NOW)  # 2026-03-09..2026-03-15
+    assert tl.range == TimeRange(date(2026, 3, 9), date(2026, 3, 15))
+    assert tl.phrase == "last week"
+    assert [d.date for d in tl.days] == ["2026-03-14", "2026-03-15"]
+    assert tl.counts == {"journal": 2, "garmin": 1, "slack": 2}
+    mail = timeline(life, "2026-03-01..2026-03-31", types=["email_catalog"])
+    assert [(d.date, d.count) for d in mail.days] == [("2026-03-16", 1)]
+    assert mail.days[0].groups[0].items[0].title == "Climbing trip logistics"
+
+
+def test_limit_keeps_counts_whole(life):
+    tl = timeline(life, "March 2026", now=NOW, limit=3)
+    assert tl.total == 6 and tl.shown == 3 and tl.truncated
+    assert [d.count for d in tl.days] == [4, 1, 1]  # counts for every day, items only to 3
+    assert sum(len(g.items) for d in tl.days for g in d.groups) == 3
+    newest = timeline(life, "March 2026", now=NOW, limit=1, newest_first=True)
+    assert newest.days[0].date == "2026-03-16" and newest.shown == 1
+
+
+def test_on_this_day_is_earlier_years_newest_first(life):
+    tl = on_this_day(life, now=datetime(2026, 3, 14, 12, 0))
+    assert [d.date for d in tl.days] == ["2025-03-14", "2024-03-14"]
+    assert tl.range.kind == "on_this_day"
+    same = timeline(life, "on this day", now=datetime(2026, 3, 14, 12, 0))
+    assert [d.date for d in same.days] == ["2024-03-14", "2025-03-14"]
+
+
+def test_activity_counts_per_day(life):
+    act = activity(life, 2026)
+    assert act.days == {"2026-03-14": 4, "2026-03-15": 1, "2026-03-16": 1}
+    assert (act.total, act.max) == (6, 4)
+    assert act.level("2026-03-14") == 4 and act.level("2026-03-15") == 1
+    assert act.level("2026-01-01") == 0
+    assert activity(life, 2026, "garmin").days == {"2026-03-14": 1}
+    assert activity(life, 2019).days == {}
+
+
+def test_not_a_date_is_one_clear_error(life):
+    with pytest.raises(TimelineError, match="not a date, range or time phrase"):
+        timeline(life, "march on", now=NOW)
+
+
+def test_period_and_shift_step_by_day_week_month():
+    day = date(2026, 1, 31)
+    assert period(day, "week") == TimeRange(date(2026, 1, 26), date(2026, 2, 1))
+    assert period(day, "month") == TimeRange(date(2026, 1, 1), date(2026, 1, 31))
+    assert shift(day, "month", 1) == date(2026, 2, 28)
+    assert shift(day, "week", -1) == date(2026, 1, 24)
+    assert shift(day, "day", 1) == date(2026, 2, 1)
