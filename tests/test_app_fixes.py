@@ -213,6 +213,10 @@ async def test_cancel_and_quit_during_a_job_ask_first(writable_root):
         await ready(pilot)
         await pilot.press("ctrl+r")
         await wait_for(pilot, gate.entered.is_set, what="the reindex to embed")
+        from tui.commands import MemlensCommands
+
+        offered = {title for title, _, _ in MemlensCommands(app.screen).commands}
+        assert "Cancel job" in offered and not offered & {"Reindex", "Maintenance", "Import…"}
         await pilot.press("escape")  # esc in the query box never cancels
         assert not app.job.cancel.is_set()
         await pilot.press("ctrl+g")
