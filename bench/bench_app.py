@@ -172,7 +172,7 @@ class Probe:
         def timed_show(rows, **kw) -> None:
             start = time.perf_counter()
             show(rows, **kw)
-            if self.armed and self.answered is None and main._answered == main._seq \
+            if self.armed and self.answered is None and main.session.answered == main.session.seq \
                     and main.request.query == self.query:
                 self.answered, self.applied = start, time.perf_counter()
 

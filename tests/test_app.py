@@ -26,7 +26,13 @@ from tui.app import MemlensApp
 from tui.screens.discover import DiscoverScreen
 from tui.screens.help import HelpScreen
 from tui.screens.menu import MenuScreen
-from tui.screens.modals import DateRangeScreen, ErrorScreen, MismatchScreen, PersonScreen
+from tui.screens.modals import (
+    ConfirmScreen,
+    DateRangeScreen,
+    ErrorScreen,
+    MismatchScreen,
+    PersonScreen,
+)
 from tui.screens.stats import StatsScreen
 from tui.screens.viewer import FileViewerScreen
 from tui.widgets.facets import FacetList
@@ -217,12 +223,12 @@ async def test_the_next_page_loads_at_the_end_of_the_list(demo_root):
         results = app.main.results
         assert results.option_count == 20 and spy.calls[-1][1]["limit"] == 20
         first_page = [r.id for r in results.results]
-        await pilot.press("enter", "G")  # the last row of the page: the next page comes
+        await pilot.press("enter", *"j" * 19)  # down to the last row: the next page comes
         await wait_for(pilot, lambda: app.main.idle and results.option_count > 20,
                        what="the next page")
         assert spy.calls[-1][0] == "maya birthday dinner" and spy.calls[-1][1]["limit"] == 50
         assert [r.id for r in results.results[:20]] == first_page  # the rows shown stay
-        assert 40 <= results.option_count <= 70
+        assert results.option_count == 50  # the page size, whatever the deeper search reranked
         assert len({r.id for r in results.results}) == results.option_count
         assert results.current.id == first_page[-1]  # the highlight stayed on its result
         assert app.main.preview.result.id == first_page[-1]
@@ -259,7 +265,7 @@ async def test_debounce_and_stale_answer_never_wins(demo_root):
         await pilot.pause(0.3)
         query.value += "s"
         await pilot.pause()
-        assert app.main._timer is None and app.main.request.query == "garden tomatoess"
+        assert not app.main.session.waiting and app.main.request.query == "garden tomatoess"
 
 
 @aio
@@ -362,7 +368,7 @@ async def test_date_and_person_filters(demo_root):
         await pilot.press(*"bobby", "enter")
         await pilot.pause(0.05)
         await wait_for(pilot, lambda: app.main.idle)
-        assert app.main.person == "Robert Okafor"
+        assert app.main.session.filters.person == "Robert Okafor"
         assert spy.calls[-1][0] == 'climbing "Robert Okafor"'
         assert "Robert Okafor" in app.main.query_one("#chips").render().plain
 
@@ -370,7 +376,7 @@ async def test_date_and_person_filters(demo_root):
         await pilot.pause(0.05)
         await wait_for(pilot, lambda: app.main.idle)
         assert spy.calls[-1][0] == "climbing"
-        assert spy.calls[-1][1]["since"] is None and app.main.person is None
+        assert spy.calls[-1][1]["since"] is None and app.main.session.filters.person is None
 
 
 @aio
@@ -379,7 +385,7 @@ async def test_nothing_found_suggests_what_to_change(demo_root):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("ctrl+t")  # hybrid -> keyword
-        assert app.main.mode == "keyword"
+        assert app.main.session.filters.mode == "keyword"
         await search(pilot, "zyxxyqq")
         empty = app.main.query_one("#empty")
         assert empty.display and not app.main.results.display
@@ -436,17 +442,18 @@ async def test_keys_move_through_results_and_preview_follows(demo_root):
         assert app.main.query_one("#preview").result is results.results[2]
         await pilot.press("k")
         assert results.highlighted == 1
-        last_of_page = results.results[-1].id
-        await pilot.press("G")  # the end of the page: the next page is appended
+        await pilot.press("G")  # the end of the page: the next page is appended, G goes on
         await wait_for(pilot, lambda: app.main.idle and results.option_count > 20)
-        assert results.current.id == last_of_page
+        assert results.highlighted == results.option_count - 1
         await pilot.press("g")
         assert results.highlighted == 0
         await pilot.press("pagedown")
         assert results.highlighted > 1
         await pilot.press("enter")  # into the preview
         assert app.main.focused is app.main.preview
-        await pilot.press("escape")  # back to the query
+        await pilot.press("escape")  # back to the results, then to the query
+        assert app.main.focused is results
+        await pilot.press("escape")
         assert app.main.focused is app.main.query_one(QueryInput)
 
 
@@ -646,13 +653,15 @@ async def test_reindex_progress_search_meanwhile_refuse_second_and_cancel(writab
         assert menu.get_option("reindex").disabled and menu.get_option("maintenance").disabled
         assert not menu.get_option("stats").disabled
         await pilot.press("escape")
-        # cancel: esc in the query box (ctrl+g does the same)
-        await pilot.press("escape")
+        # cancel: ctrl+g, then a yes
+        await pilot.press("ctrl+g")
+        assert isinstance(app.screen, ConfirmScreen) and not app.job.cancel.is_set()
+        await pilot.press("y")
         assert app.job.cancel.is_set()
         assert "cancelling" in panel.query_one("#job-text").render().plain
         gate.release.set()
         await wait_for(pilot, lambda: app.job is None, what="the cancelled run")
-        assert not panel.display
+        await wait_for(pilot, lambda: not panel.display, what="the panel to close")
         assert "Reindex cancelled" in notes_text(app) and "1 files indexed" in notes_text(app)
 
 
@@ -809,7 +818,7 @@ async def test_import_whatsapp_progress_then_automatic_reindex_then_search(
         await wait_for(pilot, lambda: "Reindex finished" in notes_text(app) and app.job is None,
                        what="the automatic reindex")
         assert "1 files indexed" in notes_text(app)
-        assert not panel.display
+        await wait_for(pilot, lambda: not panel.display, what="the panel to close")
         assert (writable_root / "data/telegram/whatsapp-Maya-Chen.jsonl").exists()
         await search(pilot, "pelican kite")
         found = [(i, r) for i, r in enumerate(app.main.results.results)
@@ -936,21 +945,43 @@ async def test_stats_and_discover_screens(demo_root):
         assert "all" in app.screen.query_one("#discover-summary").render().plain
 
 
+async def run_command(pilot, name: str) -> None:
+    """ctrl+p, type ``name``, enter the first hit."""
+    app = pilot.app
+    await pilot.press("ctrl+p")
+    await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CommandPalette")
+    app.screen.query_one("Input").value = name
+    await wait_for(pilot, lambda: app.screen.query("CommandList").first().option_count)
+    await pilot.press("enter")
+
+
 @aio
-async def test_command_palette_offers_every_action(demo_root):
+async def test_command_palette_offers_every_action_where_it_applies(demo_root):
+    from tui.actions import ACTIONS
+    from tui.commands import MemlensCommands
+
     app = make_app(demo_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        titles = {c.title for c in app.get_system_commands(app.screen)}
+
+        def titles() -> set[str]:
+            return {title for title, _, _ in MemlensCommands(app.screen).commands}
+        chunk_actions = {a.title for a in ACTIONS if a.needs_chunk}
         assert {"Reindex", "Import…", "Full rebuild", "Re-embed", "Maintenance",
                 "Maintenance (no vacuum)", "Discover", "Index statistics", "Toggle explain",
-                "Theme", "Help"} <= titles
-        await pilot.press("ctrl+p")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CommandPalette")
-        app.screen.query_one("Input").value = "index statistics"
-        await wait_for(pilot, lambda: app.screen.query("CommandList").first().option_count)
+                "Theme", "Help", "Search mode", "Date range", "Person", "Clear filters",
+                "Toggle preview", "Facets"} <= titles()
+        assert not titles() & chunk_actions and "Cancel job" not in titles()
+        theme = [c for c in app.get_system_commands(app.screen) if c.title == "Theme"]
+        assert not theme  # offered once, by the catalogue
+        await search(pilot, "climbing")
         await pilot.press("enter")
+        assert chunk_actions <= titles()  # a chunk is shown: its actions are offered
+        await run_command(pilot, "search mode")  # a main-screen action, by name
+        await wait_for(pilot, lambda: app.main.session.filters.mode == "keyword")
+        await run_command(pilot, "index statistics")
         await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen))
+        assert not {a.title for a in ACTIONS if a.scope == "main"} & titles()
 
 
 @aio
@@ -1030,8 +1061,8 @@ def test_locate_chunk_in_a_window_of_a_big_file():
 
 def test_import_summary_and_typed_paths(tmp_path):
     from engine.importers import ImportReport
-    from tui.app import import_summary
     from tui.screens.import_dialog import clean_path, problem_lines
+    from tui.summaries import import_summary
 
     report = ImportReport(kind="slack", records_imported=300,
                           files_written=[f"data/slack/c{i}.jsonl" for i in range(30)],

@@ -9,9 +9,6 @@ and widgets live in ``tui/screens`` and ``tui/widgets``; work off the UI thread 
 from __future__ import annotations
 
 import gc
-import os
-import shlex
-import subprocess
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -25,14 +22,26 @@ from textual.screen import Screen
 from engine.config import Config, load_config
 
 from . import keys
-from .messages import ImportRequest, JobFailed, JobFinished, JobProgress
+from .actions import JobKind
+from .commands import MemlensCommands
+from .messages import (
+    EmbedderMismatchFound,
+    EmbedderRepaired,
+    ExplainToggled,
+    ImportRequest,
+    JobCancelling,
+    JobEnded,
+    JobFailed,
+    JobFinished,
+    JobProgress,
+    JobStarted,
+    SourcesChanged,
+)
 from .screens.main import MainScreen
-from .widgets.text import human_bytes, one_line, plain
-from .workers import JOB_TITLES, import_job, run_job
+from .summaries import cancelled, has_errors, import_summary, job_summary
+from .workers import import_job, run_job
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
-LINE_EDITORS = {"vi", "vim", "nvim", "nano", "emacs", "emacsclient", "micro", "hx", "kak",
-                "joe", "mg", "ne"}
 
 
 def _css_path() -> Path:
@@ -50,18 +59,17 @@ def _css_path() -> Path:
 
 @dataclass
 class Job:
-    kind: str
+    kind: JobKind
     cancel: threading.Event
     label: str | None = None  # a more precise title ("Import whatsapp (dry run)")
 
     @property
     def title(self) -> str:
-        return self.label or JOB_TITLES[self.kind]
+        return self.label or self.kind.title
 
     @property
     def cancellable(self) -> bool:
-        # maintenance runs to the end; run_import takes no cancel flag
-        return not self.kind.startswith("maintenance") and self.kind != "import"
+        return self.kind.cancellable
 
 
 class MemlensApp(App[int]):
@@ -71,6 +79,7 @@ class MemlensApp(App[int]):
     TITLE = "memlens"
     CSS_PATH = str(_css_path())
     BINDINGS = keys.APP
+    COMMANDS = App.COMMANDS | {MemlensCommands}
 
     def __init__(self, config: Config, now: datetime | None = None, searcher: Any = None, *,
                  embedder: Any = None, frozen: bool = False) -> None:
@@ -95,10 +104,11 @@ class MemlensApp(App[int]):
 
     def _apply_keymap(self) -> None:
         keymap = dict(self.config.keys or {})
-        unknown = sorted(k for k in keymap if k not in keys.ALL_IDS)
-        self._unknown_keys = unknown
-        if keymap:
-            self.set_keymap({k: v for k, v in keymap.items() if k in keys.ALL_IDS})
+        self._unknown_keys = sorted(k for k in keymap if k not in keys.ALL_IDS)
+        # what help and the menu show as the keys of each binding id
+        self.key_overrides = {k: v for k, v in keymap.items() if k in keys.ALL_IDS}
+        if self.key_overrides:
+            self.set_keymap(self.key_overrides)
 
     def get_default_screen(self) -> Screen:
         self.main = MainScreen()
@@ -143,29 +153,11 @@ class MemlensApp(App[int]):
 
     # -- the command palette ----------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        ours = [
-            ("Reindex", "Index new and changed files", self.action_reindex),
-            ("Import…", "Import an export (WhatsApp, Slack, Telegram, mbox, Day One…) into "
-             "the data root, then reindex", self.action_import_data),
-            ("Full rebuild", "Re-read every file (reindex --full)", self.action_full_rebuild),
-            ("Re-embed", "Embed every chunk again with the configured embedder",
-             self.action_re_embed),
-            ("Maintenance", "Rebuild the vector index and VACUUM", self.action_maintenance),
-            ("Maintenance (no vacuum)", "Rebuild the vector index only",
-             self.action_maintenance_no_vacuum),
-            ("Discover", "Routes and the files waiting to be indexed", self.action_discover),
-            ("Index statistics", "Chunks per type and month, size, bloat, embedder",
-             self.action_stats),
-            ("Toggle explain", "Show or hide the explain block in the preview",
-             self.action_toggle_explain),
-            ("Help", "Every key", self.action_help),
-        ]
-        if self.job is not None and self.job.cancellable:
-            ours.append(("Cancel job", f"Cancel the running {self.job.title.lower()}",
-                         self.action_cancel_job))
-        for title, help_text, callback in ours:
-            yield SystemCommand(title, help_text, callback)
-        yield from super().get_system_commands(screen)
+        """Textual's own commands (quit, keys, screenshot…) but its theme picker: the
+        catalogue's ``MemlensCommands`` offers every memlens action, the theme included."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Theme":
+                yield command
 
     # -- app-wide actions ------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -204,8 +196,7 @@ class MemlensApp(App[int]):
 
     def action_toggle_explain(self) -> None:
         self.explain = not self.explain
-        if self.main is not None:
-            self.main.refresh_preview()
+        self._tell_main(ExplainToggled())
         self.notify(f"Explain {'on' if self.explain else 'off'}", timeout=2)
 
     # -- index jobs ------------------------------------------------------------------------
@@ -213,20 +204,24 @@ class MemlensApp(App[int]):
     def job_title(self) -> str | None:
         return self.job.title if self.job else None
 
+    def _tell_main(self, message: Any) -> None:
+        if self.main is not None:
+            self.main.post_message(message)
+
     def action_reindex(self) -> None:
-        self.start_job("reindex")
+        self.start_job(JobKind.REINDEX)
 
     def action_full_rebuild(self) -> None:
-        self.start_job("full")
+        self.start_job(JobKind.FULL)
 
     def action_re_embed(self) -> None:
-        self.start_job("re_embed")
+        self.start_job(JobKind.RE_EMBED)
 
     def action_maintenance(self) -> None:
-        self.start_job("maintenance")
+        self.start_job(JobKind.MAINTENANCE)
 
     def action_maintenance_no_vacuum(self) -> None:
-        self.start_job("maintenance_no_vacuum")
+        self.start_job(JobKind.MAINTENANCE_NO_VACUUM)
 
     def action_import_data(self) -> None:
         """The import dialog; the import then runs as a job (refused while one runs)."""
@@ -240,7 +235,7 @@ class MemlensApp(App[int]):
         def chosen(request: ImportRequest | None) -> None:
             if request is not None:
                 self.last_import = request
-                self.start_job("import", request)
+                self.start_job(JobKind.IMPORT, request)
         kinds = {k: IMPORTERS[k].description for k in sorted(IMPORTERS)}
         self.push_screen(ImportScreen(kinds, self.config.root, self.last_import), chosen)
 
@@ -252,17 +247,18 @@ class MemlensApp(App[int]):
                     title="Busy", severity="warning", markup=False)
         return True
 
-    def start_job(self, kind: str, request: ImportRequest | None = None) -> bool:
+    def start_job(self, kind: JobKind | str, request: ImportRequest | None = None) -> bool:
         """Start an index job (or an import of ``request``) in a thread worker; refuse (with a
         notification) while one runs."""
+        kind = JobKind(kind)
         if self._refuse_busy():
             return False
-        if kind.startswith("maintenance") and not self.config.db_path.exists():
+        if kind.maintenance and not self.config.db_path.exists():
             self.notify("There is no index to maintain yet: press ctrl+r to build it.",
                         severity="warning", markup=False)
             return False
         config, embedder, post = self.config, self._embedder, self.post_message
-        if kind == "import":
+        if kind is JobKind.IMPORT:
             if request is None:
                 raise ValueError("an import job needs its ImportRequest")
             label = f"Import {request.kind}" + (" (dry run)" if request.dry_run else "")
@@ -275,8 +271,7 @@ class MemlensApp(App[int]):
 
             def work() -> None:
                 run_job(kind, config, embedder, job.cancel, post)
-        if self.main is not None:
-            self.main.job_started(job.title, job.cancellable)
+        self._tell_main(JobStarted(job.title, job.cancellable))
         self.run_worker(work, thread=True, group="index", name=kind, exit_on_error=False)
         self.refresh_bindings()
         return True
@@ -289,38 +284,61 @@ class MemlensApp(App[int]):
             self.notify(f"{job.title} cannot be cancelled; it finishes shortly.", timeout=3,
                         markup=False)
             return
-        if not job.cancel.is_set():
-            job.cancel.set()
-            if self.main is not None:
-                self.main.job_cancelling()
-            self.notify(f"Cancelling the {job.title.lower()} at the next file boundary…",
-                        timeout=3)
+        if job.cancel.is_set():
+            return
+        from .screens.modals import ConfirmScreen
+
+        def chosen(yes: bool | None) -> None:
+            if yes and self.job is job and not job.cancel.is_set():
+                job.cancel.set()
+                self._tell_main(JobCancelling())
+                self.notify(f"Cancelling the {job.title.lower()} at the next file boundary…",
+                            timeout=3)
+        self.push_screen(ConfirmScreen(
+            f"Cancel the {job.title.lower()}?", "It stops at the next file boundary: the files "
+            "done so far stay indexed; run it again to finish.", "Cancel it",
+            "Keep it running"), chosen)
+
+    async def action_quit(self) -> None:
+        """Quit; while a job runs, only after a yes (a reindex stops at the next file boundary,
+        keeping what it wrote)."""
+        job = self.job
+        if job is None:
+            self.exit()
+            return
+        from .screens.modals import ConfirmScreen
+
+        def chosen(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+        self.push_screen(ConfirmScreen(
+            f"Quit while the {job.title.lower()} runs?",
+            "Its work so far is kept; run it again to finish.", "Quit", "Keep running"),
+            chosen)
 
     def on_job_progress(self, message: JobProgress) -> None:
-        if self.main is not None and self.job is not None and not self.job.cancel.is_set():
-            self.main.job_progress(message.progress, message.elapsed)
+        if self.job is not None and not self.job.cancel.is_set():
+            self._tell_main(JobProgress(message.kind, message.progress, message.elapsed))
 
     def on_job_finished(self, message: JobFinished) -> None:
-        kind = message.kind
+        kind = JobKind(message.kind)
         self.job = None
         self.refresh_bindings()
-        if kind == "import":
+        if kind is JobKind.IMPORT:
             self._import_finished(message.result, message.elapsed)
             return
-        if kind in ("re_embed",) or kind.startswith("maintenance"):
+        if kind.reopens_searcher:
             close = getattr(self.searcher, "close", None)
             if close:
                 close()  # reopen with the new vectors on the next search
-        if kind == "re_embed" and self.main is not None and self.main.mismatch is not None:
-            self.main.mismatch = None
-            self.main.mode = "hybrid"
-            self.main._show_chips()
+        if kind is JobKind.RE_EMBED:
+            self._tell_main(EmbedderRepaired())
+        done = "cancelled" if cancelled(message.result) else "finished"
         self.notify(job_summary(kind, message.result, message.elapsed),
-                    title=f"{JOB_TITLES[kind]} {'cancelled' if _cancelled(message.result) else 'finished'}",
-                    severity="warning" if _has_errors(message.result) else "information",
+                    title=f"{kind.title} {done}",
+                    severity="warning" if has_errors(message.result) else "information",
                     timeout=8, markup=False)
-        if self.main is not None:
-            self.main.job_ended(refresh=True)
+        self._tell_main(JobEnded(refresh=True))
         refresh = getattr(self.screen, "action_refresh", None)
         if refresh is not None:  # the statistics or discover screen is open: show the new state
             refresh()
@@ -336,14 +354,13 @@ class MemlensApp(App[int]):
         self.notify(import_summary(report, elapsed, reindex), title=title,
                     severity="warning" if report.problems or not report.ok else "information",
                     timeout=12, markup=False)
-        if self.main is not None:
-            self.main.job_ended(refresh=not reindex)  # else the reindex refreshes at its end
+        self._tell_main(JobEnded(refresh=not reindex))  # else the reindex refreshes at its end
         if report.problems:
             from .screens.import_dialog import ImportProblemsScreen
 
             self.push_screen(ImportProblemsScreen(report))
         if reindex:
-            self.start_job("reindex")
+            self.start_job(JobKind.REINDEX)
 
     def on_job_failed(self, message: JobFailed) -> None:
         from engine.schema import EmbedderMismatch
@@ -352,103 +369,34 @@ class MemlensApp(App[int]):
 
         self.job = None
         self.refresh_bindings()
-        if self.main is not None:
-            self.main.job_ended(refresh=True)
+        self._tell_main(JobEnded(refresh=True))
         if isinstance(message.error, EmbedderMismatch) and self.main is not None:
-            self.main.mismatch = None  # offer the re-embed again
-            self.main.on_embedder_mismatch(message.error)
+            self._tell_main(EmbedderMismatchFound(message.error))
             return
-        self.push_screen(ErrorScreen(f"{JOB_TITLES[message.kind]} failed", message.error))
+        self.push_screen(ErrorScreen(f"{JobKind(message.kind).title} failed", message.error))
 
     # -- the editor -----------------------------------------------------------------------
     def open_in_editor(self, path: Path, line: int | None = None) -> None:
         """Open ``path`` in $EDITOR (at ``line`` for editors that take +N); the app suspends
         while the editor runs and resumes afterwards."""
-        from textual.app import SuspendNotSupported
-
+        from .editor import editor_argv, run_editor
         from .screens.modals import ErrorScreen
 
-        editor = os.environ.get("EDITOR") or os.environ.get("VISUAL")
-        if not editor:
+        argv = editor_argv(path, line)
+        if argv is None:
             self.notify("Set $EDITOR to open files in your editor.", severity="warning",
                         markup=False)
             return
-        argv = shlex.split(editor)
-        if line and Path(argv[0]).name in LINE_EDITORS:
-            argv.append(f"+{line}")
-        argv.append(str(path))
         try:
-            if self.is_headless:
-                code = subprocess.call(argv, stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            else:
-                with self.suspend():
-                    code = subprocess.call(argv)
-        except (OSError, SuspendNotSupported) as exc:
+            code = run_editor(self, argv)
+        except OSError as exc:
             self.push_screen(ErrorScreen("Could not start the editor", exc))
             return
         if code:
             self.notify(f"The editor exited with status {code}.", severity="warning",
                         markup=False)
-        elif self.main is not None:
-            self.main.search_again()  # the file may have changed: stale flags
-
-
-def _cancelled(result: Any) -> bool:
-    return bool(getattr(result, "cancelled", False))
-
-
-def _has_errors(result: Any) -> bool:
-    return bool(getattr(result, "errors", None))
-
-
-def job_summary(kind: str, result: Any, elapsed: float) -> str:
-    """One notification for a finished job, from its IndexStats (or maintenance dict)."""
-    if isinstance(result, dict):
-        return (f"{result.get('vectors', 0):,} vectors rebuilt · "
-                f"{human_bytes(result.get('size_before'))} → "
-                f"{human_bytes(result.get('size_after'))} (reclaimed "
-                f"{human_bytes(max(result.get('reclaimed_bytes', 0), 0))}) · dead slots "
-                f"{result.get('dead_slots_before', 0):,} → {result.get('dead_slots_after', 0):,}"
-                f" · {elapsed:.1f} s")
-    s = result
-    text = (f"{s.files:,} files indexed ({s.skipped:,} unchanged, {s.removed_files:,} removed) · "
-            f"{s.chunks:,} chunks written, {s.unchanged_chunks:,} unchanged, "
-            f"{s.deleted_chunks:,} deleted · {s.embedded:,} embedded · "
-            f"{s.pending_embeddings:,} pending · {s.seconds:.1f} s")
-    if s.errors:
-        first = s.errors[0]
-        text += (f"\n{len(s.errors)} file(s) failed, e.g. {one_line(first.source_file)}: "
-                 f"{one_line(first.message)[:120]} (F3 lists them)")
-    if s.embedding_errors:
-        text += f"\nembedding: {one_line(s.embedding_errors[0])[:160]}"
-    if s.cancelled:
-        text += "\nCancelled: run it again to finish."
-    return text
-
-
-MAX_SUMMARY_LINES = 12
-
-
-def import_summary(report: Any, elapsed: float, reindexing: bool) -> str:
-    """The notification of a finished import: ``report.summary()`` without its problem lines
-    (they go to a dialog), capped, plus what happens next."""
-    lines = [line for line in report.summary().splitlines()
-             if not line.startswith("  problem: ")]
-    if len(lines) > MAX_SUMMARY_LINES:
-        lines = lines[:MAX_SUMMARY_LINES - 1] + [
-            f"  … {len(lines) - MAX_SUMMARY_LINES + 1} more lines"]
-    lines[0] += f" · {elapsed:.1f} s"
-    if report.problems:
-        n = len(report.problems)
-        lines.append(f"{n:,} problem{'s' if n != 1 else ''} (listed in the dialog)")
-    if report.dry_run:
-        lines.append("Dry run: nothing was written.")
-    elif reindexing:
-        lines.append("Reindexing now, so the imported records become searchable.")
-    elif report.ok:
-        lines.append("Nothing new: no reindex needed.")
-    return plain("\n".join(lines))
+        else:
+            self._tell_main(SourcesChanged())  # the file may have changed: stale flags
 
 
 def run_app(root: Path, db: str | None) -> int:

@@ -6,61 +6,53 @@ The ids are what a user remaps in ``memlens.toml``::
     person_filter = "ctrl+y"
     results_down = "j,down,ctrl+n"
 
-(applied with ``App.set_keymap``). The help screen is generated from these lists, so it always
-shows every key, remapped or not.
+(applied with ``App.set_keymap``; the app keeps the remaps it applied, ``key_overrides``, so
+the help screen and the menu show the keys that really run). The help screen is generated from
+these lists, so it always shows every key, remapped or not. The actions' labels and help texts
+are in ``tui/actions.py``.
 """
 
 from __future__ import annotations
 
 from textual.binding import Binding
 
+from .actions import BY_ID
+
+
+def act(keys: str, action_id: str, **kw) -> Binding:
+    """The binding of a catalogue action: its footer label and help text come from
+    ``tui/actions.py``."""
+    a = BY_ID[action_id]
+    return Binding(keys, a.action, a.short, id=a.id, tooltip=a.help, **kw)
+
+
 APP = [
-    Binding("f1,question_mark", "help", "Help", id="help", key_display="F1",
-            tooltip="This screen: every key"),
-    Binding("f2,m", "menu", "Menu", id="menu", key_display="F2",
-            tooltip="Menu: reindex, re-embed, maintenance, stats, theme…"),
-    Binding("ctrl+r", "reindex", "Reindex", id="reindex",
-            tooltip="Reindex new and changed files (in the background)"),
-    Binding("ctrl+o", "import_data", "Import", id="import", show=False,
-            tooltip="Import an export (WhatsApp, Slack, mbox…), then reindex"),
-    Binding("f3", "stats", "Stats", id="stats", key_display="F3",
-            tooltip="Index statistics (charts, size, bloat, embedder)"),
-    Binding("f4", "discover", "Discover", id="discover", show=False, key_display="F4",
-            tooltip="Discover: routes and files waiting to be indexed"),
-    Binding("x", "toggle_explain", "Explain", id="explain", show=False,
-            tooltip="Show/hide the explain block in the preview"),
-    Binding("f9", "change_theme", "Theme", id="theme", show=False, key_display="F9",
-            tooltip="Pick a colour theme"),
-    Binding("ctrl+g", "cancel_job", "Cancel job", id="cancel_job", priority=True,
-            tooltip="Cancel the running reindex at the next file boundary"),
+    act("f1,question_mark", "help", key_display="F1"),
+    act("f2,m", "menu", key_display="F2"),
+    act("ctrl+r", "reindex"),
+    act("ctrl+o", "import", show=False),
+    act("f3", "stats", key_display="F3"),
+    act("f4", "discover", show=False, key_display="F4"),
+    act("x", "explain", show=False),
+    act("f9", "theme", show=False, key_display="F9"),
+    act("ctrl+g", "cancel_job", priority=True),
 ]
 
 MAIN = [
-    Binding("escape", "escape", "Query", id="back", show=False,
-            tooltip="Back to the query box (there: cancel a running reindex)"),
-    Binding("slash", "focus_query", "Query", id="focus_query", show=False,
-            tooltip="Go to the query box"),
-    Binding("ctrl+f", "facets", "Facets", id="facets",
-            tooltip="Source-type facets (shown over the results when narrow)"),
-    Binding("ctrl+t", "cycle_mode", "Mode", id="mode",
-            tooltip="Search mode: hybrid → keyword → semantic"),
-    Binding("ctrl+b,d", "date_filter", "Dates", id="date_filter",
-            tooltip="Date range filter"),
-    Binding("ctrl+n,p", "person_filter", "Person", id="person_filter",
-            tooltip="Person filter (people from profile/relationships.json)"),
-    Binding("ctrl+l", "clear_filters", "Clear filters", id="clear_filters", show=False,
-            tooltip="Clear every filter (types, dates, person, mode)"),
-    Binding("v", "toggle_preview", "Preview", id="toggle_preview", show=False,
-            tooltip="Show/hide the preview pane"),
-    Binding("o", "open_file", "Open file", id="open_file",
-            tooltip="Open the whole source file at the chunk"),
-    Binding("left_square_bracket", "step(-1)", "Prev chunk", id="prev_chunk",
-            key_display="[", show=False, tooltip="Previous chunk of the same file (context)"),
-    Binding("right_square_bracket", "step(1)", "Next chunk", id="next_chunk", key_display="]",
-            tooltip="Next chunk of the same file (context)"),
-    Binding("e", "edit", "Editor", id="edit", show=False,
-            tooltip="Open the file in $EDITOR (the app resumes after)"),
-    Binding("y", "copy", "Copy", id="copy", show=False, tooltip="Copy the chunk text"),
+    Binding("escape", "escape", "Back", id="back", show=False,
+            tooltip="Back: preview → results → query box → results"),
+    act("slash", "focus_query", show=False),
+    act("ctrl+f", "facets"),
+    act("ctrl+t", "mode"),
+    act("ctrl+b,d", "date_filter"),
+    act("ctrl+n,p", "person_filter"),
+    act("ctrl+l", "clear_filters", show=False),
+    act("v", "toggle_preview", show=False),
+    act("o", "open_file"),
+    act("left_square_bracket", "prev_chunk", key_display="[", show=False),
+    act("right_square_bracket", "next_chunk", key_display="]"),
+    act("e", "edit", show=False),
+    act("y", "copy", show=False),
 ]
 
 QUERY = [
@@ -73,8 +65,14 @@ RESULTS = [
     Binding("k,up", "cursor_up", "Up", id="results_up", show=False),
     Binding("g,home", "first", "First", id="results_first", show=False),
     Binding("G,end", "last", "Last", id="results_last", show=False),
-    Binding("pageup,ctrl+u", "page_up", "Page up", id="results_page_up", show=False),
-    Binding("pagedown,ctrl+d", "page_down", "Page down", id="results_page_down", show=False),
+    Binding("pageup", "page_up", "Page up", id="results_page_up", show=False),
+    Binding("pagedown", "page_down", "Page down", id="results_page_down", show=False),
+    Binding("ctrl+u", "half_page(-1)", "Half page up", id="results_half_up", show=False),
+    Binding("ctrl+d", "half_page(1)", "Half page down", id="results_half_down", show=False),
+    Binding("h", "screen.pane(-1)", "Facets", id="results_left", show=False,
+            tooltip="To the facets (when shown)"),
+    Binding("l", "screen.pane(1)", "Preview", id="results_right", show=False,
+            tooltip="To the preview"),
     Binding("enter", "select", "Preview", id="results_open", tooltip="Go to the preview"),
 ]
 
@@ -85,6 +83,8 @@ FACETS = [
     Binding("a", "facets_all", "All", id="facet_all"),
     Binding("n", "facets_none", "None", id="facet_none"),
     Binding("i", "facets_only", "Only this", id="facet_only", tooltip="Check only this type"),
+    Binding("l", "screen.pane(1)", "Results", id="facet_right", show=False,
+            tooltip="To the results"),
 ]
 
 PREVIEW = [
@@ -94,6 +94,10 @@ PREVIEW = [
     Binding("G,end", "scroll_end", "Bottom", id="preview_bottom", show=False),
     Binding("pageup", "page_up", "Page up", id="preview_page_up", show=False),
     Binding("pagedown,space", "page_down", "Page down", id="preview_page_down", show=False),
+    Binding("ctrl+u", "half_page(-1)", "Half page up", id="preview_half_up", show=False),
+    Binding("ctrl+d", "half_page(1)", "Half page down", id="preview_half_down", show=False),
+    Binding("h", "screen.pane(-1)", "Results", id="preview_left", show=False,
+            tooltip="Back to the results"),
 ]
 
 VIEWER = [
@@ -105,8 +109,8 @@ VIEWER = [
 STATS = [
     Binding("escape,q", "close", "Back", id="stats_close"),
     Binding("r", "refresh", "Refresh", id="stats_refresh"),
-    Binding("M", "app.maintenance", "Maintenance", id="stats_maintenance",
-            tooltip="Run maintenance (rebuild the vector index + VACUUM)"),
+    Binding("M", "maintenance", "Maintenance", id="stats_maintenance",
+            tooltip="Run maintenance (rebuild the vector index + VACUUM), after a yes"),
 ]
 
 DISCOVER = [
@@ -116,6 +120,11 @@ DISCOVER = [
 
 MODAL = [
     Binding("escape", "close", "Close", id="modal_close"),
+]
+
+CONFIRM = [
+    Binding("y", "answer(True)", "Yes", id="confirm_yes", tooltip="Yes: do it"),
+    Binding("n", "answer(False)", "No", id="confirm_no", tooltip="No: leave things as they are"),
 ]
 
 # (section title, bindings) in the order the help screen shows them
@@ -130,13 +139,22 @@ SECTIONS: list[tuple[str, list[Binding]]] = [
     ("Index statistics", STATS),
     ("Discover", DISCOVER),
     ("Dialogs", MODAL),
+    ("Questions (cancel a job, quit during one, VACUUM)", CONFIRM),
 ]
 
 EXTRA_HELP = [
+    ("Everywhere", "? m x", "Outside the query box (there they are typed)"),
     ("Everywhere", "^p", "Command palette (every action by name)"),
     ("Everywhere", "^q", "Quit"),
     ("Everywhere", "tab / shift+tab", "Move focus"),
-    ("Query box", "enter", "Go to the results"),
+    ("Query box", "enter / esc", "Go to the results"),
 ]
 
 ALL_IDS = {b.id for _, group in SECTIONS for b in group if b.id}
+BY_BINDING = {b.id: b for _, group in SECTIONS for b in group if b.id}
+
+
+def keys_of(binding: Binding, overrides: dict[str, str]) -> list[str]:
+    """The keys that run ``binding``: the user's remap from memlens.toml, else its own."""
+    raw = overrides.get(binding.id, binding.key) if binding.id else binding.key
+    return [k.strip() for k in raw.split(",") if k.strip()]

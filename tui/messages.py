@@ -70,21 +70,18 @@ class Overview:
     error: str | None = None  # the index exists but could not be read
 
 
+@dataclass
 class OverviewLoaded(Message):
-    def __init__(self, overview: Overview) -> None:
-        super().__init__()
-        self.overview = overview
+    overview: Overview
 
 
+@dataclass
 class NeighbourLoaded(Message):
     """A chunk of the same file before/after the one shown (``chunk`` None: none there)."""
 
-    def __init__(self, direction: int, chunk: dict | None, position: tuple[int, int] | None,
-                 ) -> None:
-        super().__init__()
-        self.direction = direction
-        self.chunk = chunk
-        self.position = position
+    direction: int
+    chunk: dict | None
+    position: tuple[int, int] | None
 
 
 @dataclass(frozen=True)
@@ -106,42 +103,80 @@ class ImportProgress:
     source: str = ""
 
 
+@dataclass
 class JobProgress(Message):
-    def __init__(self, kind: str, progress: Any, elapsed: float) -> None:
-        super().__init__()
-        self.kind = kind
-        self.progress = progress
-        self.elapsed = elapsed
+    kind: str
+    progress: Any
+    elapsed: float
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, JobProgress)  # only the latest counts
 
 
+@dataclass
 class JobFinished(Message):
-    def __init__(self, kind: str, result: Any, elapsed: float) -> None:
-        super().__init__()
-        self.kind = kind
-        self.result = result
-        self.elapsed = elapsed
+    kind: str
+    result: Any
+    elapsed: float
 
 
+@dataclass
 class JobFailed(Message):
-    def __init__(self, kind: str, error: BaseException) -> None:
-        super().__init__()
-        self.kind = kind
-        self.error = error
+    kind: str
+    error: BaseException
 
 
+@dataclass
 class StatsLoaded(Message):
-    def __init__(self, stats: Any = None, error: BaseException | None = None) -> None:
-        super().__init__()
-        self.stats = stats
-        self.error = error
+    stats: Any = None
+    error: BaseException | None = None
 
 
+@dataclass
 class DiscoverLoaded(Message):
-    def __init__(self, routes: list[tuple[str, str, int]] | None = None,
-                 pending: list[tuple[str, str]] | None = None, total: int = 0,
-                 error: BaseException | None = None) -> None:
-        super().__init__()
-        self.routes = routes or []
-        self.pending = pending or []
-        self.total = total
-        self.error = error
+    routes: list[tuple[str, str, int]] = field(default_factory=list)
+    pending: list[tuple[str, str]] = field(default_factory=list)
+    total: int = 0
+    error: BaseException | None = None
+
+
+# -- from the app to the main screen (it never reaches into the screen's members) -------------
+
+@dataclass
+class JobStarted(Message):
+    title: str
+    cancellable: bool
+
+
+@dataclass
+class JobCancelling(Message):
+    pass
+
+
+@dataclass
+class JobEnded(Message):
+    """The job is over; ``refresh``: re-read the overview and search again."""
+
+    refresh: bool
+
+
+@dataclass
+class EmbedderRepaired(Message):
+    """A re-embed finished: the semantic arm is back (hybrid mode again)."""
+
+
+@dataclass
+class EmbedderMismatchFound(Message):
+    """A job met another embedder's vectors: offer the re-embed (again)."""
+
+    error: BaseException
+
+
+@dataclass
+class ExplainToggled(Message):
+    pass
+
+
+@dataclass
+class SourcesChanged(Message):
+    """A file may have changed under the results (the editor returned): search again."""

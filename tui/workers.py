@@ -34,14 +34,6 @@ from .messages import (
 
 Post = Callable[[Any], Any]
 
-JOB_TITLES = {
-    "reindex": "Reindex",
-    "full": "Full rebuild",
-    "re_embed": "Re-embed",
-    "maintenance": "Maintenance (rebuild + VACUUM)",
-    "maintenance_no_vacuum": "Maintenance (rebuild, no VACUUM)",
-    "import": "Import",
-}
 PROGRESS_INTERVAL = 0.1  # seconds between progress messages (the last one always goes)
 
 

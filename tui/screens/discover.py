@@ -40,10 +40,6 @@ class DiscoverScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#routes-box").border_title = "Routes"
         self.query_one("#pending-box").border_title = "Pending files"
-        routes = self.query_one("#routes", DataTable)
-        routes.add_columns("source type", "pattern", "files")
-        pending = self.query_one("#pending", DataTable)
-        pending.add_columns("source type", "file")
         self.action_refresh()
 
     def action_refresh(self) -> None:
@@ -58,16 +54,13 @@ class DiscoverScreen(Screen[None]):
         if message.error is not None:
             summary.update(safe(describe_error(message.error), "$text-error"))
             return
-        routes = self.query_one("#routes", DataTable)
-        routes.clear()
-        for pattern, source_type, count in message.routes:
-            routes.add_row(Text(source_type), Text(one_line(pattern)),
-                           Text(f"{count:,}", style="bold" if count else "dim",
-                                justify="right"))
-        pending = self.query_one("#pending", DataTable)
-        pending.clear()
-        for source_type, rel in message.pending[:MAX_PENDING_ROWS]:
-            pending.add_row(Text(source_type), Text(one_line(rel)))
+        _fill(self.query_one("#routes", DataTable), ("source type", "pattern", "files"),
+              [(Text(source_type), Text(one_line(pattern)),
+                Text(f"{count:,}", style="bold" if count else "dim", justify="right"))
+               for pattern, source_type, count in message.routes])
+        _fill(self.query_one("#pending", DataTable), ("source type", "file"),
+              [(Text(source_type), Text(one_line(rel)))
+               for source_type, rel in message.pending[:MAX_PENDING_ROWS]])
         n = len(message.pending)
         text = (f"{n:,} of {message.total:,} files need indexing — ctrl+r reindexes"
                 if n else f"all {message.total:,} routed files are indexed")
@@ -77,3 +70,12 @@ class DiscoverScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _fill(table: DataTable, labels: tuple[str, ...], rows: list[tuple[Text, ...]]) -> None:
+    """Columns as wide as their widest cell: auto-width columns added before their first rows
+    keep the width of their label until the next refresh."""
+    table.clear(columns=True)
+    for i, label in enumerate(labels):
+        table.add_column(label, width=max([len(label), *(r[i].cell_len for r in rows)]))
+    table.add_rows(rows)

@@ -14,12 +14,9 @@ KEY_WIDTH = 18
 
 
 def _keys_of(app, binding) -> str:
-    keymap = getattr(app, "_keymap", {}) or {}
-    raw = keymap.get(binding.id, binding.key) if binding.id else binding.key
     shown = []
-    for key in raw.split(","):
-        key = key.strip()
-        text = app.get_key_display(binding.with_key(key)) if key else key
+    for key in keys.keys_of(binding, app.key_overrides):
+        text = app.get_key_display(binding.with_key(key))
         shown.append(text.upper() if len(text) <= 3 and text[:1] == "f" and text[1:].isdigit()
                      else text)
     return " / ".join(dict.fromkeys(shown))

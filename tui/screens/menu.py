@@ -10,45 +10,19 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from .. import keys
+from ..actions import MENU
 
-# (action, title, help, binding id for the key hint, is an index job)
-MENU_ITEMS: list[tuple[str, str, str, str | None, bool]] = [
-    ("reindex", "Reindex", "index new and changed files", "reindex", True),
-    ("import_data", "Import…", "import WhatsApp, Slack, mbox… exports, then reindex",
-     "import", True),
-    ("full_rebuild", "Full rebuild", "re-read every file (unchanged chunks keep vectors)",
-     None, True),
-    ("re_embed", "Re-embed", "embed every chunk again with the configured embedder", None, True),
-    ("maintenance", "Maintenance", "rebuild the vector index and VACUUM", None, True),
-    ("maintenance_no_vacuum", "Maintenance (no vacuum)", "rebuild the vector index only", None,
-     True),
-    ("discover", "Discover", "routes and the files waiting to be indexed", "discover", False),
-    ("stats", "Index statistics", "charts: chunks per type and month, size, bloat", "stats",
-     False),
-    ("toggle_explain", "Toggle explain", "ranks, RRF terms, decay and MMR in the preview",
-     "explain", False),
-    ("change_theme", "Theme", "pick a colour theme", "theme", False),
-    ("help", "Help", "every key", "help", False),
-]
+TITLE_WIDTH = 24
 
-
-def key_for(app, binding_id: str | None) -> str:
-    """The key shown for a binding id, honouring the user's keymap."""
-    if binding_id is None:
+def key_for(app, binding_id: str) -> str:
+    """The key shown for a binding id (its first key, remapped or not); "" without one."""
+    binding = keys.BY_BINDING.get(binding_id)
+    if binding is None:
         return ""
-    keymap = getattr(app, "_keymap", {}) or {}
-    b = _binding(binding_id)
-    if binding_id in keymap:
-        return app.get_key_display(b.with_key(keymap[binding_id].split(",")[0].strip()))
-    return b.key_display or app.get_key_display(b.with_key(b.key.split(",")[0].strip()))
-
-
-def _binding(binding_id: str):
-    for _, group in keys.SECTIONS:
-        for b in group:
-            if b.id == binding_id:
-                return b
-    raise KeyError(binding_id)
+    if binding.key_display and binding_id not in app.key_overrides:
+        return binding.key_display
+    first = keys.keys_of(binding, app.key_overrides)[0]
+    return app.get_key_display(binding.with_key(first))
 
 
 class MenuScreen(ModalScreen[str | None]):
@@ -69,15 +43,20 @@ class MenuScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         ol = self.query_one(OptionList)
+        # the dialog is 96 cells (at most 95% of the screen); the text column is what is left
+        # after borders, paddings, title and key: cut there, a wrapped line reads as an item
+        text_width = max(int(min(96, self.app.size.width * 0.95)) - 12 - TITLE_WIDTH - 8, 12)
         options = []
-        for action, title, help_text, binding_id, is_job in MENU_ITEMS:
-            disabled = bool(is_job and self.job_running)
-            key = key_for(self.app, binding_id)
+        for action in MENU:
+            disabled = bool(action.job and self.job_running)
             note = f"  ({self.job_running} running)" if disabled else ""
+            text = action.help + note
+            if len(text) > text_width:
+                text = text[:text_width - 1] + "…"
             options.append(Option(Content.assemble(
-                (f"{title:<24}", "bold" if not disabled else "dim"),
-                (f"{key:<8}", "$text-accent"), (help_text + note, "dim")), id=action,
-                disabled=disabled))
+                (f"{action.title:<{TITLE_WIDTH}}", "bold" if not disabled else "dim"),
+                (f"{key_for(self.app, action.id):<8}", "$text-accent"),
+                (text, "dim")), id=action.action, disabled=disabled))
         ol.set_options(options)
         ol.highlighted = next((i for i, o in enumerate(options) if not o.disabled), None)
         ol.focus()

@@ -56,6 +56,39 @@ class ErrorScreen(MessageDialog):
                 yield Button("OK", variant="error", id="ok")
 
 
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask before work is lost or a long job starts: ``y`` / the first button confirms;
+    ``n``, escape or the second button (focused first, so enter never confirms) decline."""
+
+    BINDINGS = [*keys.MODAL, *keys.CONFIRM]
+
+    def __init__(self, title: str, message: str, confirm: str, decline: str = "No") -> None:
+        super().__init__()
+        self.title_text, self.message = title, message
+        self.labels = (confirm, decline)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content.styled(plain(self.title_text), "bold $text-warning"),
+                         classes="dialog-title")
+            yield Static(safe(self.message))
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(f"{self.labels[0]} (y)", variant="warning", id="yes")
+                yield Button(f"{self.labels[1]} (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no").focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+    def action_close(self) -> None:
+        self.dismiss(False)
+
+
 class MismatchScreen(ModalScreen[bool]):
     """The index holds another embedder's vectors: offer a re-embed (True) or keyword-only."""
 

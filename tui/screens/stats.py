@@ -90,6 +90,17 @@ class StatsScreen(Screen[None]):
         else:
             errors.update(Content(""))
 
+    def action_maintenance(self) -> None:
+        """VACUUM rewrites the whole file and blocks every writer meanwhile: ask first."""
+        from .modals import ConfirmScreen
+
+        def chosen(yes: bool | None) -> None:
+            if yes:
+                self.app.start_job("maintenance")
+        self.app.push_screen(ConfirmScreen(
+            "Run maintenance?", "Rebuild the vector index and VACUUM the database: it rewrites "
+            "the whole index file and can take minutes on a big index.", "Run it"), chosen)
+
     def action_close(self) -> None:
         self.dismiss(None)
 

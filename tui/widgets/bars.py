@@ -1,4 +1,4 @@
-"""One-line bars: the header (what index is open) and the status line (how the search went)."""
+"""The header bar: what index is open (the status line is in ``status``)."""
 
 from __future__ import annotations
 
@@ -43,16 +43,3 @@ class InfoBar(Static):
             parts += [sep, (f"⟳ {job}", "bold $text-warning")]
         # one fixed line: a repaint, no layout of the screen
         self.update(Content.assemble(*parts, strip_control_codes=False), layout=False)
-
-
-class StatusLine(Static):
-    """arms · confidence · results · time · mode · filters."""
-
-    def show(self, parts: list[Content | str | tuple[str, str]]) -> None:
-        joined: list[Content | str | tuple[str, str]] = [" "]
-        for i, part in enumerate(parts):
-            if i:
-                joined.append(("  ·  ", "dim"))
-            joined.append(part)
-        # one fixed line, updated at every search: a repaint, no layout of the screen
-        self.update(Content.assemble(*joined, strip_control_codes=False), layout=False)

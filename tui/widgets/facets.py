@@ -39,7 +39,7 @@ class FacetList(SelectionList[str]):
             for t in order])
         if highlighted is not None and self.option_count:
             self.highlighted = min(highlighted, self.option_count - 1)
-        self._update_subtitle()
+        self.refresh_subtitle()
 
     @staticmethod
     def _prompt(source_type: str, count: int) -> Content:
@@ -60,13 +60,13 @@ class FacetList(SelectionList[str]):
             return None
         return tuple(sorted(chosen))
 
-    def _update_subtitle(self) -> None:
+    def refresh_subtitle(self) -> None:
         chosen = self.source_types
         total = len(self.available)
         self.border_subtitle = "all" if chosen is None else f"{len(chosen)}/{total}"
 
     def on_selection_list_selected_changed(self) -> None:
-        self._update_subtitle()
+        self.refresh_subtitle()
 
     def action_facets_all(self) -> None:
         self.select_all()

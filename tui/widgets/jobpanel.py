@@ -84,7 +84,7 @@ class JobPanel(Vertical):
         self.display = False
 
     def _text(self, content: Content) -> None:
-        hint = ("   esc / ctrl+g cancels" if getattr(self, "cancellable", False)
+        hint = ("   ctrl+g cancels" if getattr(self, "cancellable", False)
                 else "   (cannot be cancelled)")
         self.query_one("#job-text", Static).update(
             Content.assemble(content, (hint, "dim"), strip_control_codes=False))

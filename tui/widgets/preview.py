@@ -74,7 +74,7 @@ def explain_block(result: Any, rank: int | None, total: int, rrf_k: int) -> Cont
     lines.append(_line("MMR", f"position {result.mmr_position}" if result.mmr_position
                        else ("outside the diversified head", "dim")))
     found = " + ".join(result.found_by or []) or ("injected" if result.injected else "—")
-    lines.append(_line("found by", arms_badge(result.found_by, result.injected), found))
+    lines.append(_line("found by", arms_badge(result.found_by, result.injected), " ", found))
     if result.section_path:
         lines.append(_line("section", " › ".join(one_line(s) for s in result.section_path)))
     flags = [name for name, on in (("stale (file changed since indexed)", result.stale),
@@ -153,6 +153,13 @@ class Preview(VerticalScroll, can_focus=True):
         e.display = explain is not None
         self.scroll_home(animate=False)
 
+    def action_half_page(self, direction: int) -> None:
+        self.scroll_relative(y=direction * max(1, self.scrollable_content_region.height // 2),
+                             animate=False)
+
+    def show_nothing(self) -> None:
+        self.show_message(Content.styled("Nothing selected.", "dim"))
+
     def show_message(self, message: Content | str) -> None:
         self.chunk = self.result = None
         self.border_subtitle = ""
@@ -188,7 +195,7 @@ class Preview(VerticalScroll, can_focus=True):
         self.chunk, self.result = chunk, None
         where = f"chunk {position[0]} of {position[1]} in this file" if position else "context"
         self.border_subtitle = where
-        note = Content.styled(f"Context: {where} ([ and ] step, esc back to the query)", "dim italic")
+        note = Content.styled(f"Context: {where} ([ and ] step, esc back to the results)", "dim italic")
         self._set(self._title(chunk, None), highlight_terms(chunk["content"], terms),
                   metadata_block(chunk["metadata"]), note)
 

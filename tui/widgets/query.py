@@ -13,8 +13,9 @@ class QueryInput(Input):
     BINDINGS = keys.QUERY
 
     def __init__(self, **kwargs) -> None:
+        # select_on_focus off: coming back must not select the query (the next key replaced it)
         super().__init__(placeholder="Search your memory…  (F1 help · F2 menu · ctrl+p commands)",
-                         **kwargs)
+                         select_on_focus=False, **kwargs)
         self.history: list[str] = []
         self._cursor: int | None = None  # index into history while browsing it
         self._draft = ""

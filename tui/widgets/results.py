@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -52,18 +54,47 @@ class ResultList(OptionList):
 
     BINDINGS = keys.RESULTS
 
+    @dataclass
+    class EndAsked(Message):
+        """G on the last row: the next page, if there is one."""
+
     def __init__(self, **kwargs) -> None:
         super().__init__(markup=False, **kwargs)
         self.results: list[Any] = []
+        self.jump_to_end = False  # G asked for the end: the next page lands on its last row
+        self._placed: int | None = None
 
     def show(self, results: list[Any], keep: str | None = None) -> None:
         """Replace the rows; the highlight goes to the result with id ``keep`` if it is still
         there (a longer page of the same search), else to the first."""
         top = max((r.score for r in results), default=0.0)
         self.results = list(results)
+        self.jump_to_end = False
         self.set_options(Option(result_row(i, r, top)) for i, r in enumerate(results, 1))
         if results:
             self.highlighted = next((i for i, r in enumerate(results) if r.id == keep), 0)
+        self._placed = self.highlighted
+
+    def reached_end(self, index: int) -> bool:
+        """The cursor moved onto the last row (where ``show`` placed it does not count: a page
+        that lands on its last row must not ask for the next one by itself)."""
+        placed, self._placed = self._placed, None
+        return index >= self.option_count - 1 and index != placed
+
+    def action_half_page(self, direction: int) -> None:
+        """ctrl+u / ctrl+d: half the rows in view (two lines a row), as in vim."""
+        if not self.option_count:
+            return
+        step = max(1, self.scrollable_content_region.height // 4) * direction
+        current = self.highlighted if self.highlighted is not None else 0
+        self.highlighted = min(max(current + step, 0), self.option_count - 1)
+
+    def action_last(self) -> None:
+        self.jump_to_end = True
+        if self.highlighted is not None and self.highlighted >= self.option_count - 1:
+            self.post_message(self.EndAsked())
+        else:
+            super().action_last()
 
     @property
     def current(self) -> Any | None:

@@ -1,0 +1,64 @@
+"""What a finished job says: one notification's text per index job and per import."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .widgets.text import human_bytes, one_line, plain
+
+
+def cancelled(result: Any) -> bool:
+    return bool(getattr(result, "cancelled", False))
+
+
+def has_errors(result: Any) -> bool:
+    return bool(getattr(result, "errors", None))
+
+
+def job_summary(kind: str, result: Any, elapsed: float) -> str:
+    """One notification for a finished job, from its IndexStats (or maintenance dict)."""
+    if isinstance(result, dict):
+        return (f"{result.get('vectors', 0):,} vectors rebuilt · "
+                f"{human_bytes(result.get('size_before'))} → "
+                f"{human_bytes(result.get('size_after'))} (reclaimed "
+                f"{human_bytes(max(result.get('reclaimed_bytes', 0), 0))}) · dead slots "
+                f"{result.get('dead_slots_before', 0):,} → {result.get('dead_slots_after', 0):,}"
+                f" · {elapsed:.1f} s")
+    s = result
+    text = (f"{s.files:,} files indexed ({s.skipped:,} unchanged, {s.removed_files:,} removed) · "
+            f"{s.chunks:,} chunks written, {s.unchanged_chunks:,} unchanged, "
+            f"{s.deleted_chunks:,} deleted · {s.embedded:,} embedded · "
+            f"{s.pending_embeddings:,} pending · {s.seconds:.1f} s")
+    if s.errors:
+        first = s.errors[0]
+        text += (f"\n{len(s.errors)} file(s) failed, e.g. {one_line(first.source_file)}: "
+                 f"{one_line(first.message)[:120]} (F3 lists them)")
+    if s.embedding_errors:
+        text += f"\nembedding: {one_line(s.embedding_errors[0])[:160]}"
+    if s.cancelled:
+        text += "\nCancelled: run it again to finish."
+    return text
+
+
+MAX_SUMMARY_LINES = 12
+
+
+def import_summary(report: Any, elapsed: float, reindexing: bool) -> str:
+    """The notification of a finished import: ``report.summary()`` without its problem lines
+    (they go to a dialog), capped, plus what happens next."""
+    lines = [line for line in report.summary().splitlines()
+             if not line.startswith("  problem: ")]
+    if len(lines) > MAX_SUMMARY_LINES:
+        lines = lines[:MAX_SUMMARY_LINES - 1] + [
+            f"  … {len(lines) - MAX_SUMMARY_LINES + 1} more lines"]
+    lines[0] += f" · {elapsed:.1f} s"
+    if report.problems:
+        n = len(report.problems)
+        lines.append(f"{n:,} problem{'s' if n != 1 else ''} (listed in the dialog)")
+    if report.dry_run:
+        lines.append("Dry run: nothing was written.")
+    elif reindexing:
+        lines.append("Reindexing now, so the imported records become searchable.")
+    elif report.ok:
+        lines.append("Nothing new: no reindex needed.")
+    return plain("\n".join(lines))
