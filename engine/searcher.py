@@ -42,11 +42,9 @@ from .keyword_arm import keyword_search
 from .lock import active_writer
 from .provider_guard import query_vector
 from .schema import EmbedderMismatch, has_vec_table, open_reader, stored_embedder
+from .search_options import MAX_LIMIT, MODES, SORTS
 from .vector_index import VectorIndex
 
-MODES = ("hybrid", "keyword", "semantic")
-SORTS = ("relevance", "date")
-MAX_LIMIT = 200
 SNIPPET_TOKENS = 24
 REFRESH_DURING_WRITE_S = 5.0  # while a writer runs, refresh the vector index at most this often
 

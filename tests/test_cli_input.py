@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
+from cli.main import main
 from tests.conftest import make_root
-from tui.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from cli.main import main
 from engine.config import load_config
 from engine.db import connect
 from engine.indexer import reindex
 from tests.conftest import make_root
-from tui.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -160,7 +160,7 @@ def test_traceback_only_with_debug(root):
     _garbage(db_of(root))
 
     def cli(*extra, env=None):
-        return subprocess.run([sys.executable, "-m", "tui.cli", *extra], cwd=REPO,
+        return subprocess.run([sys.executable, "-m", "cli", *extra], cwd=REPO,
                               capture_output=True, text=True, timeout=120,
                               env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})})
 

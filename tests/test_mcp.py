@@ -179,7 +179,7 @@ def test_lists_the_tools_with_their_contract(demo):
 
 def test_memlens_mcp_serves_the_same_tools(small_root, tmp_path):
     client = start(small_root, tmp_path, "memlens-mcp",
-                   entry=("-c", "import sys; from tui.cli import main; sys.exit(main())", "mcp"))
+                   entry=("-c", "import sys; from cli.main import main; sys.exit(main())", "mcp"))
     try:
         assert {t.name for t in client.tools()} == TOOLS
         assert client.ok("read_note", {"path": "notes/home/garden.md"}).startswith(

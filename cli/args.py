@@ -1,4 +1,5 @@
-"""Checks on what the user typed, before anything runs: each bad value is one line, exit 2."""
+"""What the user typed: the options every command shares, the data root and its config, and
+checks on values before anything runs (each bad value is one line, exit 2)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from pathlib import Path
 
 from engine.textsafe import one_line
 
-from .cli_errors import UsageError
+from .errors import UsageError
 
 DATE_FORMS = "YYYY-MM-DD, YYYY-MM or YYYY"
+ROOT_HELP = "data root (default: $MEMLENS_ROOT, else the demo root)"
+DB_HELP = "index file (default: <root>/data/search/memlens.db)"
 _DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
 
 
@@ -48,7 +51,7 @@ def until_date(text: str) -> str:
 
 
 def limit_count(text: str) -> int:
-    from engine.searcher import MAX_LIMIT
+    from engine.search_options import MAX_LIMIT
 
     try:
         n = int(text)
@@ -86,3 +89,41 @@ def package_version() -> str:
             return tomllib.loads(pyproject.read_text())["project"]["version"]
         except (OSError, KeyError, tomllib.TOMLDecodeError):
             return "unknown"
+
+
+def common_options(parser: argparse.ArgumentParser, top: bool) -> argparse.ArgumentParser:
+    """--root, --db and --debug. After the subcommand the defaults are SUPPRESS: a
+    subcommand's default must not undo ``memlens --root DIR <command>`` (argparse copies every
+    subcommand default over the top's)."""
+    default = None if top else argparse.SUPPRESS
+    parser.add_argument("--root", default=default, help=ROOT_HELP)
+    parser.add_argument("--db", default=default, help=DB_HELP)
+    debug_flag(parser)
+    return parser
+
+
+def debug_flag(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS on both levels: a subcommand's default must not undo `memlens --debug <command>`
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show a traceback on failure (also MEMLENS_DEBUG=1)")
+
+
+def existing(root: Path) -> Path:
+    if not root.is_dir():
+        what = "is not a folder" if root.exists() else "does not exist"
+        raise UsageError(f"data root {root} {what}: check --root or $MEMLENS_ROOT")
+    return root
+
+
+def load_root_config(args):
+    """The config of the data root the options name; the demo root only once it exists."""
+    from engine.config import load_config, resolve_root
+
+    root, is_demo = resolve_root(args.root)
+    if is_demo and not (root / ".memlens-demo.json").exists():
+        raise UsageError(
+            f"no data root given and no demo root at {root}: pass --root, set $MEMLENS_ROOT, "
+            "or run `memlens demo` to create the demo root")
+    config = load_config(existing(root), args.db)
+    args.db_path = config.db_path  # for the one-line description of index errors
+    return config

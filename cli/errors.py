@@ -1,6 +1,6 @@
 """How every ``memlens`` subcommand fails: one escaped line ``memlens: <message>`` on stderr
-and exit 1; bad input (flags, dates, a missing root) exits 2, as argparse's usage errors do. A traceback is shown only with ``--debug`` or
-``MEMLENS_DEBUG=1`` (docs/reliability.md).
+and exit 1; bad input (flags, dates, a missing root) exits 2, as argparse's usage errors do.
+A traceback is shown only with ``--debug`` or ``MEMLENS_DEBUG=1`` (docs/reliability.md).
 """
 
 from __future__ import annotations
