@@ -4,8 +4,6 @@ checks on values before anything runs (each bad value is one line, exit 2)."""
 from __future__ import annotations
 
 import argparse
-import calendar
-import difflib
 import re
 from datetime import date
 from pathlib import Path
@@ -25,6 +23,8 @@ def _bound(text: str, end: bool) -> str:
 
     Phrases ("last week") are refused with the accepted forms until a shared time-phrase
     parser exists; it would plug in here."""
+    import calendar
+
     m = _DATE.fullmatch(text.strip())
     if not m:
         raise argparse.ArgumentTypeError(
@@ -66,12 +66,27 @@ def check_search_args(args, routes) -> None:
     """What argparse cannot check alone: the date range's order, source types known to routes."""
     if args.since and args.until and args.since > args.until:
         raise UsageError(f"--since {args.since} is after --until {args.until}: nothing can match")
+    import difflib
+
     known = sorted({source_type for _, source_type in routes})
     for name in args.source or ():
         if name not in known:
             close = difflib.get_close_matches(name, known, n=1)
             hint = f"did you mean {close[0]}?" if close else f"known types: {', '.join(known)}"
             raise UsageError(f"unknown source type {one_line(name)!r}: {hint}")
+
+
+class VersionAction(argparse.Action):
+    """``--version``, reading the version only when asked (importlib.metadata costs ~50 ms,
+    paid by every command if the parser looked it up when built)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show the version and exit"):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"memlens {package_version()}")
+        parser.exit()
 
 
 def package_version() -> str:

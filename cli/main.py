@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from . import importer, index, inspect, search, watch
-from .args import common_options, existing, package_version
+from .args import VersionAction, common_options, existing
 from .errors import CliError, OneLineParser, run
 
 
@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = common_options(OneLineParser(
         prog="memlens", description="A person's long-term memory, browsable from the terminal."),
         top=True)
-    parser.add_argument("--version", action="version", version=f"memlens {package_version()}")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command")
     search.add_parser(sub, common)
     index.add_parsers(sub, common)  # reindex, maintenance, demo
