@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 
 from engine.explain import formula
 from engine.fts_query import ParsedQuery, matched_terms
+from engine.present import plural
 
 from .text import cap, flat, jobject, jstr, one_line
 
@@ -250,7 +251,7 @@ def fit_rows(header: list[str], rows: Sequence[str], max_chars: int,
     dropped = len(rows) - len(kept)
     lines = [*header, *kept]
     if dropped:
-        lines.append(f"truncated: {dropped} more row{'s' if dropped != 1 else ''} dropped to "
+        lines.append(f"truncated: {plural(dropped, 'more row')} dropped to "
                      f"stay under {max_chars} characters; lower limit, narrow with folder, tags "
                      "or source_types, or read_note a path")
     return "\n".join(lines), dropped
