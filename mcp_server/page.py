@@ -213,6 +213,10 @@ def header_lines(response, threshold: float | None = None) -> list[str]:
                      "identifier you expect, or get_neighborhood on the closest row's id to "
                      "read around it")
     lines.append(f"fusion: {response.fusion}")
+    if response.sort == "date":
+        lines.append("sort: date (the best results, newest first; score still ranks relevance)")
+    if response.arms == "both" and not response.decay_applied:
+        lines.append("decay: off (asked for)")
     if response.reranked:
         lines.append("reranked: true")
     else:
