@@ -31,7 +31,7 @@ from .embedder import Embedder, EmbeddingError, get_embedder
 from .entities import inject_entity, load_people
 from .evidence import drop_weak_semantic, strong_evidence
 from .filters import Filters, SearchError
-from .fts_query import ParsedQuery, build_match, matched_terms, parse_query
+from .fts_query import FTS5_STOP_WORDS, ParsedQuery, build_match, matched_terms, parse_query
 from .fusion import (
     apply_recency_decay,
     diversity_rerank,
@@ -283,8 +283,9 @@ class Searcher:
         range with both ends (or "on this day") ranks without decay, and a range open at the
         start ("before 2025") measures age from its end, not from ``now``.
 
-        When nothing is left to rank by (the query was only a time phrase, or is blank with a
-        date or person filter), the results are the filtered chunks, newest first.
+        When nothing is left to rank by (no word but stop words: "last week", "what did I do
+        in March", or a blank query with a date or person filter), the results are the
+        filtered chunks, newest first (``sort="date"``).
 
         ``sort="date"`` shows the page's results newest first; ``decay=False`` ranks without
         recency decay.
@@ -351,7 +352,7 @@ class Searcher:
         transition = active_writer(self.config.db_path)
         parsed = parse_query(text)
         lap("parse")
-        if not text.strip() and (filters.dated or filters.person is not None):
+        if _only_stop_words(parsed) and (filters.dated or filters.person is not None):
             return self._by_date(query, when, limit, filters, mode, parsed, transition, timings)
 
         semantic_error = semantic_detail = None
@@ -541,6 +542,11 @@ def _age_clock(now: datetime, filters: Filters) -> datetime:
         return now
     return min(now, datetime.combine(date.fromisoformat(filters.until), datetime.min.time(),
                                      now.tzinfo))
+
+
+def _only_stop_words(parsed: ParsedQuery) -> bool:
+    """Nothing to rank by: no phrase, and every word a stop word ("what did I do")."""
+    return not parsed.phrases and all(t in FTS5_STOP_WORDS for t in parsed.raw_tokens)
 
 
 def _filter_fields(when: SearchTime, filters: Filters) -> dict[str, str | None]:
