@@ -137,15 +137,15 @@ class Filters:
         """
         if self.source_types and c.source_type not in self.source_types:
             return False
-        if self.person is not None and not self.person.matches(c):
-            return False
-        if getattr(c, "injected", False):
-            return True
-        meta = c.metadata if isinstance(c.metadata, Mapping) else {}
-        return (self._date_ok(c.content_date)
-                and (not self.path_prefix or c.source_file.startswith(self.path_prefix))
-                and all(tag in _tag_values(meta) for tag in self.tags or ())
-                and all(_frontmatter_ok(meta, k, v) for k, v in self.frontmatter or ()))
+        if not getattr(c, "injected", False):
+            meta = c.metadata if isinstance(c.metadata, Mapping) else {}
+            if not (self._date_ok(c.content_date)
+                    and (not self.path_prefix or c.source_file.startswith(self.path_prefix))
+                    and all(tag in _tag_values(meta) for tag in self.tags or ())
+                    and all(_frontmatter_ok(meta, k, v) for k, v in self.frontmatter or ())):
+                return False
+        # last: it reads the whole text (~0.15 ms a chunk)
+        return self.person is None or self.person.matches(c)
 
     def _date_ok(self, content_date: Any) -> bool:
         if not self.dated:

@@ -454,18 +454,22 @@ class Searcher:
 
     def _by_date(self, query, when, limit, filters, mode, parsed, transition,
                  timings) -> SearchResponse:
-        """Nothing to rank by: the filtered chunks, newest first. One scan per source type
-        of the (source_type, content_date) index, read backwards, ``limit`` rows each."""
+        """Nothing to rank by: the filtered chunks, newest first. A person's chunks come
+        from one FTS5 lookup, then sorted (9 ms at 100k chunks); else one backwards walk per
+        source type of the (source_type, content_date) index, ``limit`` rows each (one walk
+        per type with the person's lookup in each took 166 ms)."""
         started = time.perf_counter()
         conn = self.connection()
         where, args = filters.sql()
-        rows = []
-        for source_type in indexed_types(conn, filters.source_types):
-            rows += conn.execute(
-                f"SELECT {ROW_COLUMNS} FROM chunks c WHERE c.source_type = ? AND "
-                f"c.content_date IS NOT NULL AND {where} "
-                "ORDER BY c.content_date DESC, c.rowid DESC LIMIT ?",
-                [source_type, *args, limit]).fetchall()
+        newest = "ORDER BY c.content_date DESC, c.rowid DESC LIMIT ?"
+        dated = f"SELECT {ROW_COLUMNS} FROM chunks c WHERE c.content_date IS NOT NULL AND {where}"
+        if filters.person is not None:
+            rows = conn.execute(f"{dated} {newest}", [*args, limit]).fetchall()
+        else:
+            rows = []
+            for source_type in indexed_types(conn, filters.source_types):
+                rows += conn.execute(f"{dated} AND c.source_type = ? {newest}",
+                                     [*args, source_type, limit]).fetchall()
         rows.sort(key=lambda r: (r["content_date"], r["rowid"]), reverse=True)
         results = self._results([_candidate(r) for r in rows[:limit]], parsed)
         timings["by_date"] = round((time.perf_counter() - started) * 1000, 2)
