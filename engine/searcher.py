@@ -384,13 +384,13 @@ class Searcher:
         fused = self.fuse(keyword, semantic, sim_ref)
         lap("fusion")
         pure_arm = mode != "hybrid" or semantic_error is not None
-        use_decay = use_decay and not filters.closed_range  # see search()'s docstring
+        # decay inside a named period: see search()'s docstring
+        use_decay, now = use_decay and not filters.closed_range, _age_clock(now, filters)
         if not pure_arm:
             fused = drop_weak_semantic(fused, self.weights()[1])
             if use_decay:
                 full = self.full_matches(parsed, filters, 2)
-                fused = apply_recency_decay(fused, self.config, _age_clock(now, filters),
-                                            strong_evidence(
+                fused = apply_recency_decay(fused, self.config, now, strong_evidence(
                     fused, full[0] if len(full) == 1 else None))
             else:
                 fused = [_without_decay(c) for c in fused]
