@@ -45,8 +45,10 @@ class Embedder:
         """Return an (n, dim) float32 array of unit vectors, or raise EmbeddingError."""
         raise NotImplementedError
 
-    def discover_dim(self) -> int:
-        """The vector size; providers that learn it from their first answer override this."""
+    def discover_dim(self, patient: bool = False) -> int:
+        """The vector size; providers that learn it from their first answer override this
+        (``patient``: a reindex's probe, which may wait for retries; a search's may not)."""
+        del patient
         return self.dim
 
     def embed_single(self, text: str) -> np.ndarray:

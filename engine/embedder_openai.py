@@ -1,53 +1,46 @@
-"""The ``openai`` and ``openai-compatible`` embedders: the embeddings API spoken over httpx.
+"""The ``openai`` and ``openai-compatible`` embedders, on the official ``openai`` SDK.
 
-``POST {base_url}/embeddings`` with ``{"model", "input": [texts]}`` (plus ``"dimensions"`` when
-configured) and Bearer auth. The same client serves OpenAI itself and any server that speaks the
-API (Ollama, llama.cpp, vLLM, ...).
+One ``openai.OpenAI`` client (``base_url``, ``timeout``, ``max_retries``) serves OpenAI itself
+and any server that speaks its embeddings API (Ollama, llama.cpp, vLLM, ...).
 
-- Texts go in batches of ``batch_size`` (50, the seed's number), each cut to 20,000 characters
-  first, so the provider is safe even when a caller forgot to truncate.
-- 429, 408, 5xx, connection errors and timeouts are retried with exponential backoff and jitter
-  (``max_retries`` retries, so ``max_retries + 1`` attempts); a numeric ``Retry-After`` is
-  honoured up to a cap. Other 4xx are final at once: 400/413/422 mean the provider refused the
-  input (``provider_input_rejected``, so the indexer can isolate the offending text), the rest
-  are ``provider_error``.
-- A malformed answer (not JSON, wrong shape, wrong count, wrong dimension) is ``provider_error``.
-- httpx is imported on first use, not with this module: ``import httpx`` (0.28) also imports
-  its command-line client, which pulls in rich, and the engine must not load a UI library
-  just by being imported (tests/test_boundaries.py).
-- The API key comes from ``$OPENAI_API_KEY``, else ``<root>/secrets/openai.json``. A key with
-  whitespace, control or non-ASCII characters inside is refused when it is read (one error naming
-  where it came from, never the key). It is never put in an exception message, a repr or a log
-  line: it is registered with engine/redact.py, every message is scrubbed of it (whole or any
-  8-character piece), and auth failures never echo the server's text (OpenAI's own 401 message
-  quotes part of the key).
-- A search's query embedding (:meth:`embed_query`) stops retrying at its deadline; the budget
-  and the circuit breaker around it live in engine/provider_guard.py.
+- Texts go in batches of ``batch_size`` (50), each cut to 20,000 characters first, so the
+  provider is safe even when a caller forgot to truncate. ``encoding_format`` is always
+  ``float``: the SDK's default (base64) is not understood by every compatible server.
+- Retries are the SDK's: 408, 409, 429, 5xx, connection errors and timeouts, with exponential
+  backoff and ``Retry-After`` honoured (``max_retries + 1`` attempts). What is left when they
+  are used up is mapped to ``EmbeddingError``: 400/413/422 mean the provider refused the input
+  (``provider_input_rejected``, so the indexer can isolate the offending text), the rest are
+  ``provider_error``; a malformed answer (not JSON, wrong shape, count or dimension) too.
+- A search's query embedding (:meth:`embed_query`) is one attempt within its budget; the budget
+  and the circuit breaker around it live in engine/provider_guard.py, and :meth:`discover_dim`
+  goes through them too, so a search never waits on a dimension probe's retries.
+- ``openai`` is imported on first use (it takes ~0.4 s), not with this module.
+- The API key comes from ``$OPENAI_API_KEY``, else ``<root>/secrets/openai.json``
+  (engine/openai_key.py: refused there when its form cannot be sent). It is never put in an
+  exception message, a repr or a log line: every message is scrubbed (engine/redact.py), and
+  auth failures never echo the server's text (OpenAI's own 401 message quotes part of the key).
+  Without a key (a local compatible server) no ``Authorization`` header is sent.
 """
 
 from __future__ import annotations
 
-import logging
-import math
-import random
+import json
 import threading
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import numpy as np
 
-from .config import MAX_EMBED_CHARS, ConfigError, EmbedderConfig
+from .config import MAX_EMBED_CHARS, QUERY_TIMEOUT, ConfigError, EmbedderConfig
 from .embedder import Embedder, EmbeddingError, normalise
 from .openai_key import SECRETS_RELATIVE_PATH, Secret, read_api_key, unusable
-from .provider_guard import provider_failures
+from .provider_guard import provider_failures, query_vector
 from .redact import scrub
 
 if TYPE_CHECKING:
-    import httpx
-
-log = logging.getLogger(__name__)
+    import openai
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 OPENAI_DEFAULT_MODEL = "text-embedding-3-small"
@@ -58,11 +51,9 @@ OPENAI_MODEL_DIMS = {
     "text-embedding-ada-002": 1536,
 }
 DEFAULT_BATCH_SIZE = 50
-RETRY_AFTER_CAP = 20.0  # seconds; a longer Retry-After is cut to this
-BACKOFF_BASE = 0.5  # seconds before the first retry (doubles each time, plus jitter)
-BACKOFF_CAP = 20.0
+# the SDK wants a key; with none, this stands in and no Authorization header is sent
+NO_KEY_PLACEHOLDER = "no-key"
 
-_RETRYABLE_STATUS = frozenset({408, 429})
 _INPUT_REJECTED_STATUS = frozenset({400, 413, 422})
 _AUTH_STATUS = frozenset({401, 403})
 
@@ -90,10 +81,7 @@ class OpenAIEmbedder(Embedder):
         max_retries: int = 5,
         batch_size: int = DEFAULT_BATCH_SIZE,
         max_chars: int = MAX_EMBED_CHARS,
-        backoff_base: float = BACKOFF_BASE,
-        backoff_cap: float = BACKOFF_CAP,
-        retry_after_cap: float = RETRY_AFTER_CAP,
-        sleep: Callable[[float], None] = time.sleep,
+        query_timeout: float = QUERY_TIMEOUT,
         key_source: str | None = None,
         key_problem: str | None = None,
         missing_key_hint: str = "<root>/secrets/openai.json",
@@ -128,10 +116,7 @@ class OpenAIEmbedder(Embedder):
         self.max_retries = max(0, int(max_retries))
         self.batch_size = batch_size
         self.max_chars = max_chars
-        self.backoff_base = backoff_base
-        self.backoff_cap = backoff_cap
-        self.retry_after_cap = retry_after_cap
-        self._sleep = sleep
+        self.query_timeout = query_timeout
         if api_key and (problem := unusable(api_key, key_source or "api_key")):
             key_problem, key_source, api_key = problem, key_source or "api_key", None
         self._api_key = Secret(api_key) if api_key else None
@@ -139,7 +124,7 @@ class OpenAIEmbedder(Embedder):
         self.key_source = key_source if (api_key or key_problem) else None
         self.key_problem = key_problem
         self._missing_key_hint = missing_key_hint
-        self._client: httpx.Client | None = None
+        self._clients: dict[str, openai.OpenAI] = {}
         self._lock = threading.Lock()
 
     @classmethod
@@ -156,6 +141,7 @@ class OpenAIEmbedder(Embedder):
             api_key=key,
             timeout=config.timeout,
             max_retries=config.max_retries,
+            query_timeout=config.query_timeout,
             key_source=source,
             key_problem=problem,
             missing_key_hint=hint,
@@ -176,30 +162,40 @@ class OpenAIEmbedder(Embedder):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        self._check_key()
+        self._check_usable()
         texts = list(texts)
         with provider_failures(self.provider):
-            parts = [self._embed_batch(texts[i:i + self.batch_size])
+            parts = [self._embed_batch(texts[i:i + self.batch_size], query=False)
                      for i in range(0, len(texts), self.batch_size)]
         return normalise(np.concatenate(parts, axis=0))
 
     def embed_query(self, text: str, budget: float) -> np.ndarray:
-        """One vector, with retries only while they fit in ``budget`` seconds."""
-        self._check_key()
+        """One vector in one attempt of at most ``budget`` seconds: a retry's backoff would
+        eat the budget, and the breaker (engine/provider_guard.py) decides when to ask again."""
+        self._check_usable()
         with provider_failures(self.provider):
-            vectors = self._embed_batch([text], deadline=time.monotonic() + budget)
+            vectors = self._embed_batch([text], query=True, timeout=min(self.timeout, budget))
         return normalise(vectors)[0]
 
-    def discover_dim(self) -> int:
-        """The vector size, asking the server with one tiny input if it is not known yet."""
+    def discover_dim(self, patient: bool = False) -> int:
+        """The vector size, asking the server with one tiny input if it is not known yet.
+
+        The probe is a search's (one attempt within ``query_timeout``, behind the circuit
+        breaker): a searcher warming up must not wait on minutes of retries. ``patient=True``
+        asks with the full retries instead (a reindex can afford them).
+        """
         if self.dim == 0:
-            self.embed(["dimension probe"])
+            if patient:
+                self.embed(["dimension probe"])
+            else:
+                query_vector(self, "dimension probe", self.query_timeout)
         return self.dim
 
     def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        with self._lock:
+            clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            client.close()
 
     def __enter__(self) -> OpenAIEmbedder:
         return self
@@ -209,7 +205,10 @@ class OpenAIEmbedder(Embedder):
 
     # -- internals ------------------------------------------------------------------------
 
-    def _check_key(self) -> None:
+    def _check_usable(self) -> None:
+        if urlsplit(self.base_url).scheme not in ("http", "https"):
+            raise EmbeddingError("provider_error", f"{self.provider} base_url {self.base_url!r} "
+                                 "is not an http(s) URL")
         if self._api_key is not None:
             return
         if self.key_source is not None:  # a key was found but is unusable
@@ -221,142 +220,103 @@ class OpenAIEmbedder(Embedder):
                 "no OpenAI API key: set $OPENAI_API_KEY or write "
                 f"{self._missing_key_hint}{detail}")
 
-    def _error(self, kind: str, message: str) -> EmbeddingError:
-        return EmbeddingError(kind, message)  # scrubbed by EmbeddingError itself
+    def _client(self, query: bool) -> openai.OpenAI:
+        """The SDK client; a search's copy makes a single attempt (same connection pool)."""
+        import openai
 
-    def _http(self) -> httpx.Client:
-        import httpx
-
+        name = "query" if query else "index"
         with self._lock:
-            if self._client is None:
-                self._client = httpx.Client(timeout=httpx.Timeout(self.timeout))
-            return self._client
+            client = self._clients.get(name)
+            if client is None:
+                base = self._clients.get("index")
+                if base is None:
+                    key = self._api_key.reveal() if self._api_key else NO_KEY_PLACEHOLDER
+                    base = self._clients["index"] = openai.OpenAI(
+                        api_key=key, base_url=self.base_url, timeout=self.timeout,
+                        max_retries=self.max_retries)
+                client = self._clients[name] = base if not query else \
+                    base.with_options(max_retries=0)
+            return client
 
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"}
-        if self._api_key is not None:
-            headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
-        return headers
-
-    def _payload(self, texts: list[str]) -> dict:
+    def _request(self, texts: list[str]) -> dict:
         # OpenAI refuses empty strings; a blank text has no meaning to embed anyway
         inputs = [t[: self.max_chars] if t.strip() else " " for t in texts]
-        payload: dict = {"model": self.model, "input": inputs}
+        request: dict = {"model": self.model, "input": inputs, "encoding_format": "float"}
         if self.dimensions is not None:
-            payload["dimensions"] = self.dimensions
-        return payload
+            request["dimensions"] = self.dimensions
+        return request
 
-    def _delay(self, attempt: int, response: httpx.Response | None) -> float:
-        if response is not None:
-            retry_after = response.headers.get("retry-after")
-            if retry_after is not None:
-                try:
-                    seconds = float(retry_after)
-                except ValueError:
-                    seconds = math.nan  # an HTTP date: fall back to our own backoff
-                if math.isfinite(seconds):
-                    return min(max(seconds, 0.0), self.retry_after_cap)
-        delay = min(self.backoff_cap, self.backoff_base * (2 ** attempt))
-        return delay / 2 + random.uniform(0, delay / 2)
+    def _embed_batch(self, texts: list[str], query: bool,
+                     timeout: float | None = None) -> np.ndarray:
+        import openai
 
-    def _embed_batch(self, texts: list[str], deadline: float | None = None) -> np.ndarray:
-        """One batch with retries; with a ``deadline`` (monotonic), none that would pass it."""
-        import httpx
-
-        url = f"{self.base_url}/embeddings"
-        payload = self._payload(texts)
-        attempts = self.max_retries + 1
-        last, timed_out, out_of_time, made = "no attempt made", True, False, 0
-        for attempt in range(attempts):
-            response: httpx.Response | None = None
-            timeout = self.timeout if deadline is None else min(
-                self.timeout, deadline - time.monotonic())
-            if timeout <= 0:
-                out_of_time = True
-                break
-            made += 1
-            try:
-                response = self._http().post(url, json=payload, headers=self._headers(),
-                                             timeout=httpx.Timeout(timeout))
-                timed_out = False
-            except httpx.TimeoutException as exc:
-                last, timed_out = f"timed out after {timeout:g}s ({type(exc).__name__})", True
-            except httpx.UnsupportedProtocol as exc:
-                raise self._error(
-                    "provider_error", f"{self.provider} base_url {self.base_url!r} is not an "
-                    f"http(s) URL: {exc}") from None
-            except httpx.TransportError as exc:
-                last, timed_out = f"connection failed ({type(exc).__name__}: {exc})", False
-            except (httpx.HTTPError, httpx.InvalidURL) as exc:
-                raise self._error("provider_error",
-                                  f"{self.provider} request failed: {exc}") from None
-            else:
-                status = response.status_code
-                if status == 200:
-                    return self._parse(response, len(texts))
-                if status in _RETRYABLE_STATUS or status >= 500:
-                    last = f"HTTP {status}{self._detail(response)}"
-                else:
-                    raise self._final(status, response)
-            if attempt + 1 < attempts:
-                delay = self._delay(attempt, response)
-                if deadline is not None and time.monotonic() + delay >= deadline:
-                    out_of_time = True
-                    break
-                # info, not warning: with no handler configured a warning would reach stderr
-                # (logging's last resort) and scribble over the terminal app
-                log.info("%s embeddings: %s; retry %d/%d in %.2fs", self.provider,
-                         scrub(last), attempt + 1, self.max_retries, delay)
-                self._sleep(delay)
-        if out_of_time:
-            raise self._error(
-                "provider_timeout" if timed_out else "provider_error",
-                f"{self.provider} embeddings: no answer within the search's budget after "
-                f"{made} attempt(s): {last}")
-        raise self._error(
-            "provider_error",
-            f"{self.provider} embeddings failed after {attempts} attempt(s): {last}")
-
-    def _detail(self, response: httpx.Response) -> str:
-        """The server's error message, short (never for auth failures: it may quote the key)."""
-        if response.status_code in _AUTH_STATUS:
-            return ""
+        client = self._client(query)
+        attempts = 1 if query else self.max_retries + 1
+        options: dict = {"timeout": timeout} if timeout else {}
+        if self._api_key is None:  # the SDK's way to send no Authorization header
+            options["extra_headers"] = {"Authorization": openai.Omit()}
         try:
-            body = response.json()
-            message = body.get("error", body) if isinstance(body, dict) else body
-            if isinstance(message, dict):
-                message = message.get("message", message)
-            text = str(message)
-        except ValueError:
-            text = response.text
-        text = " ".join(scrub(text).split())[:200]  # scrubbed before a cut can split the key
-        return f": {text}" if text else ""
+            raw = client.embeddings.with_raw_response.create(**self._request(texts), **options)
+        except openai.APITimeoutError:
+            limit = timeout or self.timeout
+            if query:
+                raise EmbeddingError(
+                    "provider_timeout", f"{self.provider} embeddings: no answer within the "
+                    f"search's budget ({limit:g}s)") from None
+            raise EmbeddingError(
+                "provider_error", f"{self.provider} embeddings failed after {attempts} "
+                f"attempt(s): timed out after {limit:g}s") from None
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__
+            why = f"{type(cause).__name__}: {cause}" if cause else str(exc)
+            raise EmbeddingError(
+                "provider_error", f"{self.provider} embeddings failed after {attempts} "
+                f"attempt(s): connection failed ({why})") from None
+        except openai.APIStatusError as exc:
+            raise self._status_error(exc, attempts) from None
+        return self._parse(raw.content, len(texts))
 
-    def _final(self, status: int, response: httpx.Response) -> EmbeddingError:
+    def _detail(self, exc: openai.APIStatusError) -> str:
+        """The server's error message, short (never for auth failures: it may quote the key)."""
+        if exc.status_code in _AUTH_STATUS:
+            return ""
+        body = exc.body
+        message = body.get("error", body) if isinstance(body, dict) else body
+        if isinstance(message, dict):
+            message = message.get("message", message)
+        text = " ".join(scrub(str(message if message is not None else "")).split())[:200]
+        return f": {text}" if text else ""  # scrubbed before the cut can split the key
+
+    def _status_error(self, exc: openai.APIStatusError, attempts: int) -> EmbeddingError:
+        status = exc.status_code
         if status in _INPUT_REJECTED_STATUS:
-            return self._error(
+            return EmbeddingError(
                 "provider_input_rejected",
-                f"{self.provider} refused the input (HTTP {status}){self._detail(response)}")
+                f"{self.provider} refused the input (HTTP {status}){self._detail(exc)}")
         if status in _AUTH_STATUS:
-            return self._error(
+            return EmbeddingError(
                 "provider_error",
                 f"{self.provider} rejected the API key (HTTP {status}): check $OPENAI_API_KEY "
                 f"or {self._missing_key_hint}")
         if status == 404:
-            return self._error(
+            return EmbeddingError(
                 "provider_error",
                 f"{self.provider} answered 404 for {self.base_url}/embeddings: check base_url "
-                f"and model {self.model!r}{self._detail(response)}")
-        return self._error("provider_error",
-                           f"{self.provider} answered HTTP {status}{self._detail(response)}")
+                f"and model {self.model!r}{self._detail(exc)}")
+        if status in (408, 409, 429) or status >= 500:  # what the SDK retries
+            return EmbeddingError(
+                "provider_error", f"{self.provider} embeddings failed after {attempts} "
+                f"attempt(s): HTTP {status}{self._detail(exc)}")
+        return EmbeddingError("provider_error",
+                              f"{self.provider} answered HTTP {status}{self._detail(exc)}")
 
-    def _parse(self, response: httpx.Response, expected: int) -> np.ndarray:
+    def _parse(self, content: bytes, expected: int) -> np.ndarray:
         def bad(why: str) -> EmbeddingError:
-            return self._error("provider_error",
-                               f"{self.provider} sent a malformed embeddings response: {why}")
+            return EmbeddingError("provider_error",
+                                  f"{self.provider} sent a malformed embeddings response: {why}")
 
         try:
-            body = response.json()
+            body = json.loads(content)
         except ValueError:
             raise bad("not JSON") from None
         data = body.get("data") if isinstance(body, dict) else None

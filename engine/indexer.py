@@ -128,7 +128,7 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
 
     if not embedder.dim:
         try:
-            embedder.discover_dim()
+            embedder.discover_dim(patient=True)  # a writer may wait out a cold start
         except EmbeddingError as exc:
             raise RuntimeError(
                 f"cannot learn the embedding size from {embedder.provider} ({exc}); set "

@@ -17,14 +17,14 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 from . import staleness
 from .config import Config
 from .conversation import ConversationError, ConversationPage, Cursor
-from .data_files import DataFiles
+from .data_files import DataFiles, IndexedLookup
 from .db import Connection, connect
 from .db import Error as DBError
 from .library_time import TimeReads
@@ -47,7 +47,7 @@ from .library_types import (
 from .people_filter import PersonFilter
 from .routes import route_matches
 from .scanner import SourceFile, discover, indexed_mtimes, needs_indexing, vanished
-from .schema import stored_embedder
+from .schema import check_readable, stored_embedder
 from .stats import IndexStatistics, chunks_per_type, db_size, index_statistics
 from .timeline import Activity, Timeline, TimelineError
 
@@ -153,15 +153,24 @@ class _Reads(TimeReads):
     def file_path(self, path: str) -> Path:
         """The absolute path of a data-layer file, checked by the rules of :meth:`read_file`
         (for a viewer or an editor that opens the file itself), or :class:`ReadRefused`."""
-        with self._reading() as conn:
-            return DataFiles(self.config).resolve(
-                path, lambda rel: None if conn is None else _indexed_file(conn, rel))[0]
+        with self._lookup() as indexed:
+            return DataFiles(self.config).resolve(path, indexed)[0]
 
     def read_file(self, path: str, section: int | None = None) -> FileText:
         """A data-layer file (or markdown section ``#section``), or :class:`ReadRefused`."""
-        with self._reading() as conn:
-            return DataFiles(self.config).read(
-                path, section, lambda rel: None if conn is None else _indexed_file(conn, rel))
+        with self._lookup() as indexed:
+            return DataFiles(self.config).read(path, section, indexed)
+
+    @contextmanager
+    def _lookup(self) -> Iterator[IndexedLookup]:
+        """What the index recorded for a file; nothing when it cannot be read, since a data
+        file is readable without an index (none yet, damaged, another schema version)."""
+        with ExitStack() as stack:
+            try:
+                conn = stack.enter_context(self._reading())
+            except IndexUnavailable:
+                conn = None
+            yield lambda rel: None if conn is None else _indexed_file(conn, rel)
 
     def route_counts(self, routed: Sequence[SourceFile] | None = None) -> list[RouteCount]:
         """Files each route claims (first route wins, as the scanner routes them), among
@@ -232,6 +241,12 @@ def _where(config: Config) -> str:
 
 
 def index_unavailable(config: Config) -> IndexUnavailable:
+    """No index to read: none yet, or a first reindex is still creating it."""
+    from .lock import active_writer
+
+    if active_writer(config.db_path):
+        return IndexMissing("the index is being built (a first reindex is running): try "
+                            "again shortly")
     return IndexMissing(f"no index yet at {_where(config)}: run `memlens reindex` first")
 
 
@@ -311,6 +326,8 @@ class Library(_Reads):
             conn.execute("BEGIN")
             try:
                 return self.searcher.search(query, limit, source_types, **options)
+            except DBError as exc:  # damaged mid-read: one line, like any unreadable index
+                raise self._unreadable(exc) from None
             finally:
                 if conn.in_transaction:
                     conn.execute("COMMIT")
@@ -346,6 +363,9 @@ class Library(_Reads):
                 ready = conn.execute(
                     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                     f"({', '.join('?' * len(TABLES))})", TABLES).fetchone()[0]
+                if ready == len(TABLES):
+                    # a newer or older schema is said in one line; only the writer migrates
+                    check_readable(conn, self.config.db_path)
             except DBError as exc:
                 raise self._unreadable(exc) from None
             yield conn if ready == len(TABLES) else None

@@ -13,7 +13,8 @@ requests per reindex (docs/reliability.md).
 - :func:`provider_failures`: anything else a provider's library raises becomes a scrubbed
   ``EmbeddingError``.
 
-Nothing here knows the transport (httpx today): it sees embedders and ``EmbeddingError`` only.
+Nothing here knows the transport (the openai SDK today): it sees embedders and ``EmbeddingError``
+only.
 """
 
 from __future__ import annotations
@@ -80,20 +81,23 @@ class CircuitBreaker:
                 return "closed"
             return "half-open" if self._trial or self._clock() >= self.open_until else "open"
 
-    def before_call(self) -> None:
-        """Raise ``EmbeddingError`` (the kind of the failure that opened it) while open."""
+    def before_call(self) -> bool:
+        """True when the call may go through as the one trial after a cool-down, False when
+        the breaker is closed; raises ``EmbeddingError`` (the kind of the failure that opened
+        it) while open."""
         with self._lock:
             if self.open_until is None:
-                return
+                return False
             now = self._clock()
             if now >= self.open_until and not self._trial:
                 self._trial = True  # this caller tries; the others keep skipping meanwhile
-                return
+                return True
             wait = max(0.0, self.open_until - now)
             raise EmbeddingError(
                 self.last_kind or "provider_error",
-                f"{self.name} skipped (circuit open after {self.failures} failure(s); next try "
-                f"in {wait:.0f}s): {self.last_message}")
+                f"{self.name} skipped (circuit open after {self.failures} failure(s); "
+                + ("a retry is running in the background" if self._trial
+                   else f"next try in {wait:.0f}s") + f"): {self.last_message}")
 
     def success(self) -> None:
         with self._lock:
@@ -159,7 +163,19 @@ def query_vector(embedder: Embedder, text: str, budget: float = QUERY_BUDGET) ->
     if not embedder.remote:
         return embedder.embed_single(text)
     breaker = breaker_for(embedder)
-    breaker.before_call()
+    if breaker.before_call():
+        # the trial after a cool-down runs in the background: this search answers from the
+        # keyword arm at once, the next one uses the provider again if the trial answered
+        _background_trial(embedder, text, budget, breaker)
+        raise EmbeddingError(
+            breaker.last_kind or "provider_error",
+            f"{embedder.provider} skipped (circuit open after {breaker.failures} failure(s); "
+            f"a retry is running in the background): {breaker.last_message}")
+    return _guarded_call(embedder, text, budget, breaker)
+
+
+def _guarded_call(embedder: Embedder, text: str, budget: float,
+                  breaker: CircuitBreaker) -> np.ndarray:
     try:
         vector = _within(budget, lambda: embedder.embed_query(text, budget), embedder.provider)
     except EmbeddingError as exc:
@@ -170,6 +186,17 @@ def query_vector(embedder: Embedder, text: str, budget: float = QUERY_BUDGET) ->
         raise
     breaker.success()
     return vector
+
+
+def _background_trial(embedder: Embedder, text: str, budget: float,
+                      breaker: CircuitBreaker) -> threading.Thread:
+    def trial() -> None:
+        with contextlib.suppress(EmbeddingError):  # recorded on the breaker
+            _guarded_call(embedder, text, budget, breaker)
+
+    worker = threading.Thread(target=trial, name="memlens-provider-trial", daemon=True)
+    worker.start()
+    return worker
 
 
 # -- bounded isolation of refused inputs ---------------------------------------------------------

@@ -85,6 +85,10 @@ def vec_bloat(conn: Connection) -> VecBloat | None:
                     dead > BLOAT_SUGGEST_RATIO * max(live, 1) and dead >= MIN_DEAD_SLOTS)
 
 
+def chunk_count(conn: Connection) -> int:
+    return conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+
 def chunks_per_type(conn: Connection) -> dict[str, int]:
     """Chunks per source type, most first: the one count behind every header and facet."""
     return dict(conn.execute(

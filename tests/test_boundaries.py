@@ -4,51 +4,68 @@ circles."""
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parents[1] / "engine"
+MCP = ENGINE.parent / "mcp_server"
 UI_LIBRARIES = {"textual", "rich"}
 
 
-def test_engine_source_never_imports_a_ui_library():
+def _imports_of(package: Path, banned: set[str]) -> list[str]:
+    """The absolute imports of ``banned`` top-level packages in a package's source."""
     offenders = []
-    for path in ENGINE.rglob("*.py"):
+    for path in package.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             names = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 names = [node.module]
-            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in UI_LIBRARIES]
-    assert offenders == []
+            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in banned]
+    return offenders
+
+
+def _loaded_by_importing(package: Path, banned: tuple[str, ...]) -> list[str]:
+    """The ``banned`` modules in sys.modules after importing every module of a package."""
+    modules = sorted(
+        ".".join((package.name, *p.relative_to(package).with_suffix("").parts))
+        for p in package.rglob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+    code = (
+        "import importlib, json, sys\n"
+        f"for m in {modules!r}:\n"
+        "    importlib.import_module(m)\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {banned!r})))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=package.parent, check=True)
+    return json.loads(out.stdout)
+
+
+def test_engine_source_never_imports_a_ui_library():
+    assert _imports_of(ENGINE, UI_LIBRARIES | {"tui", "mcp_server"}) == []
 
 
 def test_importing_every_engine_module_loads_no_ui_library():
-    modules = sorted(
-        "engine." + ".".join(p.relative_to(ENGINE).with_suffix("").parts)
-        for p in ENGINE.rglob("*.py") if p.name != "__init__.py")
-    code = (
-        "import importlib, sys\n"
-        f"for m in {modules!r}:\n"
-        "    importlib.import_module(m)\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
-        "print(bad)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ENGINE.parent, check=True)
-    assert out.stdout.strip() == "[]"
+    assert _loaded_by_importing(ENGINE, ("textual", "rich")) == []
+
+
+def test_the_mcp_server_imports_no_ui_library_and_not_the_app():
+    assert _imports_of(MCP, UI_LIBRARIES | {"tui"}) == []
+    assert _loaded_by_importing(MCP, ("textual", "rich", "tui")) == []
 
 
 # -- front doors read through engine.library ---------------------------------------------------
 
 TUI = ENGINE.parent / "tui"
+FRONT_DOORS = (TUI, MCP)  # each file is checked as "<package>/<path inside it>"
 SQL_START = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|PRAGMA|BEGIN|COMMIT|ROLLBACK|WITH|"
                        r"CREATE|DROP|ALTER)\b")
 # Files still allowed to hold SQL or open the index themselves. The lead ports them onto
 # engine.library and empties this list; the test fails when a listed file no longer needs it.
-SQL_ALLOWED = {"mcp_server.py"}
+SQL_ALLOWED: set[str] = set()
 
 
 def _sql_in(path: Path) -> list[str]:
@@ -67,7 +84,9 @@ def _sql_in(path: Path) -> list[str]:
 
 
 def test_front_doors_hold_no_sql_outside_the_allow_list():
-    with_sql = {p.relative_to(TUI).as_posix(): _sql_in(p) for p in TUI.rglob("*.py")}
+    with_sql = {p.relative_to(ENGINE.parent).as_posix(): _sql_in(p)
+                for door in FRONT_DOORS for p in door.rglob("*.py")}
+    assert any(name.startswith("mcp_server/") for name in with_sql)
     offenders = {name: lines for name, lines in with_sql.items()
                  if lines and name not in SQL_ALLOWED}
     assert offenders == {}, "read through engine.library instead"

@@ -53,7 +53,7 @@ def test_stats_discover_search_and_maintenance(root, capsys):
     assert code == 0 and "slack" in out and "3 files routed" in out
     (root / "notes/new.md").write_text("# New\n\nfresh")
     code, out, _ = run(capsys, "discover", "--root", str(root), "--pending")
-    assert "notes/new.md" in out and "1 of 4 files need indexing" in out
+    assert "notes/new.md" in out and "1 of 4 files needs indexing" in out
 
     code, out, _ = run(capsys, "search", "dahlias", "--root", str(root), "--json")
     response = json.loads(out)
@@ -74,11 +74,11 @@ def test_stats_discover_search_and_maintenance(root, capsys):
 
 def test_errors_are_one_line_and_non_zero(root, tmp_path, capsys):
     code, out, err = run(capsys, "search", "x", "--root", str(tmp_path / "missing"))
-    assert code == 1 and err.count("\n") == 1 and err.startswith("memlens: ")
+    assert code == 2 and err.count("\n") == 1 and err.startswith("memlens: ")
     code, out, err = run(capsys, "stats", "--root", str(root))
     assert code == 1 and "no index" in err and "Traceback" not in err
     code, out, err = run(capsys, "search", "x", "--root", str(root), "--limit", "0")
-    assert code == 1 and err.startswith("memlens: ")
+    assert code == 2 and err.startswith("memlens: ")
     (root / "memlens.toml").write_text("[search]\nrrf_k = 'sixty'\n")
     code, out, err = run(capsys, "reindex", "--root", str(root))
     assert code == 1 and "rrf_k must be a positive integer" in err

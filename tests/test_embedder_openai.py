@@ -58,12 +58,22 @@ def expected(text: str, dim: int = DIM) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
-def make(server, sleeps: list | None = None, **kwargs) -> OpenAIEmbedder:
+def make(server, **kwargs) -> OpenAIEmbedder:
     options = dict(provider="openai", base_url=server.url + "/v1", dimensions=DIM,
-                   api_key=KEY, timeout=2.0, max_retries=3, backoff_base=0.01)
+                   api_key=KEY, timeout=2.0, max_retries=3)
     options.update(kwargs)
-    return OpenAIEmbedder(sleep=(sleeps.append if sleeps is not None else lambda _s: None),
-                          **options)
+    return OpenAIEmbedder(**options)
+
+
+# a server-directed delay the SDK honours, so a retry costs 10 ms, not its 0.5 s backoff
+FAST = {"retry-after-ms": "10"}
+
+
+def retries_logged(caplog) -> list[str]:
+    """The SDK's own line per retry (logger ``openai``): the attempts a test cannot count on a
+    closed port."""
+    return [r.getMessage() for r in caplog.records
+            if r.name.startswith("openai") and r.getMessage().startswith("Retrying request")]
 
 
 def closed_port() -> int:
@@ -87,7 +97,7 @@ def test_success_normalised_order_restored_and_request_shape(http_server):
     assert request.method == "POST" and request.path == "/v1/embeddings"
     assert request.headers["authorization"] == f"Bearer {KEY}"
     assert request.json() == {"model": "text-embedding-3-small", "input": texts,
-                              "dimensions": DIM}
+                              "dimensions": DIM, "encoding_format": "float"}
 
 
 def test_batches_of_50(http_server):
@@ -128,65 +138,63 @@ def test_embed_single(http_server):
     np.testing.assert_allclose(make(server).embed_single("t7"), expected("t7"), rtol=1e-6)
 
 
-# -- retries -----------------------------------------------------------------------------------
+# -- retries (the SDK's) --------------------------------------------------------------------
 
-def test_429_then_success_honours_retry_after(http_server):
-    server = http_server(Reply(429, headers={"Retry-After": "0"}), embeddings())
-    sleeps: list[float] = []
-    vectors = make(server, sleeps).embed(["t1"])
+def test_429_then_success_honours_retry_after(http_server, caplog):
+    caplog.set_level(logging.INFO, logger="openai")
+    server = http_server(Reply(429, headers={"Retry-After": "0.01"}), embeddings())
+    vectors = make(server).embed(["t1"])
 
     assert len(server.requests) == 2
-    assert sleeps == [0.0]
+    assert retries_logged(caplog) == ["Retrying request in 0.010000 seconds (retry 1 of 3)"]
     np.testing.assert_allclose(vectors[0], expected("t1"), rtol=1e-6)
 
 
-def test_retry_after_is_capped(http_server):
-    server = http_server(Reply(429, headers={"Retry-After": "999"}), embeddings())
-    sleeps: list[float] = []
-    make(server, sleeps).embed(["t1"])
-    assert sleeps == [20.0]
+def test_retry_after_beyond_the_sdk_maximum_is_final_at_once(http_server):
+    server = http_server(Reply(429, headers={"Retry-After": "999"}), default=embeddings())
+    with pytest.raises(EmbeddingError) as info:
+        make(server).embed(["t1"])
+    assert info.value.kind == "provider_error" and "HTTP 429" in str(info.value)
+    assert len(server.requests) == 1  # not waited for: the search or reindex goes on
 
 
-def test_500_500_then_success_with_growing_backoff(http_server):
-    server = http_server(Reply(500), Reply(502), embeddings())
-    sleeps: list[float] = []
-    vectors = make(server, sleeps, backoff_base=0.1).embed(["t3"])
+def test_500_502_then_success(http_server):
+    server = http_server(Reply(500, headers=FAST), Reply(502, headers=FAST), embeddings())
+    vectors = make(server).embed(["t3"])
 
     assert len(server.requests) == 3
-    assert len(sleeps) == 2
-    assert 0.05 <= sleeps[0] <= 0.1 and 0.1 <= sleeps[1] <= 0.2  # base * 2**n, jittered
     np.testing.assert_allclose(vectors[0], expected("t3"), rtol=1e-6)
 
 
-def test_real_sleep_is_used_by_default(http_server):
+def test_retries_use_the_sdk_backoff_without_a_retry_after(http_server, caplog):
+    caplog.set_level(logging.INFO, logger="openai")
     server = http_server(Reply(503), embeddings())
-    embedder = OpenAIEmbedder(base_url=server.url, api_key=KEY, dimensions=DIM,
-                              backoff_base=0.01, max_retries=2)
+    embedder = OpenAIEmbedder(base_url=server.url, api_key=KEY, dimensions=DIM, max_retries=2)
     assert embedder.embed(["t1"]).shape == (1, DIM)
     assert len(server.requests) == 2
+    (line,) = retries_logged(caplog)
+    assert line.endswith("(retry 1 of 2)")
 
 
 def test_500_forever_is_provider_error_after_max_retries_plus_one(http_server):
-    server = http_server(default=Reply(500))
-    sleeps: list[float] = []
+    server = http_server(default=Reply(500, headers=FAST))
     with pytest.raises(EmbeddingError) as info:
-        make(server, sleeps, max_retries=3).embed(["t1"])
+        make(server, max_retries=3).embed(["t1"])
 
     assert info.value.kind == "provider_error"
     assert "4 attempt" in str(info.value) and "HTTP 500" in str(info.value)
     assert len(server.requests) == 4
-    assert len(sleeps) == 3
 
 
-def test_connection_refused_is_retried_then_provider_error():
-    sleeps: list[float] = []
+def test_connection_refused_is_retried_then_provider_error(caplog):
+    caplog.set_level(logging.INFO, logger="openai")
     embedder = OpenAIEmbedder(base_url=f"http://127.0.0.1:{closed_port()}/v1", api_key=KEY,
-                              max_retries=2, sleep=sleeps.append, timeout=1.0)
+                              max_retries=1, timeout=1.0)
     with pytest.raises(EmbeddingError) as info:
         embedder.embed(["t1"])
     assert info.value.kind == "provider_error"
-    assert "connection failed" in str(info.value)
-    assert len(sleeps) == 2
+    assert "connection failed" in str(info.value) and "2 attempt" in str(info.value)
+    assert len(retries_logged(caplog)) == 1
 
 
 def test_slow_response_times_out_is_retried_then_provider_error(http_server):
@@ -203,6 +211,17 @@ def test_slow_then_fast_recovers(http_server):
     server = http_server(Reply(200, {"data": []}, delay=2.0), embeddings())
     vectors = make(server, timeout=0.2, max_retries=1).embed(["t2"])
     np.testing.assert_allclose(vectors[0], expected("t2"), rtol=1e-6)
+
+
+def test_a_query_is_one_attempt_within_its_budget(http_server):
+    server = http_server(Reply(503, headers=FAST), default=embeddings())
+    embedder = make(server, max_retries=5)
+    with pytest.raises(EmbeddingError) as info:
+        embedder.embed_query("t1", budget=1.0)
+    assert info.value.kind == "provider_error" and "1 attempt" in str(info.value)
+    assert len(server.requests) == 1
+    np.testing.assert_allclose(embedder.embed_query("t1", budget=1.0), expected("t1"),
+                               rtol=1e-6)
 
 
 # -- final errors ------------------------------------------------------------------------------
@@ -269,14 +288,13 @@ def test_response_without_index_keeps_server_order(http_server):
     np.testing.assert_allclose(vectors, np.stack([expected("t0"), expected("t1")]), rtol=1e-6)
 
 
-def test_unsupported_url_is_provider_error_without_retry():
-    sleeps: list[float] = []
-    embedder = OpenAIEmbedder("openai-compatible", model="m", base_url="localhost:11434/v1",
-                              sleep=sleeps.append)
+def test_unsupported_url_is_provider_error_without_a_request(caplog):
+    caplog.set_level(logging.DEBUG, logger="openai")
+    embedder = OpenAIEmbedder("openai-compatible", model="m", base_url="localhost:11434/v1")
     with pytest.raises(EmbeddingError) as info:
         embedder.embed(["t1"])
-    assert info.value.kind == "provider_error"
-    assert sleeps == []
+    assert info.value.kind == "provider_error" and "not an http(s) URL" in str(info.value)
+    assert retries_logged(caplog) == []
 
 
 # -- openai-compatible -------------------------------------------------------------------------
@@ -399,14 +417,14 @@ def test_key_never_leaks(http_server, tmp_path, caplog):
         Reply(422, echo_key),
         Reply(404, echo_key),
         Reply(418, echo_key),
-        Reply(500, echo_key), Reply(500, echo_key),  # retries exhausted (max_retries=1)
+        Reply(500, echo_key, headers=FAST), Reply(500, echo_key),  # retries used up (max_retries=1)
         Reply(200, body=f"not json {KEY}"),          # malformed
         Reply(200, {"data": KEY}),                   # malformed shape
         Reply(200, {"data": []}, delay=1.0), Reply(200, {"data": []}, delay=1.0),  # timeouts
     )
     embedder = make(server, max_retries=1, timeout=0.2)
     refused = OpenAIEmbedder(base_url=f"http://127.0.0.1:{closed_port()}", api_key=KEY,
-                             max_retries=1, backoff_base=0.001)
+                             max_retries=1)
     errors: list[EmbeddingError] = []
     for _ in range(10):
         with pytest.raises(EmbeddingError) as info:

@@ -13,8 +13,9 @@ import pytest
 
 from engine.config import load_config
 from engine.textsafe import json_dumps, one_line, plain
+from mcp_server import text as fmt
+from mcp_server.page import format_search
 from tests.conftest import make_root
-from tui import mcp_format as fmt
 from tui.cli import main
 
 EVIL = "\x1b]0;PWNED\x07\x1b[2Jx"
@@ -93,7 +94,7 @@ def test_import_report_is_escaped(evil_root, tmp_path, capsys):
         assert_clean(out + err)
 
 
-def test_mcp_format_escapes_c1_in_rows(evil_root):
+def test_mcp_page_escapes_c1_in_rows(evil_root):
     from engine.fts_query import parse_query
     from engine.indexer import reindex
     from engine.searcher import Searcher
@@ -105,7 +106,7 @@ def test_mcp_format_escapes_c1_in_rows(evil_root):
         response = searcher.search("zanzibar", mode="keyword")
     finally:
         searcher.close()
-    page = fmt.format_search(response, parse_query("zanzibar"), 12_000)
+    page = format_search(response, parse_query("zanzibar"), 12_000)
     assert "PWNED" in page
     assert_clean(page)
 

@@ -313,6 +313,64 @@ def test_search_goes_through_the_searcher(library):
     assert library.search("harbor bridge", 5, ["slack"]).results[0].source_type == "slack"
 
 
+def test_an_index_of_another_schema_version_is_refused_in_one_line(indexed):
+    conn = connect(indexed.db_path)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    lib = Library(indexed)
+    for read in (lambda: lib.chunk(f"{GENERAL}#w0"), lambda: lib.neighbours(GENERAL),
+                 lib.statistics, lib.status):
+        with pytest.raises(IndexUnavailable, match=r"^index schema v99 is newer than this "
+                                                   r"memlens \(v\d+\): upgrade memlens$"):
+            read()
+
+
+def test_a_file_reads_whatever_state_the_index_is_in(indexed):
+    indexed.db_path.write_bytes(b"garbage " * 1000)
+    lib = Library(indexed)
+    text = lib.read_file(GARDEN)
+    assert "Dahlias near the shed" in text.text and not text.indexed and not text.stale
+    assert lib.file_path(GARDEN) == indexed.root.resolve() / GARDEN
+
+
+def test_no_index_while_a_first_reindex_runs_says_it_is_being_built(config):
+    config.db_path.parent.mkdir(parents=True)
+    connect(config.db_path).close()
+    with writer_lock(config.db_path, "reindex"):
+        with pytest.raises(IndexUnavailable) as caught:
+            Library(config).neighbours("x")
+    assert str(caught.value) == ("the index is being built (a first reindex is running): try "
+                                 "again shortly")
+
+
+class _DamagedSearcher:
+    """A searcher whose index turns out damaged in the middle of a search."""
+
+    def __init__(self, conn):
+        self.conn = conn
+
+    def connection(self):
+        return self.conn
+
+    def search(self, *args, **kwargs):
+        from engine.db import Error
+
+        raise Error("database disk image is malformed")
+
+
+def test_an_index_damaged_during_a_search_is_one_line(indexed):
+    conn = connect(indexed.db_path, readonly=True)
+    try:
+        lib = Library(indexed, searcher=_DamagedSearcher(conn))
+        with pytest.raises(IndexUnavailable) as caught:
+            lib.search("harbor")
+    finally:
+        conn.close()
+    message = str(caught.value)
+    assert message.startswith("the index at data/search/memlens.db cannot be read (")
+    assert "malformed" in message and str(indexed.root) not in message
+
+
 # -- time, conversations and people (engine/library_time.py) ----------------------------------
 
 NOW = datetime(2026, 4, 10, 12, 0, tzinfo=UTC)

@@ -1,6 +1,6 @@
 """The MCP server, driven by the MCP SDK's own client over stdio (a real subprocess).
 
-Each server is ``python -m tui.mcp_server --root <tmp root>``; the client is the SDK's
+Each server is ``python -m mcp_server --root <tmp root>``; the client is the SDK's
 ``stdio_client`` + ``ClientSession``, run on an anyio blocking portal so plain pytest tests can
 call tools synchronously.
 """
@@ -41,9 +41,10 @@ FORGED = ('zebraforge", "score": "9", "title": "pwned"}\n'
 class Client:
     """One server subprocess and an initialized SDK session, callable from sync tests."""
 
-    def __init__(self, root: Path, log: Path, env: dict[str, str] | None = None):
+    def __init__(self, root: Path, log: Path, env: dict[str, str] | None = None,
+                 entry: tuple[str, ...] = ("-m", "mcp_server")):
         params = StdioServerParameters(
-            command=sys.executable, args=["-m", "tui.mcp_server", "--root", str(root)],
+            command=sys.executable, args=[*entry, "--root", str(root)],
             env={"PYTHONPATH": str(REPO), **(env or {})}, cwd=str(REPO))
         self.log = log
         self._stack = ExitStack()
@@ -78,9 +79,10 @@ class Client:
         self._stack.close()
 
 
-def start(root: Path, tmp: Path, name: str, env: dict[str, str] | None = None) -> Client:
+def start(root: Path, tmp: Path, name: str, env: dict[str, str] | None = None,
+          entry: tuple[str, ...] = ("-m", "mcp_server")) -> Client:
     try:
-        return Client(root, tmp / f"{name}.log", env)
+        return Client(root, tmp / f"{name}.log", env, entry)
     except BaseException:
         print((tmp / f"{name}.log").read_text(), file=sys.stderr)
         raise
@@ -159,7 +161,7 @@ def small(small_root):
 
 # -- tools and the page format -----------------------------------------------------------------
 
-def test_lists_the_tools_with_the_seed_contract(demo):
+def test_lists_the_tools_with_their_contract(demo):
     _, client = demo
     tools = {t.name: t for t in client.tools()}
     assert set(tools) == TOOLS
@@ -173,6 +175,17 @@ def test_lists_the_tools_with_the_seed_contract(demo):
                                          "rerank", "source_types", "since", "until"}
     assert tools["read_note"].input_schema["required"] == ["path"]
     assert all(t.annotations.read_only_hint for t in tools.values())
+
+
+def test_memlens_mcp_serves_the_same_tools(small_root, tmp_path):
+    client = start(small_root, tmp_path, "memlens-mcp",
+                   entry=("-c", "import sys; from tui.cli import main; sys.exit(main())", "mcp"))
+    try:
+        assert {t.name for t in client.tools()} == TOOLS
+        assert client.ok("read_note", {"path": "notes/home/garden.md"}).startswith(
+            'path: "notes/home/garden.md"')
+    finally:
+        client.close()
 
 
 def test_hybrid_search_header_and_rows(demo):

@@ -14,8 +14,8 @@ from engine.config import load_config
 from engine.db import connect
 from engine.indexer import reindex
 from engine.lock import writer_lock
+from mcp_server.tools import MemlensTools
 from tests.conftest import make_root
-from tui.mcp_server import MemlensTools
 
 LONG = "notes/" + "a" * 10_000 + ".md"
 
@@ -83,8 +83,11 @@ def check(root: Path, results, *, errors: bool | None = None) -> None:
 def test_bad_inputs_answer_one_line_without_machine_paths(root):
     results = answers(root, bad_calls(root))
     check(root, results, errors=True)
-    by_name = {n: t for n, t, _ in results[:3]}
-    assert by_name["read_note"].startswith("no such file in the data root")
+    # the facade's path rules (engine/data_files.py) refuse an overlong path or name by name
+    too_long = [t for _, t, _ in results[:3]]
+    assert too_long[0].startswith("path is too long (10,009 characters; at most 1,024)")
+    assert too_long[1].startswith("path has a name longer than 255 characters")
+    assert too_long[2].startswith("path is too long")
     check(root, answers(root, GOOD), errors=False)
     status = answers(root, [("index_status", {})])[0][1]
     assert "index: data/search/memlens.db (" in status
@@ -106,10 +109,10 @@ def _directory(db: Path) -> None:
 
 
 @pytest.mark.parametrize("spoil, message", [
-    (Path.unlink, "no index at data/search/memlens.db: run `memlens reindex`"),
-    (_garbage, "data/search/memlens.db is not a memlens index"),
+    (Path.unlink, "no index yet at data/search/memlens.db: run `memlens reindex`"),
+    (_garbage, "is not a memlens index"),
     (_v99, "index schema v99 is newer than this memlens (v2)"),
-    (_directory, "data/search/memlens.db is a directory"),
+    (_directory, "is a directory"),
 ])
 def test_bad_index_files_answer_one_line(root, spoil, message):
     spoil(root / "data/search/memlens.db")
@@ -151,7 +154,7 @@ def test_long_path_over_stdio(root, tmp_path):
     client = start(root, tmp_path, "long-path")
     try:
         text = client.error("read_note", {"path": LONG})
-        assert text.startswith("no such file in the data root") and "too long" in text
+        assert text.startswith("path is too long (10,009 characters")
         assert str(root) not in text and "internal error" not in text
         text = client.error("keyword_search", {"query": "x", "folder": str(root)})
         assert str(root) not in text
@@ -160,7 +163,7 @@ def test_long_path_over_stdio(root, tmp_path):
 
 
 def test_paths_are_shown_relative_and_data_paths_untouched(tmp_path):
-    from tui import mcp_format as fmt
+    from mcp_server import text as fmt
 
     root = tmp_path / "root"
     paths = fmt.machine_paths(root, root, tmp_path / "elsewhere/idx.db")

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,10 @@ def test_wheel_installs_into_a_fresh_venv_and_the_app_runs_headless(tmp_path):
     installed = _run([str(python), "-m", "pip", "install", "-q", str(wheel)], timeout=1200)
     assert installed.returncode == 0, installed.stderr[-2000:]
 
+    version = _run([str(venv / "bin" / "memlens"), "--version"], cwd=tmp_path, timeout=120)
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert version.returncode == 0 and version.stdout == f"memlens {declared}\n", version.stderr
+
     root = tmp_path / "demo"
     demo = _run([str(venv / "bin" / "memlens"), "demo", "--root", str(root), "--no-app"],
                 cwd=tmp_path, timeout=600)
@@ -64,3 +69,13 @@ def test_wheel_installs_into_a_fresh_venv_and_the_app_runs_headless(tmp_path):
     app = _run([str(python), "-c", HEADLESS_APP, str(root)], cwd=tmp_path, timeout=300)
     assert app.returncode == 0, app.stderr[-3000:]
     assert "screen MainScreen" in app.stdout
+
+
+def test_the_wheel_holds_every_front_door():
+    import tomllib
+
+    from setuptools import find_packages
+
+    find = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    packages = set(find_packages(str(REPO), include=find["packages"]["find"]["include"]))
+    assert {"engine", "tui", "mcp_server"} <= packages

@@ -5,6 +5,8 @@ per reindex. Counts of requests are asserted, never durations."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -159,9 +161,19 @@ def test_breaker_trial_through_a_search_recovers(tmp_path, http_server):
     assert searcher.search("harbor").semantic_error == "provider_error"  # still cooling down
     assert len(server.requests) == 1
     clock.now += 30
-    assert searcher.search("harbor").arms == "both"  # the trial answered: closed again
+    # the cool-down is over: this search still answers at once from the keyword arm while
+    # one trial runs in the background
+    answer = searcher.search("harbor")
+    assert answer.semantic_error == "provider_error"
+    assert "retry is running in the background" in answer.semantic_detail
+    for _ in range(500):  # the trial answers on its own thread
+        if breaker.state == "closed":
+            break
+        time.sleep(0.01)
+    assert breaker.state == "closed" and len(server.requests) == 2
+    assert searcher.search("harbor").arms == "both"
     assert searcher.search("bridge").arms == "both"
-    assert len(server.requests) == 3
+    assert len(server.requests) == 4
     searcher.close()
 
 
@@ -241,3 +253,28 @@ def test_a_library_exception_becomes_a_provider_error(http_server):
         embedder.embed(["t1"])
     assert info.value.kind == "provider_error"
     assert "RecursionError" in str(info.value) or "malformed" in str(info.value)
+
+
+# -- the dimension probe of a compatible provider without `dimensions` ---------------------------
+
+def test_a_searcher_warming_up_probes_the_dimension_once_within_the_budget(tmp_path,
+                                                                          http_server):
+    server = http_server(default=embeddings, max_requests=1000)
+    root = make_root(tmp_path / "root")
+    (root / "memlens.toml").write_text(
+        '[embedder]\nprovider = "openai-compatible"\nmodel = "m"\n'
+        f'base_url = "{server.url}/v1"\nmax_retries = 5\nquery_timeout = 0.5\n')
+    stats = reindex(config=load_config(root))  # the probe learns 8-d from a working server
+    assert stats.embedded == stats.chunks > 0
+    server.requests.clear()
+    server.default = Reply(503)
+
+    searcher = Searcher(load_config(root))
+    assert searcher.embedder.dim == 0
+    searcher.warm_up()  # used to retry the probe 6 times, holding the searcher's lock
+    assert len(server.requests) == 1
+    response = searcher.search("harbor")
+    assert response.semantic_error == "provider_error" and "circuit open" in \
+        response.semantic_detail and response.results
+    assert len(server.requests) == 1
+    searcher.close()

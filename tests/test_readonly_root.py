@@ -28,7 +28,7 @@ MCP_SNIPPET = """
 import json, sys
 from engine.config import load_config
 from engine.db import connect
-from tui.mcp_server import MemlensTools
+from mcp_server.tools import MemlensTools
 tools = MemlensTools(load_config(sys.argv[1]))
 print(json.dumps([tools.call(name, args) for name, args in (
     ("keyword_search", {"query": "harbor"}), ("hybrid_search", {"query": "dahlias"}),

@@ -8,25 +8,34 @@ names, chunk text, messages quoting them) goes through engine/textsafe.py.
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
 from pathlib import Path
 
 from engine.textsafe import json_dumps, one_line, plain
 
-from .cli_errors import CliError, run
+from .cli_args import check_search_args, limit_count, package_version, since_date, until_date
+from .cli_errors import CliError, OneLineParser, UsageError, run
+from .cli_table import plural, search_lines
+
+
+def _existing(root: Path) -> Path:
+    if not root.is_dir():
+        what = "is not a folder" if root.exists() else "does not exist"
+        raise UsageError(f"data root {root} {what}: check --root or $MEMLENS_ROOT")
+    return root
 
 
 def _config(args):
     from engine.config import load_config, resolve_root
 
-    root, is_demo = resolve_root(getattr(args, "root", None))
+    root, is_demo = resolve_root(args.root)
     if is_demo and not (root / ".memlens-demo.json").exists():
-        raise CliError(
+        raise UsageError(
             f"no data root given and no demo root at {root}: pass --root, set $MEMLENS_ROOT, "
             "or run `memlens demo` to create the demo root")
-    if not root.is_dir():
-        raise CliError(f"data root {root} does not exist")
-    config = load_config(root, getattr(args, "db", None))
+    config = load_config(_existing(root), args.db)
     args.db_path = config.db_path  # for the one-line description of index errors
     return config
 
@@ -67,6 +76,21 @@ def _progress_printer(quiet: bool):
     return bar, update
 
 
+def _unchanged_chunks(config, stats) -> int:
+    """Chunks the run left as they were. The indexer counts them only in the files it re-read
+    (IndexStats.unchanged_chunks), not in files whose mtime had not moved: count the index."""
+    from engine.schema import open_reader
+    from engine.stats import chunk_count
+
+    if not config.db_path.exists():
+        return stats.unchanged_chunks
+    conn = open_reader(config.db_path)
+    try:
+        return max(chunk_count(conn) - stats.chunks, 0)
+    finally:
+        conn.close()
+
+
 def cmd_reindex(args) -> int:
     from engine.indexer import reindex
 
@@ -81,11 +105,11 @@ def cmd_reindex(args) -> int:
     if args.json:
         print(json_dumps(stats.to_dict()))
     else:
-        print(f"indexed {stats.files} files ({stats.skipped} unchanged, "
-              f"{stats.removed_files} removed): {stats.chunks} chunks written, "
-              f"{stats.unchanged_chunks} unchanged, {stats.deleted_chunks} deleted, "
-              f"{stats.embedded} embedded, {stats.pending_embeddings} pending "
-              f"in {stats.seconds:.1f}s")
+        print(f"indexed {plural(stats.files, 'file')} in {stats.seconds:.1f}s "
+              f"({stats.skipped:,} unchanged, {stats.removed_files:,} removed)")
+        print(f"chunks: {stats.chunks:,} written, {_unchanged_chunks(config, stats):,} "
+              f"unchanged, {stats.deleted_chunks:,} deleted; {stats.embedded:,} embedded, "
+              f"{stats.pending_embeddings:,} pending")
         for e in stats.errors:
             print(f"error: {one_line(e.source_file)}: {one_line(e.message)}", file=sys.stderr)
         for w in stats.warnings:
@@ -110,52 +134,31 @@ def _jsonable(obj):
     return obj
 
 
-def _explain_lines(r, rrf_k: int) -> list[str]:
-    terms = " + ".join(f"{arm} {r.fusion_terms.get(arm, f'{value:.5f}')}"
-                       for arm, value in r.rrf_terms.items())
-    lines = [f"    fusion: {terms or '-'}"]
-    if r.keyword_rank:
-        lines.append(f"    keyword: rank {r.keyword_rank}, bm25 {r.bm25:.3f}, matched "
-                     f"{one_line(', '.join(r.matched_terms or [])) or '-'}")
-    if r.semantic_rank:
-        lines.append(f"    semantic: rank {r.semantic_rank}, similarity {r.similarity:.3f}")
-    if r.decay:
-        age = "unknown age" if r.decay.age_days is None else f"age {r.decay.age_days:.0f} d"
-        lines.append(f"    decay: x{r.decay.factor:.3f} ({age}, half-life "
-                     f"{r.decay.half_life:.0f} d{', floored' if r.decay.floored else ''})")
-    flags = [f for f, on in (("stale", r.stale), ("embedding truncated",
-                                                  r.embedding_truncated)) if on]
-    lines.append(f"    mmr position: {r.mmr_position or '-'}"
-                 + (f"; {', '.join(flags)}" if flags else ""))
-    return lines
+def _output_width() -> int:
+    # piped output keeps its lines whole (up to 160 columns) unless $COLUMNS names a width
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return shutil.get_terminal_size().columns
+    return 160
 
 
 def cmd_search(args) -> int:
     from engine.searcher import Searcher, SearchError
 
     config = _config(args)
+    check_search_args(args, config.routes)
     searcher = Searcher(config)
     try:
         response = searcher.search(
             args.query, limit=args.limit, source_types=args.source or None, mode=args.mode,
             since=args.since, until=args.until, path_prefix=args.folder, tags=args.tag or None)
     except SearchError as exc:
-        raise CliError(str(exc)) from exc
+        raise UsageError(str(exc)) from exc
     finally:
         searcher.close()
     if args.json:
         print(json_dumps(_jsonable(response)))
         return 0
-    depth = ", ".join(f"{arm} {n}/{d}" for arm, (n, d) in response.arm_depth.items())
-    print(f"arms: {one_line(response.arms)} | depth: {depth} | confidence: {response.confidence} | "
-          f"{len(response)} results in {response.timings_ms.get('total', 0):.0f} ms")
-    for i, r in enumerate(response, 1):
-        mark = " [profile]" if r.injected else ""
-        print(f"{i:2}. {r.score:.4f} {one_line(r.source_type):13} "
-              f"{one_line(r.content_date or ''):10} {one_line(r.source_file)}{mark}")
-        print(f"    {one_line(r.snippet)[:160]}")
-        if args.explain:
-            print("\n".join(_explain_lines(r, response.rrf_k)))
+    print("\n".join(search_lines(response, _output_width(), args.explain)))
     return 0
 
 
@@ -170,10 +173,11 @@ def cmd_maintenance(args) -> int:
     if args.json:
         print(json_dumps(stats))
     else:
-        print(f"rebuilt {stats['vectors']} vectors: {_human_bytes(stats['size_before'])} -> "
-              f"{_human_bytes(stats['size_after'])} (reclaimed "
+        print(f"rebuilt {plural(stats['vectors'], 'vector')}: "
+              f"{_human_bytes(stats['size_before'])} -> {_human_bytes(stats['size_after'])} "
+              "(reclaimed "
               f"{_human_bytes(max(stats['reclaimed_bytes'], 0))}), dead slots "
-              f"{stats['dead_slots_before']} -> {stats['dead_slots_after']}")
+              f"{stats['dead_slots_before']:,} -> {stats['dead_slots_after']:,}")
     return 0
 
 
@@ -187,7 +191,7 @@ def cmd_discover(args) -> int:
             count = sum(1 for f in files if f.source_type == source_type
                         and Path(f.rel).match(pattern))
             print(f"{one_line(source_type):15} {count:6}  {one_line(pattern)}")
-        print(f"{len(files)} files routed")
+        print(f"{plural(len(files), 'file')} routed")
         return 0
     if config.db_path.exists():
         from engine.schema import open_reader
@@ -198,7 +202,8 @@ def cmd_discover(args) -> int:
         print(f"{one_line(f.source_type):15} {one_line(f.rel)}")
     for rel in gone:
         print(f"{'(removed)':15} {one_line(rel)}")
-    print(f"{len(pending)} of {len(files)} files need indexing")
+    print(f"{len(pending):,} of {plural(len(files), 'file')} "
+          f"{'needs' if len(pending) == 1 else 'need'} indexing")
     return 0
 
 
@@ -217,11 +222,12 @@ def cmd_stats(args) -> int:
         return 0
     print(f"index      {one_line(st.db_path)} ({_human_bytes(st.db_bytes)})")
     print(f"embedder   {one_line(st.embedder or '(none yet)')}")
-    print(f"chunks     {st.chunks} in {st.files} files; {st.pending_embeddings} pending "
-          f"embeddings, {st.truncated_embeddings} truncated")
+    print(f"chunks     {st.chunks:,} in {plural(st.files, 'file')}; "
+          f"{plural(st.pending_embeddings, 'pending embedding')}, {st.truncated_embeddings:,} "
+          "truncated")
     if st.bloat:
         b = st.bloat
-        print(f"vec0       {b.live_rows} vectors, {b.dead_slots} dead slots "
+        print(f"vec0       {plural(b.live_rows, 'vector')}, {plural(b.dead_slots, 'dead slot')} "
               f"({_human_bytes(b.dead_bytes)}), fill {b.slot_fill:.0%}"
               + ("  -> run `memlens maintenance`" if b.suggest_maintenance else ""))
     print(f"reindexed  {st.last_reindex_at or 'never'}")
@@ -250,8 +256,9 @@ def cmd_demo(args) -> int:
             stats = reindex(config=config, progress=update)
     else:
         stats = reindex(config=config)
-    print(f"indexed {stats.chunks} new chunks ({stats.unchanged_chunks} unchanged) "
-          f"in {stats.seconds:.1f}s", file=sys.stderr)
+    print(f"indexed {stats.chunks:,} new {'chunk' if stats.chunks == 1 else 'chunks'} "
+          f"({_unchanged_chunks(config, stats):,} unchanged) in {stats.seconds:.1f}s",
+          file=sys.stderr)
     if args.no_app:
         return 0
     return _open_app(root, None)
@@ -272,7 +279,7 @@ def cmd_app(args) -> int:
     if is_demo and not (root / ".memlens-demo.json").exists():
         args.root, args.chunks, args.no_app = None, None, False
         return cmd_demo(args)
-    return _open_app(root, args.db)
+    return _open_app(_existing(root), args.db)
 
 
 def cmd_import(args) -> int:
@@ -314,29 +321,43 @@ def cmd_import(args) -> int:
 
 
 def cmd_mcp(args) -> int:
-    from tui.mcp_server import serve
+    from engine.config import resolve_root
+    from mcp_server.server import serve
 
+    _existing(resolve_root(args.root)[0])
     return serve(args.root, args.db)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--root", help="data root (default: $MEMLENS_ROOT, else the demo root)")
-    common.add_argument("--db", help="index file (default: <root>/data/search/memlens.db)")
-    _debug_flag(common)
+def _common(parser: argparse.ArgumentParser, top: bool) -> argparse.ArgumentParser:
+    # after the subcommand the defaults are SUPPRESS: a subcommand's default must not undo
+    # `memlens --root DIR <command>` (argparse copies every subcommand default over the top's)
+    default = None if top else argparse.SUPPRESS
+    parser.add_argument("--root", default=default,
+                        help="data root (default: $MEMLENS_ROOT, else the demo root)")
+    parser.add_argument("--db", default=default,
+                        help="index file (default: <root>/data/search/memlens.db)")
+    _debug_flag(parser)
+    return parser
 
-    parser = argparse.ArgumentParser(
-        prog="memlens", parents=[common],
-        description="A person's long-term memory, browsable from the terminal.")
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common(OneLineParser(add_help=False), top=False)
+
+    parser = _common(OneLineParser(
+        prog="memlens", description="A person's long-term memory, browsable from the terminal."),
+        top=True)
+    parser.add_argument("--version", action="version", version=f"memlens {package_version()}")
     sub = parser.add_subparsers(dest="command")
 
     p = sub.add_parser("search", parents=[common], help="hybrid search from the command line")
     p.add_argument("query")
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=limit_count, default=10, help="how many results (default 10)")
     p.add_argument("--source", action="append", metavar="TYPE", help="only this source type "
                    "(repeatable)")
-    p.add_argument("--since", metavar="DATE", help="content dated on or after (YYYY-MM-DD)")
-    p.add_argument("--until", metavar="DATE", help="content dated on or before (YYYY-MM-DD)")
+    p.add_argument("--since", metavar="DATE", type=since_date,
+                   help="content dated on or after (YYYY-MM-DD, YYYY-MM or YYYY)")
+    p.add_argument("--until", metavar="DATE", type=until_date,
+                   help="content dated on or before (YYYY-MM-DD, YYYY-MM or YYYY)")
     p.add_argument("--folder", metavar="PREFIX", help="only files under this path prefix")
     p.add_argument("--tag", action="append", help="only notes with this tag (repeatable, ALL)")
     p.add_argument("--mode", choices=["hybrid", "keyword", "semantic"], default="hybrid")
@@ -376,12 +397,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_import)
 
+    from .cli_watch import add_watch_parser
+
+    add_watch_parser(sub)
+
     p = sub.add_parser("mcp", parents=[common],
                        help="serve search to AI agents over MCP (stdio)")
     p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("demo", help="create and index the demo data root, then open the app")
-    p.add_argument("--root", help="where to create it (default: the user data dir)")
+    p.add_argument("--root", default=argparse.SUPPRESS,
+                   help="where to create it (default: the user data dir)")
     p.add_argument("--chunks", type=int, help="grow the demo to about N chunks")
     p.add_argument("--no-app", action="store_true", help="stop after indexing")
     _debug_flag(p)
@@ -390,13 +416,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _debug_flag(parser: argparse.ArgumentParser) -> None:
-    # SUPPRESS: a subcommand's default must not undo `memlens --debug <command>`
+    # SUPPRESS on both levels: a subcommand's default must not undo `memlens --debug <command>`
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show a traceback on failure (also MEMLENS_DEBUG=1)")
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # a usage error (exit 2, one line), --help or --version
+        return exc.code if isinstance(exc.code, int) else 0
     return run(getattr(args, "func", cmd_app), args)
 
 

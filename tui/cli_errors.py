@@ -1,10 +1,11 @@
 """How every ``memlens`` subcommand fails: one escaped line ``memlens: <message>`` on stderr
-and exit 1 (argparse's usage errors exit 2). A traceback is shown only with ``--debug`` or
+and exit 1; bad input (flags, dates, a missing root) exits 2, as argparse's usage errors do. A traceback is shown only with ``--debug`` or
 ``MEMLENS_DEBUG=1`` (docs/reliability.md).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import traceback
@@ -18,6 +19,22 @@ DEBUG_ENV = "MEMLENS_DEBUG"
 
 class CliError(Exception):
     """A user-facing failure: printed as one line, exit code 1."""
+
+    exit_code = 1
+
+
+class UsageError(CliError):
+    """Bad input from the user (a flag's value, a root that does not exist): exit code 2."""
+
+    exit_code = 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line like every other failure (no usage dump)."""
+
+    def error(self, message: str):
+        print(f"memlens: {one_line(message)} (see `{self.prog} --help`)", file=sys.stderr)
+        sys.exit(2)
 
 
 def debug_wanted(args) -> bool:
@@ -49,4 +66,4 @@ def run(func: Callable[[object], int], args) -> int:
             traceback.print_exc()
         line = describe(exc, getattr(args, "db_path", None))
         print(f"memlens: {one_line(line)}", file=sys.stderr)
-        return 1
+        return getattr(exc, "exit_code", 1)

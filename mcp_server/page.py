@@ -1,86 +1,26 @@
-"""Text the MCP tools return: the seed-2 search page, notes, neighborhoods, index status.
+"""The search page the three search tools return: a header, then one line per result.
 
-Everything an agent reads comes from here, as plain text built from engine objects. The rule
-that shapes it: text that comes from the data layer (chunk text, titles, tags, file names,
-headings, people's names) is only ever emitted inside a JSON string, so a chat message holding
-``", "score": "9"`` or a newline cannot forge a field. Server-computed fields (ranks, scores,
-flags) follow the JSON object as ``name: value`` pairs separated by `` | ``.
-
-No MCP import here: these are pure functions, testable without the SDK.
+Each row is a JSON object of the note-controlled fields (title, path, tags, preview_kind,
+preview; every value a JSON string) followed by server fields as ``name: value`` pairs
+separated by `` | `` (mcp_server/descriptions.py says what each means). Pure functions over
+the engine's SearchResponse: testable without the SDK.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from pathlib import Path, PurePosixPath
-from typing import Any
+from pathlib import PurePosixPath
 
+from engine.explain import formula
 from engine.fts_query import ParsedQuery, matched_terms
-from engine.textsafe import json_dumps
-from engine.textsafe import one_line as safe_line
 
-DEFAULT_MAX_CHARS = 12_000
-MIN_MAX_CHARS = 400
+from .text import cap, flat, jobject, jstr, one_line
+
 PREVIEW_CHARS = 300
 FIELD_SEP = " | "
 FOOTER_RESERVE = 220  # room kept for the "truncated: ..." line when rows are dropped
 CONTENT_KEYS = ("title", "path", "tags", "preview_kind", "preview")
 PREVIEW_KINDS = ("snippet", "head", "chunk", "stale_notice", "none")
-
-def jstr(value: Any) -> str:
-    """A JSON string literal that always stays on one line and holds no raw control
-    character, whatever the text holds (engine/textsafe.py)."""
-    return json_dumps("" if value is None else str(value))
-
-
-def jobject(pairs: dict[str, str]) -> str:
-    """A one-line JSON object whose every value is a string (see :func:`jstr`)."""
-    return "{" + ", ".join(f"{jstr(k)}: {jstr(v)}" for k, v in pairs.items()) + "}"
-
-
-def one_line(text: str, limit: int = 300) -> str:
-    """Server text (an error, a detail) squeezed onto one line and capped."""
-    flat = safe_line(text)
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def machine_paths(root: Path, resolved_root: Path, db_path: Path) -> list[tuple[re.Pattern, str]]:
-    """What an answer shows instead of an absolute path of the machine: root-relative paths
-    for the data root, ``<index folder>`` for an index kept outside it, ``~`` for home."""
-    shown: dict[str, str] = {}
-    for r in {str(root), str(resolved_root)}:
-        shown[r + "/"], shown[r] = "", "."
-    for folder in {str(db_path.parent), str(db_path.parent.resolve())}:
-        if not (folder + "/").startswith(tuple(r + "/" for r in (str(root), str(resolved_root)))):
-            shown[folder] = "<index folder>"
-    home = str(Path.home())
-    if len(home) > 1:
-        shown[home] = "~"
-    # longest first; only where a path starts, so "notes/root/x.md" is never touched
-    return [(re.compile(r"(?<![\w.~/-])" + re.escape(prefix)), text)
-            for prefix, text in sorted(shown.items(), key=lambda kv: -len(kv[0]))]
-
-
-def scrub_paths(text: str, paths: list[tuple[re.Pattern, str]]) -> str:
-    for pattern, shown in paths:
-        text = pattern.sub(lambda _m, s=shown: s, text)
-    return text
-
-
-def flat(text: str) -> str:
-    return " ".join((text or "").split())
-
-
-def cap(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
-
-
-def num(x: float | None, digits: int = 5) -> str:
-    return "-" if x is None else f"{x:.{digits}f}"
-
-
-# --------------------------------------------------------------------------- search page
 
 
 def title_of(r) -> str:
@@ -116,6 +56,18 @@ def _head(content: str, width: int = 200) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def highlight(r) -> str | None:
+    """The keyword highlight of a row, the matched terms between « and », or None.
+
+    The one place that reads the engine's «» snippet: when results carry highlight spans
+    (offsets into the text), render them here and nothing else changes.
+    """
+    snippet = r.snippet or ""
+    if "«" in snippet and snippet != _head(r.content):
+        return snippet
+    return None
+
+
 def better_arm(r) -> str | None:
     """The arm that ranked this row better (keyword on a tie); None for injected rows."""
     k, s = r.keyword_rank, r.semantic_rank
@@ -142,8 +94,9 @@ def preview_of(r, source_exists: bool) -> tuple[str, str]:
     arm = better_arm(r)
     if arm == "semantic":
         return "chunk", cap(flat(r.content), PREVIEW_CHARS)
-    if arm == "keyword" and r.snippet and "«" in r.snippet and r.snippet != _head(r.content):
-        return "snippet", cap(r.snippet, PREVIEW_CHARS)
+    marked = highlight(r) if arm == "keyword" else None
+    if marked:
+        return "snippet", cap(marked, PREVIEW_CHARS)
     return "head", cap(flat(r.content), PREVIEW_CHARS)
 
 
@@ -198,27 +151,6 @@ def keyword_detail(r, parsed: ParsedQuery) -> str:
     return f"match: {match} {have}/{units} [{terms}], matched_in: {', '.join(where) or '-'}"
 
 
-def explain(r, rrf_k: int) -> str:
-    if r.injected:
-        meta = r.metadata or {}
-        return (f"profile of {jstr(meta.get('person', ''))} injected at the median score "
-                f"(the query names {jstr(meta.get('matched', ''))})")
-    terms = []
-    for arm, value in r.rrf_terms.items():
-        terms.append(f"{arm} {r.fusion_terms.get(arm, num(value))}")
-    fused = sum(r.rrf_terms.values())
-    text = " + ".join(terms) + f" = {num(fused)}" if terms else f"{num(fused)}"
-    d = r.decay
-    if d is not None:
-        age = "undated" if d.age_days is None else f"age {d.age_days:.0f} d"
-        floored = ", floored" if d.floored else ""
-        text += (f" × decay {d.factor:.3f} ({age}, half-life {d.half_life:.0f} d{floored})"
-                 f" = {num(r.score)}")
-    if r.mmr_position is not None and d is not None:
-        text += f"; diversity pick #{r.mmr_position}"  # MMR chose the order of the head
-    return text
-
-
 def section_field(r) -> str | None:
     if r.section is None:
         return None
@@ -229,7 +161,7 @@ def section_field(r) -> str | None:
 
 
 def server_fields(r, response, parsed: ParsedQuery, cut_note: str | None = None) -> list[str]:
-    out = [f"score: {num(r.score)}"]
+    out = [f"score: {r.score:.5f}"]
     if r.semantic_rank is not None:
         sim = "-" if r.similarity is None else f"{r.similarity:.3f}"
         out.append(f"semantic_rank: {r.semantic_rank} (similarity {sim})")
@@ -239,7 +171,7 @@ def server_fields(r, response, parsed: ParsedQuery, cut_note: str | None = None)
         out.append(f"keyword_rank: {r.keyword_rank} ({keyword_detail(r, parsed)})")
     else:
         out.append("keyword_rank: -")
-    out.append(f"explain: {explain(r, response.rrf_k)}")
+    out.append(f"explain: {formula(r, response.rrf_k)}")
     out.append(f"stale: {'true' if r.stale else 'false'}")
     out.append(f"embedding_truncated: {'true' if r.embedding_truncated else 'false'}")
     section = section_field(r)
@@ -326,7 +258,7 @@ def fit_rows(header: list[str], rows: Sequence[str], max_chars: int,
 
 def format_search(response, parsed: ParsedQuery, max_chars: int, *,
                   threshold: float | None = None, exists=lambda _p: True) -> str:
-    """The seed-2 page: header, one line per result, whole-row truncation."""
+    """The search page: header, one line per result, whole-row truncation."""
     header = header_lines(response, threshold)
     results = list(response.results)
     existence = {r.source_file: (True if r.injected else exists(r.source_file))
@@ -363,26 +295,3 @@ def format_search(response, parsed: ParsedQuery, max_chars: int, *,
 
 
 # --------------------------------------------------------------------------- other tools
-
-
-def cut_text(text: str, offset: int, budget: int) -> tuple[str, int]:
-    """``text[offset:]`` cut to ``budget`` chars, at a line end when one is near.
-
-    Returns the slice and where it ends (== len(text) when nothing is left).
-    """
-    end = min(len(text), offset + max(0, budget))
-    if end < len(text):
-        nl = text.rfind("\n", offset, end)
-        if nl > offset + budget // 2:
-            end = nl + 1
-    return text[offset:end], end
-
-
-def neighborhood_row(role: str, row: dict, limit: int) -> str:
-    content = row["content"] or ""
-    fields = {"role": role, "id": row["id"], "date": row["content_date"] or "",
-              "content": cap(content, limit)}
-    section = row.get("section_display")
-    if section:
-        fields["section"] = section
-    return jobject(fields)

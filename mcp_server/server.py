@@ -1,0 +1,137 @@
+"""The MCP server: the SDK's low-level Server (hand-written schemas, our own errors) wired to
+:class:`mcp_server.tools.MemlensTools`, served over stdio.
+
+Run it as ``memlens mcp --root DIR`` or ``python -m mcp_server --root DIR``. The SDK is
+imported only when serving, so a missing or wrong SDK is one line, not a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from engine.config import ConfigError, load_config, resolve_root
+
+from .descriptions import (
+    HYBRID_DESCRIPTION,
+    INSTRUCTIONS,
+    KEYWORD_DESCRIPTION,
+    NEIGHBORHOOD_DESCRIPTION,
+    READ_NOTE_DESCRIPTION,
+    SEMANTIC_DESCRIPTION,
+    STATUS_DESCRIPTION,
+)
+from .schemas import NEIGHBORHOOD_SCHEMA, READ_NOTE_SCHEMA, STATUS_SCHEMA, search_schema
+from .tools import MemlensTools
+
+SERVER_NAME = "memlens"
+MCP_REQUIREMENT = "mcp>=2.3,<2.4"  # the SDK version range this server is tested with
+
+TOOL_SPECS: tuple[tuple[str, str, str, Callable[[], dict]], ...] = (
+    ("hybrid_search", "Hybrid search", HYBRID_DESCRIPTION, search_schema),
+    ("keyword_search", "Keyword search", KEYWORD_DESCRIPTION, search_schema),
+    ("semantic_search", "Semantic search", SEMANTIC_DESCRIPTION, search_schema),
+    ("read_note", "Read a note", READ_NOTE_DESCRIPTION, lambda: READ_NOTE_SCHEMA),
+    ("get_neighborhood", "Chunks around a result", NEIGHBORHOOD_DESCRIPTION,
+     lambda: NEIGHBORHOOD_SCHEMA),
+    ("index_status", "Index status", STATUS_DESCRIPTION, lambda: STATUS_SCHEMA),
+)
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("memlens")
+    except Exception:  # noqa: BLE001 - running from a checkout
+        return "0.1.0"
+
+
+def build_server(tools: MemlensTools):
+    """The SDK's low-level Server wired to ``tools``."""
+    import anyio
+    import mcp.types as types
+    from mcp.server import Server
+
+    annotations = types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                        idempotent_hint=True, open_world_hint=False)
+    listed = [types.Tool(name=name, title=title, description=description,
+                         input_schema=schema(), annotations=annotations)
+              for name, title, description, schema in TOOL_SPECS]
+
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed)
+
+    async def call_tool(ctx, params) -> types.CallToolResult:
+        args = {} if params.arguments is None else params.arguments
+        text, is_error = await anyio.to_thread.run_sync(tools.call, params.name, args)
+        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
+
+    return Server(SERVER_NAME, version=_version(), title="memlens",
+                  instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def _run_stdio(server) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def sdk_problem() -> str | None:
+    """Why the installed MCP SDK cannot run this server, or None when it can."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        installed = version("mcp")
+    except PackageNotFoundError:
+        return f"the MCP server needs the `mcp` package: pip install '{MCP_REQUIREMENT}'"
+    major = installed.split(".")[0]
+    if not major.isdigit() or int(major) < 2:
+        return (f"the MCP server needs {MCP_REQUIREMENT} (the SDK's 2.x API), but mcp "
+                f"{installed} is installed: pip install '{MCP_REQUIREMENT}'")
+    return None
+
+
+def serve(root: Path | str | None, db: str | None = None) -> int:
+    """Serve the tools over stdio until the client closes the connection. Returns an exit
+    code; configuration problems are one line on stderr (stdout is the protocol's)."""
+    problem = sdk_problem()
+    if problem:
+        print(f"memlens: {problem}", file=sys.stderr)
+        return 1
+    import anyio
+
+    resolved, _ = resolve_root(root)
+    if not resolved.is_dir():
+        print(f"memlens: data root {resolved} does not exist", file=sys.stderr)
+        return 1
+    try:
+        config = load_config(resolved, db)
+    except ConfigError as exc:
+        print(f"memlens: {exc}", file=sys.stderr)
+        return 1
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                            format="memlens mcp: %(levelname)s %(message)s")
+    tools = MemlensTools(config)
+    try:
+        anyio.run(_run_stdio, build_server(tools))
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        tools.close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m mcp_server",
+        description="Serve memlens search to MCP clients over stdio.")
+    parser.add_argument("--root", help="data root (default: $MEMLENS_ROOT, else the demo root)")
+    parser.add_argument("--db", help="index file (default: <root>/data/search/memlens.db)")
+    args = parser.parse_args(argv)
+    return serve(args.root, args.db)

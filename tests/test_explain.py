@@ -1,0 +1,55 @@
+"""The one explain presenter (engine/explain.py): plain text from a result's explain fields."""
+
+from __future__ import annotations
+
+from engine.candidates import Decay
+from engine.explain import explain_lines, formula
+from engine.searcher import SearchResult
+
+
+def result(**fields) -> SearchResult:
+    base = dict(id="notes/a.md#s1", content="text", source_file="notes/a.md",
+                source_type="note", score=0.03042, matched_terms=["harbor"],
+                content_date="2026-01-01")
+    return SearchResult(**{**base, **fields})
+
+
+BOTH = dict(keyword_rank=1, semantic_rank=4, bm25=7.25, similarity=0.612,
+            rrf_terms={"keyword": 1 / 61, "semantic": 1 / 64}, found_by=["keyword", "semantic"],
+            decay=Decay(factor=0.95, age_days=30.4, half_life=90), mmr_position=2)
+
+
+def test_formula_is_the_score_arithmetic_on_one_line():
+    assert formula(result(**BOTH), 60) == (
+        "keyword 1/(60+1) = 0.01639 + semantic 1/(60+4) = 0.01562 = 0.03202 × decay 0.950 "
+        "(age 30 d, half-life 90 d) = 0.03042; diversity pick #2")
+    single = result(keyword_rank=3, rrf_terms={"keyword": 1 / 63}, found_by=["keyword"])
+    assert formula(single, 60) == "keyword 1/(60+3) = 0.01587 = 0.01587"
+
+
+def test_formula_uses_the_arithmetic_the_fusion_recorded():
+    r = result(**{**BOTH, "rrf_terms": {"keyword": 0.2, "semantic": 1 / 64}})
+    r.fusion_terms = {"keyword": "0.20 × 7.25/7.25 = 0.2000"}
+    assert formula(r, 60).startswith(
+        "keyword 0.20 × 7.25/7.25 = 0.2000 + semantic 1/(60+4) = 0.01562 = 0.21563 × decay")
+
+
+def test_lines_say_which_stages_did_not_apply():
+    lines = {x.label: x for x in explain_lines(result(**BOTH, stale=True), 60)}
+    assert lines["fusion"].text == "keyword 1/(60+1) = 0.01639 + semantic 1/(60+4) = 0.01562"
+    assert lines["keyword"].text == "rank 1, bm25 7.250, matched harbor"
+    assert lines["semantic"].text == "rank 4, similarity 0.612"
+    assert lines["decay"].text == "×0.950 (age 30 d, half-life 90 d)"
+    assert lines["flags"].text == "stale (file changed since indexed)"
+    semantic_only = {x.label: x for x in explain_lines(result(
+        semantic_rank=1, similarity=0.5, rrf_terms={"semantic": 1 / 61}), 60)}
+    assert [x.applies for x in semantic_only.values()] == [True, False, True, False, False,
+                                                            True]
+
+
+def test_a_profile_row_names_the_person_as_a_json_string():
+    r = result(injected=True, metadata={"person": 'Maya "M" Chen\x1b', "matched": "maya"})
+    text = formula(r, 60)
+    assert text == ('profile of "Maya \\"M\\" Chen\\u001b" injected at the median score '
+                    '(the query names "maya")')
+    assert [(x.label, x.text) for x in explain_lines(r, 60)] == [("profile", text)]

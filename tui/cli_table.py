@@ -1,0 +1,74 @@
+"""The search results as text: a table sized to the terminal, cut with an ellipsis; plurals.
+
+Everything from data goes through engine/textsafe.py's one_line first.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len, get_character_cell_size
+
+from engine.textsafe import one_line
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 file``, ``2,594 files``."""
+    return f"{count:,} {word if count == 1 else many or word + 's'}"
+
+
+def _explain_lines(r, rrf_k: int) -> list[str]:
+    terms = " + ".join(f"{arm} {r.fusion_terms.get(arm, f'{value:.5f}')}"
+                       for arm, value in r.rrf_terms.items())
+    lines = [f"    fusion: {terms or '-'}"]
+    if r.keyword_rank:
+        lines.append(f"    keyword: rank {r.keyword_rank}, bm25 {r.bm25:.3f}, matched "
+                     f"{one_line(', '.join(r.matched_terms or [])) or '-'}")
+    if r.semantic_rank:
+        lines.append(f"    semantic: rank {r.semantic_rank}, similarity {r.similarity:.3f}")
+    if r.decay:
+        age = "unknown age" if r.decay.age_days is None else f"age {r.decay.age_days:.0f} d"
+        lines.append(f"    decay: x{r.decay.factor:.3f} ({age}, half-life "
+                     f"{r.decay.half_life:.0f} d{', floored' if r.decay.floored else ''})")
+    flags = [f for f, on in (("stale", r.stale), ("embedding truncated",
+                                                  r.embedding_truncated)) if on]
+    lines.append(f"    mmr position: {r.mmr_position or '-'}"
+                 + (f"; {', '.join(flags)}" if flags else ""))
+    return lines
+
+
+def _cut(text: str, cells: int) -> str:
+    out, used = [], 0
+    for ch in text:
+        used += get_character_cell_size(ch)
+        if used > cells:
+            break
+        out.append(ch)
+    return "".join(out)
+
+
+def _fit(text: str, cells: int, keep_end: bool = False) -> str:
+    """``text`` in at most ``cells`` terminal cells, cut with an ellipsis; a path keeps its
+    end (the file name)."""
+    if cell_len(text) <= cells:
+        return text
+    if keep_end:
+        return "…" + _cut(text[::-1], cells - 1)[::-1]
+    return _cut(text, cells - 1) + "…"
+
+
+def search_lines(response, width: int, explain: bool) -> list[str]:
+    """The results as a table sized to the terminal: rank, score, type, date, path; snippet."""
+    depth = ", ".join(f"{arm} {n}/{d}" for arm, (n, d) in response.arm_depth.items())
+    lines = [_fit(f"{plural(len(response), 'result')} in "
+                  f"{response.timings_ms.get('total', 0):.0f} ms | arms: {one_line(response.arms)}"
+                  f" | confidence: {response.confidence} | depth: {depth}", width)]
+    type_width = min(13, max((cell_len(one_line(r.source_type)) for r in response), default=0))
+    for i, r in enumerate(response, 1):
+        mark = " [profile]" if r.injected else ""
+        head = (f"{i:2}. {r.score:.4f} {_fit(one_line(r.source_type), type_width):{type_width}} "
+                f"{one_line(r.content_date or ''):10} ")
+        room = max(width - cell_len(head) - len(mark), 12)
+        lines.append(head + _fit(one_line(r.source_file), room, keep_end=True) + mark)
+        lines.append(_fit(f"    {one_line(r.snippet)}", width))
+        if explain:
+            lines += [_fit(line, width) for line in _explain_lines(r, response.rrf_k)]
+    return lines

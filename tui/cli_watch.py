@@ -1,0 +1,51 @@
+"""``memlens watch``: reindex changed files as they change, in the foreground (engine/watch.py).
+
+One line per event on stdout (``watching ...``, ``changed N files: ...``, ``reindexed: ...``,
+``waiting: ...``, ``error: ...``); ctrl+c (or SIGTERM) stops it cleanly — a run in progress
+stops after its current file — and prints ``stopped after N reindex runs``, exit 0 (1 when
+watching itself failed, e.g. the root vanished; a failed run is one ``error:`` line and goes on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+
+
+def cmd_watch(args) -> int:
+    from engine.watch import Failed, Watcher
+
+    from .cli import _config
+
+    config = _config(args)
+
+    def show(event) -> None:
+        print(event.line(), file=sys.stderr if isinstance(event, Failed) else sys.stdout,
+              flush=True)
+
+    watcher = Watcher(config, show)
+    previous = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous[sig] = signal.signal(sig, lambda *_: watcher.stop_event.set())
+    try:
+        watcher.run()  # returns once the stop event is set (or watching failed)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 1 if watcher.error else 0
+
+
+def add_watch_parser(sub) -> None:
+    """``watch`` with the common options; SUPPRESS keeps ``memlens --root X watch`` working
+    (a subcommand's own default would otherwise replace the value given before it)."""
+    own = argparse.ArgumentParser(add_help=False)
+    own.add_argument("--root", default=argparse.SUPPRESS,
+                     help="data root (default: $MEMLENS_ROOT, else the demo root)")
+    own.add_argument("--db", default=argparse.SUPPRESS,
+                     help="index file (default: <root>/data/search/memlens.db)")
+    own.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                     help="show a traceback on failure (also MEMLENS_DEBUG=1)")
+    p = sub.add_parser("watch", parents=[own],
+                       help="reindex changed files as they change (ctrl+c stops)")
+    p.set_defaults(func=cmd_watch)
