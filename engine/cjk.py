@@ -12,11 +12,8 @@ the substring as the term, lengths in characters), so they sit on the keyword ar
 
 from __future__ import annotations
 
-import json
-import math
 import re
 import unicodedata
-from collections import defaultdict
 
 from .db import Connection
 
@@ -94,67 +91,48 @@ def _averages(conn: Connection, table: str) -> list[int]:
     return _varints(row[0], 2) if row and row[0] else []
 
 
-def _idf(n_rows: int, df: int) -> float:
-    return max(math.log((n_rows - df + 0.5) / (df + 0.5)), 1e-6)  # FTS5's, floored as it is
-
-
-def _hits(conn: Connection, term: str) -> list:
-    """(rowid, length, tf) of every chunk holding ``term``: trigram index from 3 characters,
-    else a scan of the chunks_cjk rows (a trigram index cannot look up shorter strings)."""
-    tf = "(length(content) - length(replace(content, ?, ''))) / ?"
+def _hits_sql(term: str) -> tuple[str, list]:
+    """(rowid, length, tf, df) of every chunk holding ``term``: through the trigram index from
+    three characters, else a scan of the chunks_cjk rows (a trigram index cannot look up a
+    shorter string). df counts every hit, before any filter, as FTS5's idf does."""
+    columns = ("rowid, length(content) AS len, "
+               "max((length(content) - length(replace(content, ?, ''))) / ?, 1) AS tf, "
+               "count(*) OVER () AS df FROM chunks_cjk")
     if len(term) >= 3:
-        sql = (f"SELECT rowid, length(content), {tf} FROM chunks_cjk "
-               "WHERE chunks_cjk MATCH ?")
-        return conn.execute(sql, (term, len(term), '"' + term + '"')).fetchall()
-    sql = f"SELECT rowid, length(content), {tf} FROM chunks_cjk WHERE instr(content, ?) > 0"
-    return conn.execute(sql, (term, len(term), term)).fetchall()
-
-
-def cjk_scores(conn: Connection, terms: list[str]) -> dict[int, float]:
-    """bm25 of every chunk holding a term (summed over the terms, as an OR query scores)."""
-    main, cjk = _averages(conn, "chunks_fts"), _averages(conn, "chunks_cjk")
-    if len(cjk) < 2 or not cjk[0]:
-        return {}
-    n_rows = max(main[0] if main else 0, cjk[0])
-    avg_len = cjk[1] / cjk[0] + 2  # a trigram per character but the last two
-    scores: dict[int, float] = defaultdict(float)
-    for term in terms:
-        hits = _hits(conn, term)
-        weight = _idf(n_rows, len(hits))
-        for rowid, length, tf in hits:
-            tf = max(tf, 1)
-            norm = BM25_K1 * (1 - BM25_B + BM25_B * length / avg_len)
-            scores[rowid] += weight * tf * (BM25_K1 + 1) / (tf + norm)
-    return scores
+        return f"SELECT {columns} WHERE chunks_cjk MATCH ?", [term, len(term), '"' + term + '"']
+    return f"SELECT {columns} WHERE instr(content, ?) > 0", [term, len(term), term]
 
 
 def cjk_search(conn: Connection, query: str, depth: int, where: str = "1=1",
-               args: list | tuple = ()) -> list[dict]:
+               args: list | tuple = ()) -> list:
     """Top ``depth`` chunks for the query's unsegmented runs, filtered by ``where`` (over
-    ``chunks c``, as the keyword arm's), as rows with the keyword arm's keys and a ``score``."""
+    ``chunks c``, as the keyword arm's), as rows with the keyword arm's columns and ``score``:
+    bm25 summed over the runs, as an OR query scores. All in one statement: only the top rows
+    leave SQLite."""
     terms = cjk_terms(query)
     if not terms or depth <= 0 or not has_cjk_table(conn):
         return []
-    scores = cjk_scores(conn, terms)
-    if not scores:
+    main, cjk = _averages(conn, "chunks_fts"), _averages(conn, "chunks_cjk")
+    if len(cjk) < 2 or not cjk[0]:
         return []
-    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-    out: list[dict] = []
-    for start in range(0, len(ranked), 500):  # filters: in SQL, in rank order, until full
-        part = dict(ranked[start:start + 500])
-        rows = conn.execute(
-            f"SELECT {', '.join('c.' + k for k in _COLUMNS)} FROM chunks c "
-            f"WHERE c.rowid IN (SELECT value FROM json_each(?)) AND {where}",
-            [json.dumps(list(part)), *args]).fetchall()
-        found = sorted(({**dict(zip(_COLUMNS, r, strict=True)), "score": part[r[0]]} for r in rows),
-                       key=lambda r: (-r["score"], r["rowid"]))
-        out += found[:depth - len(out)]
-        if len(out) >= depth:
-            break
-    return out
+    n_rows = max(main[0] if main else 0, cjk[0])
+    avg_len = cjk[1] / cjk[0] + 2  # a trigram per character but the last two
+    parts = [_hits_sql(term) for term in terms]
+    idf = "max(ln((? - h.df + 0.5) / (h.df + 0.5)), 1e-6)"  # FTS5's, floored as it is
+    norm = f"{BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.len / ?)"
+    sql = (
+        f"WITH hits AS ({' UNION ALL '.join(p for p, _ in parts)}), "
+        f"top AS (SELECT h.rowid, sum({idf} * h.tf * {BM25_K1 + 1} / (h.tf + {norm})) AS score "
+        + ("FROM hits h " if where == "1=1" else  # no filter: no lookup per hit
+           f"FROM hits h JOIN chunks c ON c.rowid = h.rowid WHERE {where} ") +
+        "GROUP BY h.rowid ORDER BY score DESC, h.rowid LIMIT ?) "
+        f"SELECT {', '.join('c.' + k for k in _COLUMNS)}, top.score FROM top "
+        "JOIN chunks c ON c.rowid = top.rowid ORDER BY top.score DESC, c.rowid")
+    params = [a for _, p in parts for a in p] + [n_rows, avg_len, *args, depth]
+    return conn.execute(sql, params).fetchall()
 
 
-def merge_ranked(fts_rows: list, cjk_rows: list[dict], depth: int) -> list[dict]:
+def merge_ranked(fts_rows: list, cjk_rows: list, depth: int) -> list[dict]:
     """The keyword arm's list with the CJK hits in it: one row per chunk, a chunk found by
     both scored by the sum (as one OR query over all units would), best first."""
     merged: dict[int, dict] = {}
