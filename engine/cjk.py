@@ -2,10 +2,10 @@
 
 FTS5's unicode61 tokenizer reads a run of such letters as one token, so 会議 never matches
 「明日の会議は午後三時からです」. Chunks that contain such text are also kept in ``chunks_cjk``
-(FTS5, ``trigram`` tokenizer, see engine/schema.py and docs/data-layer.md). A query's runs of
+(FTS5, ``trigram`` tokenizer, see engine/schema.py). A query's runs of
 these scripts are matched as substrings: a run of three or more characters through the trigram
-index, a run of one or two (most Chinese and Japanese words) by a scan of ``chunks_cjk``'s rows
-only. Hits are scored with FTS5's own bm25 formula (k1 = 1.2, b = 0.75; idf over every chunk,
+index, a run of one or two (most Chinese and Japanese words) through the trigrams that start with
+it. Hits are scored with FTS5's own bm25 formula (k1 = 1.2, b = 0.75; idf over every chunk,
 the substring as the term, lengths in characters), so they sit on the keyword arm's scale and
 :func:`merge_ranked` can sum and interleave them with its FTS5 rows.
 """
@@ -44,6 +44,7 @@ GLOB = f"*[{_CLASS}]*"
 
 BM25_K1, BM25_B = 1.2, 0.75
 MAX_UNITS = 16
+MAX_TRIGRAMS = 400  # a 1-2 character term with more (a very common character): scan instead
 MAX_QUERY_CHARS = 20_000
 _COLUMNS = ("rowid", "id", "content", "source_file", "source_type", "content_date", "metadata",
             "embedding_truncated")
@@ -91,16 +92,30 @@ def _averages(conn: Connection, table: str) -> list[int]:
     return _varints(row[0], 2) if row and row[0] else []
 
 
-def _hits_sql(term: str) -> tuple[str, list]:
-    """(rowid, length, tf, df) of every chunk holding ``term``: through the trigram index from
-    three characters, else a scan of the chunks_cjk rows (a trigram index cannot look up a
-    shorter string). df counts every hit, before any filter, as FTS5's idf does."""
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _hits_sql(conn: Connection, term: str) -> tuple[str, list] | None:
+    """(rowid, len, tf, df) of every chunk holding ``term``, or None when none does. From three
+    characters the trigram index finds it; a shorter string is the start of a trigram (the
+    stored text is padded, engine/schema.py), so its trigrams are looked up in the index's
+    vocabulary and OR-ed; when they are too many, the chunks_cjk rows are scanned instead.
+    df counts every hit, before any filter, as FTS5's idf does."""
     columns = ("rowid, length(content) AS len, "
                "max((length(content) - length(replace(content, ?, ''))) / ?, 1) AS tf, "
                "count(*) OVER () AS df FROM chunks_cjk")
     if len(term) >= 3:
-        return f"SELECT {columns} WHERE chunks_cjk MATCH ?", [term, len(term), '"' + term + '"']
-    return f"SELECT {columns} WHERE instr(content, ?) > 0", [term, len(term), term]
+        return f"SELECT {columns} WHERE chunks_cjk MATCH ?", [term, len(term), _quote(term)]
+    trigrams = [t for (t,) in conn.execute(
+        "SELECT term FROM chunks_cjk_vocab WHERE term >= ? AND term < ? LIMIT ?",
+        (term, term + "\U0010ffff", MAX_TRIGRAMS + 1))]
+    if not trigrams:
+        return None
+    if len(trigrams) > MAX_TRIGRAMS:
+        return f"SELECT {columns} WHERE instr(content, ?) > 0", [term, len(term), term]
+    match = " OR ".join(map(_quote, trigrams))
+    return f"SELECT {columns} WHERE chunks_cjk MATCH ?", [term, len(term), match]
 
 
 def cjk_search(conn: Connection, query: str, depth: int, where: str = "1=1",
@@ -117,7 +132,9 @@ def cjk_search(conn: Connection, query: str, depth: int, where: str = "1=1",
         return []
     n_rows = max(main[0] if main else 0, cjk[0])
     avg_len = cjk[1] / cjk[0] + 2  # a trigram per character but the last two
-    parts = [_hits_sql(term) for term in terms]
+    parts = [p for p in (_hits_sql(conn, term) for term in terms) if p is not None]
+    if not parts:
+        return []
     idf = "max(ln((? - h.df + 0.5) / (h.df + 0.5)), 1e-6)"  # FTS5's, floored as it is
     norm = f"{BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.len / ?)"
     sql = (

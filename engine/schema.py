@@ -12,8 +12,8 @@ stale FTS5 or vec0 row behind.
 
 ``chunks_cjk`` (v3) is a trigram FTS5 table holding only the chunks with text in a script written
 without spaces (engine/cjk.py): unicode61 cannot find a word inside such text. It keeps its own
-copy of those chunks' text (about 5% of a multilingual archive), so a delete is a plain rowid
-delete whatever the row held, and a 1-2 character search scans only its rows.
+copy of those chunks' text (padded, so a 1-2 character string starts a trigram), so a delete is a
+plain rowid delete whatever the row held; chunks_cjk_vocab lists its trigrams.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from .db import Connection, IndexUnavailable, OperationalError, connect, transac
 
 SCHEMA_VERSION = 3
 
+# two characters after the text: every 1-2 character string in it starts a trigram
+CJK_PAD = "char(10, 10)"
 CJK_DDL = [
     "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_cjk USING fts5(content, tokenize='trigram');",
     "CREATE TRIGGER IF NOT EXISTS chunks_cjk_ad AFTER DELETE ON chunks BEGIN "
@@ -34,8 +36,10 @@ CJK_DDL = [
     # nothing updates content in place today; this keeps chunks_cjk right if something does
     "CREATE TRIGGER IF NOT EXISTS chunks_cjk_au AFTER UPDATE OF content ON chunks BEGIN "
     "DELETE FROM chunks_cjk WHERE rowid = old.rowid; "
-    "INSERT INTO chunks_cjk(rowid, content) SELECT new.rowid, new.content "
+    f"INSERT INTO chunks_cjk(rowid, content) SELECT new.rowid, new.content || {CJK_PAD} "
     f"WHERE new.content GLOB '{GLOB}'; END;",
+    # the trigrams that start with a 1-2 character string (engine/cjk.py); stores nothing
+    "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_cjk_vocab USING fts5vocab(chunks_cjk, 'row');",
 ]
 
 CORE_DDL = """
@@ -97,7 +101,7 @@ def backfill_cjk(conn: Connection) -> int:
     """Put every chunk with unsegmented text into chunks_cjk (a v2 index's migration)."""
     _register_predicate(conn)
     return conn.execute(
-        "INSERT INTO chunks_cjk(rowid, content) SELECT rowid, content FROM chunks "
+        f"INSERT INTO chunks_cjk(rowid, content) SELECT rowid, content || {CJK_PAD} FROM chunks "
         "WHERE memlens_unsegmented(content)").rowcount
 
 
@@ -322,7 +326,7 @@ def mirror_new_rows(conn: Connection, after_rowid: int) -> None:
         "SELECT rowid, source_type, coalesce(content_date, ''), embedding FROM chunks "
         "WHERE rowid > ? AND embedding IS NOT NULL", (after_rowid,))
     conn.execute(
-        "INSERT INTO chunks_cjk(rowid, content) SELECT rowid, content FROM chunks "
+        f"INSERT INTO chunks_cjk(rowid, content) SELECT rowid, content || {CJK_PAD} FROM chunks "
         "WHERE rowid > ? AND memlens_unsegmented(content)", (after_rowid,))
 
 

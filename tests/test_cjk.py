@@ -61,7 +61,7 @@ def assert_in_sync(conn) -> int:
     have = {r for (r,) in conn.execute("SELECT rowid FROM chunks_cjk")}
     assert have == want
     same = conn.execute("SELECT count(*) FROM chunks_cjk k JOIN chunks c ON c.rowid = k.rowid "
-                        "WHERE c.content = k.content").fetchone()[0]
+                        "WHERE c.content || char(10, 10) = k.content").fetchone()[0]
     assert same == len(want)
     return len(want)
 
@@ -94,13 +94,18 @@ HITS = [  # (query, chunk it must find first): a word from the middle of a sente
     ("พรุ่งนี้", "data/telegram/bangkok.jsonl#w0"),
     ("บ่ายสามโมง", "data/telegram/bangkok.jsonl#w0"),
     ("회의", "data/telegram/seoul.jsonl#w0"),
+    ("니다", "data/telegram/seoul.jsonl#w0"),  # the last characters of the chunk
+    ("다", "data/telegram/seoul.jsonl#w0"),
     ("嵐山", "notes/travel/kyoto.md#s1"),
     ("紅葉の季節", "notes/travel/kyoto.md#s1"),
 ]
 
 
+@pytest.mark.parametrize("short_terms", ["trigram vocabulary", "scan"])
 @pytest.mark.parametrize("query, chunk_id", HITS)
-def test_a_word_inside_a_sentence_is_found(cjk_root, query, chunk_id):
+def test_a_word_inside_a_sentence_is_found(cjk_root, monkeypatch, query, chunk_id, short_terms):
+    if short_terms == "scan":  # a 1-2 character term starting too many trigrams
+        monkeypatch.setattr("engine.cjk.MAX_TRIGRAMS", 0)
     conn = db(cjk_root)
     rows = cjk_search(conn, query, 10)
     assert rows and rows[0]["id"] == chunk_id
@@ -168,7 +173,7 @@ def test_a_v2_index_is_migrated_and_backfilled_by_the_writer_only(cjk_root):
     conn = db(cjk_root)
     chunks = conn.execute("SELECT id, content_hash FROM chunks ORDER BY id").fetchall()
     for statement in ("DROP TRIGGER chunks_cjk_ad", "DROP TRIGGER chunks_cjk_au",
-                      "DROP TABLE chunks_cjk", "DROP INDEX chunks_date",
+                      "DROP TABLE chunks_cjk_vocab", "DROP TABLE chunks_cjk", "DROP INDEX chunks_date",
                       "PRAGMA user_version = 2"):
         conn.execute(statement)
     conn.close()
