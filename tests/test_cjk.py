@@ -114,6 +114,18 @@ def test_a_word_inside_a_sentence_is_found(cjk_root, monkeypatch, query, chunk_i
             "embedding_truncated", "score"} == set(rows[0].keys())
 
 
+def test_a_read_only_reader_searches_without_writing(cjk_root):
+    path = load_config(cjk_root).db_path
+    before = path.read_bytes()
+    conn = open_reader(path)
+    try:
+        assert [r["id"] for r in cjk_search(conn, "北京", 10)] == ["data/slack/beijing.jsonl#w0"]
+        assert [r["id"] for r in cjk_search(conn, "会", 10)] == ["data/telegram/tokyo.jsonl#w0"]
+    finally:
+        conn.close()
+    assert path.read_bytes() == before
+
+
 def test_misses_filters_and_depth(cjk_root):
     conn = db(cjk_root)
     assert cjk_search(conn, "東京タワー", 10) == [] and cjk_search(conn, "東", 10) == []
