@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 from common import machine, percentiles
 
-from engine.cjk import _hits_sql, cjk_search, cjk_terms
+from engine.cjk import SCORE_BUDGET, _term, cjk_search, cjk_terms
 from engine.config import load_config
 from engine.db import connect, transaction
 from engine.demo import generate_demo_root
@@ -125,13 +125,12 @@ def query_times(conn, repeats: int) -> list[dict]:
     """Per query: how its runs are looked up, how many chunks hold them, time at depth 50."""
     out = []
     for q in QUERIES:
-        parts = [_hits_sql(conn, term) for term in cjk_terms(q)]
-        paths = ["none" if p is None else "scan" if "instr(" in p[0] else
+        terms = cjk_terms(q)
+        found = [_term(conn, term) for term in terms]
+        paths = ["none" if t is None else "scan" if t[0].startswith("instr") else
                  "trigram" if len(term) >= 3 else "trigram vocabulary"
-                 for term, p in zip(cjk_terms(q), parts, strict=True)]
-        holding = [0 if p is None else
-                   conn.execute(f"SELECT count(*) FROM ({p[0]})", p[1]).fetchone()[0]
-                   for p in parts]
+                 for term, t in zip(terms, found, strict=True)]
+        holding = [0 if t is None else t[2] for t in found]
         wall, cpu = [], []
         for _ in range(repeats):
             t, c = time.perf_counter(), time.thread_time()
@@ -144,6 +143,7 @@ def query_times(conn, repeats: int) -> list[dict]:
         filtered = (time.thread_time() - c) * 1000
         stats = percentiles(cpu)
         out.append({"bench": "query", "query": q, "paths": paths, "chunks_holding": holding,
+                    "scored_per_term": SCORE_BUDGET,
                     "cpu_ms_p50": stats["p50"], "cpu_ms_p95": stats["p95"],
                     "wall_ms_p50": percentiles(wall)["p50"],
                     "filtered_cpu_ms": round(filtered, 2)})

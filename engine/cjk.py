@@ -45,6 +45,7 @@ GLOB = f"*[{_CLASS}]*"
 BM25_K1, BM25_B = 1.2, 0.75
 MAX_UNITS = 16
 MAX_TRIGRAMS = 400  # a 1-2 character term with more (a very common character): scan instead
+SCORE_BUDGET = 2_000  # chunks scored per term (~6 us each); df is always exact
 MAX_QUERY_CHARS = 20_000
 _COLUMNS = ("rowid", "id", "content", "source_file", "source_type", "content_date", "metadata",
             "embedding_truncated")
@@ -96,34 +97,45 @@ def _quote(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-def _hits_sql(conn: Connection, term: str) -> tuple[str, list] | None:
-    """(rowid, len, tf, df) of every chunk holding ``term``, or None when none does. From three
-    characters the trigram index finds it; a shorter string is the start of a trigram (the
-    stored text is padded, engine/schema.py), so its trigrams are looked up in the index's
-    vocabulary and OR-ed; when they are too many, the chunks_cjk rows are scanned instead.
-    df counts every hit, before any filter, as FTS5's idf does."""
-    columns = ("rowid, length(content) AS len, "
-               "max((length(content) - length(replace(content, ?, ''))) / ?, 1) AS tf, "
-               "count(*) OVER () AS df FROM chunks_cjk")
+def _term(conn: Connection, term: str) -> tuple[str, list, int] | None:
+    """How chunks_cjk rows holding ``term`` are found (a WHERE clause over ``k`` and its
+    parameters) and how many there are (df, counted before any filter as FTS5's idf is), or
+    None when none does. From three characters the trigram index finds it; a shorter string
+    starts a trigram (the stored text is padded, engine/schema.py), so its trigrams are looked
+    up in the index's vocabulary and OR-ed; when they are too many, the rows are scanned."""
     if len(term) >= 3:
-        return f"SELECT {columns} WHERE chunks_cjk MATCH ?", [term, len(term), _quote(term)]
-    trigrams = [t for (t,) in conn.execute(
-        "SELECT term FROM chunks_cjk_vocab WHERE term >= ? AND term < ? LIMIT ?",
-        (term, term + "\U0010ffff", MAX_TRIGRAMS + 1))]
-    if not trigrams:
-        return None
-    if len(trigrams) > MAX_TRIGRAMS:
-        return f"SELECT {columns} WHERE instr(content, ?) > 0", [term, len(term), term]
-    match = " OR ".join(map(_quote, trigrams))
-    return f"SELECT {columns} WHERE chunks_cjk MATCH ?", [term, len(term), match]
+        clause, params = "k.chunks_cjk MATCH ?", [_quote(term)]
+    else:
+        trigrams = [t for (t,) in conn.execute(
+            "SELECT term FROM chunks_cjk_vocab WHERE term >= ? AND term < ? LIMIT ?",
+            (term, term + "\U0010ffff", MAX_TRIGRAMS + 1))]
+        if not trigrams:
+            return None
+        clause, params = (("instr(k.content, ?) > 0", [term]) if len(trigrams) > MAX_TRIGRAMS
+                          else ("k.chunks_cjk MATCH ?", [" OR ".join(map(_quote, trigrams))]))
+    df = conn.execute(f"SELECT count(*) FROM chunks_cjk k WHERE {clause}", params).fetchone()[0]
+    return (clause, params, df) if df else None
+
+
+def _hits_sql(term: str, clause: str, params: list, df: int, where: str,
+              args: list | tuple) -> tuple[str, list]:
+    """(rowid, len, tf, df) of the newest SCORE_BUDGET chunks holding ``term`` that pass the
+    filters: the cost of a very common term stays bounded, and the newest of its chunks are the
+    ones recency favours anyway."""
+    join = "" if where == "1=1" else " CROSS JOIN chunks c ON c.rowid = k.rowid"
+    sql = ("SELECT * FROM (SELECT k.rowid AS rowid, length(k.content) AS len, "
+           "max((length(k.content) - length(replace(k.content, ?, ''))) / ?, 1) AS tf, "
+           f"? AS df FROM chunks_cjk k{join} WHERE {clause} AND {where} "
+           "ORDER BY k.rowid DESC LIMIT ?)")
+    return sql, [term, len(term), df, *params, *args, SCORE_BUDGET]
 
 
 def cjk_search(conn: Connection, query: str, depth: int, where: str = "1=1",
                args: list | tuple = ()) -> list:
     """Top ``depth`` chunks for the query's unsegmented runs, filtered by ``where`` (over
     ``chunks c``, as the keyword arm's), as rows with the keyword arm's columns and ``score``:
-    bm25 summed over the runs, as an OR query scores. All in one statement: only the top rows
-    leave SQLite."""
+    bm25 summed over the runs, as an OR query scores. One statement: only the top rows leave
+    SQLite."""
     terms = cjk_terms(query)
     if not terms or depth <= 0 or not has_cjk_table(conn):
         return []
@@ -132,20 +144,19 @@ def cjk_search(conn: Connection, query: str, depth: int, where: str = "1=1",
         return []
     n_rows = max(main[0] if main else 0, cjk[0])
     avg_len = cjk[1] / cjk[0] + 2  # a trigram per character but the last two
-    parts = [p for p in (_hits_sql(conn, term) for term in terms) if p is not None]
-    if not parts:
+    found = [(term, t) for term in terms if (t := _term(conn, term)) is not None]
+    if not found:
         return []
+    parts = [_hits_sql(term, *t, where, args) for term, t in found]
     idf = "max(ln((? - h.df + 0.5) / (h.df + 0.5)), 1e-6)"  # FTS5's, floored as it is
     norm = f"{BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.len / ?)"
     sql = (
         f"WITH hits AS ({' UNION ALL '.join(p for p, _ in parts)}), "
         f"top AS (SELECT h.rowid, sum({idf} * h.tf * {BM25_K1 + 1} / (h.tf + {norm})) AS score "
-        + ("FROM hits h " if where == "1=1" else  # no filter: no lookup per hit
-           f"FROM hits h JOIN chunks c ON c.rowid = h.rowid WHERE {where} ") +
-        "GROUP BY h.rowid ORDER BY score DESC, h.rowid LIMIT ?) "
+        "FROM hits h GROUP BY h.rowid ORDER BY score DESC, h.rowid LIMIT ?) "
         f"SELECT {', '.join('c.' + k for k in _COLUMNS)}, top.score FROM top "
         "JOIN chunks c ON c.rowid = top.rowid ORDER BY top.score DESC, c.rowid")
-    params = [a for _, p in parts for a in p] + [n_rows, avg_len, *args, depth]
+    params = [a for _, p in parts for a in p] + [n_rows, avg_len, depth]
     return conn.execute(sql, params).fetchall()
 
 

@@ -138,6 +138,19 @@ def test_misses_filters_and_depth(cjk_root):
     assert len(both) == 2 and len(cjk_search(conn, "北京 会議", 1)) == 1
 
 
+def test_a_very_common_term_scores_its_newest_chunks_that_pass_the_filters(cjk_root,
+                                                                           monkeypatch):
+    conn = db(cjk_root)
+    holders = conn.execute("SELECT rowid, source_type FROM chunks WHERE instr(content, '京') "
+                           "ORDER BY rowid DESC").fetchall()
+    assert len({t for _, t in holders}) == 2
+    monkeypatch.setattr("engine.cjk.SCORE_BUDGET", 1)
+    assert [r["rowid"] for r in cjk_search(conn, "京", 10)] == [holders[0][0]]
+    older = next(r for r, t in holders if t != holders[0][1])
+    assert [r["rowid"] for r in cjk_search(conn, "京", 10, "c.source_type != ?",
+                                           [holders[0][1]])] == [older]
+
+
 def test_a_chunk_holding_more_of_the_units_ranks_first(cjk_root):
     conn = db(cjk_root)
     rows = cjk_search(conn, "会議 資料 北京", 10)
