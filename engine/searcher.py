@@ -24,6 +24,7 @@ import numpy as np
 from . import staleness
 from .calibration import calibration_for
 from .candidates import Candidate, Decay
+from .cjk import cjk_search, has_unsegmented, merge_ranked
 from .config import Config, load_config, resolve_root
 from .convex import REF_RANK, convex_merge, describe
 from .db import Connection
@@ -180,13 +181,21 @@ class Searcher:
             self._vectors = None
 
     # -- arms -------------------------------------------------------------------------------
-    def keyword_arm(self, parsed: ParsedQuery, depth: int, filters: Filters) -> list[Candidate]:
-        """BM25 over FTS5 with the filters in the same SQL; a malformed query gives []."""
+    def keyword_arm(self, parsed: ParsedQuery, depth: int, filters: Filters,
+                    query: str = "") -> list[Candidate]:
+        """BM25 over FTS5 with the filters in the same SQL; a malformed query gives [].
+
+        Text in scripts written without spaces (Chinese, Japanese, Thai...) is found through
+        the trigram table (engine/cjk.py) from the raw query and merged by score.
+        """
         where, args = filters.sql()
         try:
             rows, _ = keyword_search(self.connection(), parsed, depth, where, args,
                                      self.config.keyword_common_df)
-        except Exception:  # noqa: BLE001 - the seed: BM25 degrades, never raises
+            if has_unsegmented(query):
+                rows = merge_ranked(rows, cjk_search(self.connection(), query, depth, where,
+                                                     args), depth)
+        except Exception:  # noqa: BLE001 - BM25 degrades, never raises (docs/design.md)
             return []
         out = []
         for rank, r in enumerate(rows):
@@ -373,7 +382,7 @@ class Searcher:
         # the two arms run at once: the KNN on the worker thread, BM25 here (2 cores)
         knn = (self.vector_hits(index, query_vec, max(depth, REF_RANK), filters)
                if query_vec is not None else None)
-        keyword = (self.keyword_arm(parsed, depth, filters)
+        keyword = (self.keyword_arm(parsed, depth, filters, text)
                    if mode in ("hybrid", "keyword") else [])
         lap("keyword")
         hits = knn.result() if knn is not None else []
