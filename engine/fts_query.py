@@ -34,7 +34,6 @@ FTS5_STOP_WORDS: frozenset[str] = frozenset("""
 
 # The characters FTS5 gives meaning to (plus ordinary punctuation). Tokenizing on word
 # characters already discards them; the constant documents what is being neutralized.
-FTS5_SPECIAL_CHARS = "(){}[]\"'\\^~:;!@#$%&+=<>|/*-,.?"
 
 MAX_QUERY_CHARS = 20_000  # bound the work on absurd input; 10k-char queries still parse whole
 MAX_TERMS = 64  # terms + phrases kept; beyond this a query is a document, not a question
