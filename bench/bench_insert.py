@@ -2,7 +2,7 @@
 
     python bench/bench_insert.py [--rows 100000]
 
-triggers:   the seed's per-row AFTER INSERT triggers into chunks_fts and chunks_vec
+triggers:   per-row AFTER INSERT triggers into chunks_fts and chunks_vec (the textbook way)
 set-based:  what the indexer does: each 200-row batch into chunks, then one INSERT ... SELECT
             per derived table for that rowid range, in the same transaction
 bulk:       every row first, then FTS5 'rebuild' and one vec0 INSERT ... SELECT (a first build)

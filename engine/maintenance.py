@@ -45,6 +45,7 @@ def rebuild_vec_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
             t = time.perf_counter()
             with transaction(conn):
                 conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+                conn.execute("INSERT INTO chunks_cjk(chunks_cjk) VALUES ('optimize')")
             timings["fts_optimize_s"] = round(time.perf_counter() - t, 3)
             if vacuum:
                 t = time.perf_counter()

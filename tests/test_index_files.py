@@ -76,7 +76,7 @@ BAD = {
     "truncated": (_truncated, "is damaged (database disk image is malformed)"),
     "directory": (_directory, "is a directory, not an index file"),
     "schema-v99": (lambda db: set_version(db, 99),
-                   "index schema v99 is newer than this memlens (v2): upgrade memlens"),
+                   "index schema v99 is newer than this memlens (v3): upgrade memlens"),
 }
 
 
@@ -112,7 +112,7 @@ def test_readers_never_migrate_or_write(root, capsys):
     before = digest(db)
     for argv in (["search", "harbor"], ["stats"]):
         code, _, err = run(capsys, *argv, "--root", str(root))
-        one_line(code, err, "index schema v1 is older than this memlens (v2): run "
+        one_line(code, err, "index schema v1 is older than this memlens (v3): run "
                  "`memlens reindex`")
     assert digest(db) == before
     conn = connect(db, readonly=True)

@@ -287,5 +287,5 @@ def test_a_version_1_index_is_migrated_in_place(config, embedder):
     ensure_schema(conn)
     columns = {r[1] for r in conn.execute("PRAGMA table_info(index_state)")}
     assert {"size", "resume", "prefix_hash"} <= columns
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
     conn.close()

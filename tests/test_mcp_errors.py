@@ -111,7 +111,7 @@ def _directory(db: Path) -> None:
 @pytest.mark.parametrize("spoil, message", [
     (Path.unlink, "no index yet at data/search/memlens.db: run `memlens reindex`"),
     (_garbage, "is not a memlens index"),
-    (_v99, "index schema v99 is newer than this memlens (v2)"),
+    (_v99, "index schema v99 is newer than this memlens (v3)"),
     (_directory, "is a directory"),
 ])
 def test_bad_index_files_answer_one_line(root, spoil, message):
