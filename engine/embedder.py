@@ -1,11 +1,5 @@
-"""Embedding providers behind one interface.
-
-An :class:`Embedder` turns texts into L2-normalised float32 vectors. Providers fail with
-:class:`EmbeddingError` (``kind`` = ``provider_error``, ``provider_input_rejected``, or
-``provider_timeout`` when a search's budget ran out), never with their library's own
-exceptions, so the indexer can keep the chunk (pending) and search can fall back to the keyword
-arm. Its message is scrubbed of every API key (engine/redact.py) when it is built.
-"""
+"""Embedding providers behind one interface (engine/embedder_base.py): the offline local
+model here, and :func:`get_embedder`, which picks the configured provider."""
 
 from __future__ import annotations
 
@@ -18,56 +12,10 @@ from pathlib import Path
 import numpy as np
 
 from .config import EmbedderConfig
-from .redact import scrub
-from .schema import EmbedderInfo
+from .embedder_base import ERROR_KINDS, Embedder, EmbeddingError, normalise
 
-ERROR_KINDS = ("provider_error", "provider_input_rejected", "provider_timeout")
-
-
-class EmbeddingError(RuntimeError):
-    def __init__(self, kind: str, message: str):
-        assert kind in ERROR_KINDS
-        self.kind = kind
-        super().__init__(scrub(message))
-
-
-class Embedder:
-    provider: str = ""
-    model: str = ""
-    dim: int = 0
-    # a provider behind the network: searches give it a time budget and a circuit breaker
-    # (engine/provider_guard.py); in-process models are only as slow as the machine
-    remote: bool = False
-
-    @property
-    def info(self) -> EmbedderInfo:
-        return EmbedderInfo(self.provider, self.model, self.dim)
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Return an (n, dim) float32 array of unit vectors, or raise EmbeddingError."""
-        raise NotImplementedError
-
-    def discover_dim(self, patient: bool = False) -> int:
-        """The vector size; providers that learn it from their first answer override this
-        (``patient``: a reindex's probe, which may wait for retries; a search's may not)."""
-        del patient
-        return self.dim
-
-    def embed_single(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
-
-    def embed_query(self, text: str, budget: float) -> np.ndarray:
-        """One vector for a search, trying to answer within ``budget`` seconds; remote
-        providers override this to stop retrying at the deadline."""
-        del budget
-        return self.embed_single(text)
-
-
-def normalise(vectors: np.ndarray) -> np.ndarray:
-    vectors = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return vectors / norms
+__all__ = ["ERROR_KINDS", "Embedder", "EmbeddingError", "LocalEmbedder", "get_embedder",
+           "normalise"]
 
 
 def _wordllama_dir() -> Path:

@@ -163,10 +163,7 @@ def _cycles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
 # Import circles still to break (the lead empties this): config imports FILE_ROUTES from
 # scanner (it can import engine.routes instead), and embedder builds the providers, which
 # import its Embedder base class back.
-KNOWN_CYCLES = {
-    frozenset({"engine.embedder", "engine.embedder_minilm", "engine.embedder_openai",
-               "engine.provider_guard"}),
-}
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
 def test_no_import_circles_in_the_engine_but_the_known_ones():
