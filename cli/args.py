@@ -19,16 +19,14 @@ _DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
 
 
 def _bound(text: str, end: bool) -> str:
-    """``text`` as YYYY-MM-DD: a month or a year becomes its first (or, for ``end``, last) day.
-
-    Phrases ("last week") are refused with the accepted forms until a shared time-phrase
-    parser exists; it would plug in here."""
+    """``text`` as YYYY-MM-DD: a month or a year becomes its first (or, for ``end``, last) day;
+    a time phrase ("last week", "March", "2026-03-01..2026-03-15") its range's first or last
+    day, read by the same parser as the query's phrases (engine/timephrase.py)."""
     import calendar
 
     m = _DATE.fullmatch(text.strip())
     if not m:
-        raise argparse.ArgumentTypeError(
-            f"{one_line(text)!r} is not a date: use {DATE_FORMS} (e.g. 2026-07-14, 2026-07, 2026)")
+        return _phrase_bound(text, end)
     year, month, day = (int(g) if g else None for g in m.groups())
     try:
         if day:
@@ -40,6 +38,20 @@ def _bound(text: str, end: bool) -> str:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(
             f"{text.strip()} is not a date ({exc}): use {DATE_FORMS}") from exc
+
+
+def _phrase_bound(text: str, end: bool) -> str:
+    from datetime import datetime
+
+    from engine.timephrase import resolve_time
+
+    found = resolve_time(text, datetime.now().astimezone())
+    bound = None if found is None or found.month_day else (found.until if end else found.since)
+    if bound is None:
+        raise argparse.ArgumentTypeError(
+            f"{one_line(text)!r} is not a date: use {DATE_FORMS} or a time phrase such as "
+            "\"last week\" or \"March\" (e.g. 2026-07-14, 2026-07, 2026)")
+    return bound.isoformat()
 
 
 def since_date(text: str) -> str:
