@@ -18,7 +18,23 @@ from pathlib import Path
 
 from .db import Connection, IndexUnavailable, connect, transaction
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+
+# The vector generation log (engine/vector_sidecar.py): every change to a chunk's vector or
+# type logs its rowid in the same transaction; the log's AUTOINCREMENT counter is the
+# generation a vector sidecar is checked against. H15's migration, separate from any other.
+GENERATION_DDL = [
+    "CREATE TABLE IF NOT EXISTS vector_changes "
+    "(gen INTEGER PRIMARY KEY AUTOINCREMENT, chunk_rowid INTEGER NOT NULL)",
+    "CREATE TRIGGER IF NOT EXISTS chunks_gen_ai AFTER INSERT ON chunks "
+    "WHEN new.embedding IS NOT NULL BEGIN "
+    "INSERT INTO vector_changes(chunk_rowid) VALUES (new.rowid); END",
+    "CREATE TRIGGER IF NOT EXISTS chunks_gen_ad AFTER DELETE ON chunks "
+    "WHEN old.embedding IS NOT NULL BEGIN "
+    "INSERT INTO vector_changes(chunk_rowid) VALUES (old.rowid); END",
+    "CREATE TRIGGER IF NOT EXISTS chunks_gen_au AFTER UPDATE OF embedding, source_type "
+    "ON chunks BEGIN INSERT INTO vector_changes(chunk_rowid) VALUES (new.rowid); END",
+]
 
 CORE_DDL = """
 CREATE TABLE IF NOT EXISTS chunks (
@@ -71,7 +87,7 @@ ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, content, source_file, source_type)
     VALUES (new.rowid, new.content, new.source_file, new.source_type);
 END;
-"""
+""" + "\n".join(f"{s};" for s in GENERATION_DDL) + "\n"
 
 
 # version -> statements that bring an index of the previous version up to it
@@ -83,6 +99,7 @@ MIGRATIONS: dict[int, list[str]] = {
         "DROP INDEX IF EXISTS chunks_source_file",
         "CREATE INDEX IF NOT EXISTS chunks_file_hash ON chunks(source_file, id, content_hash)",
     ],
+    3: GENERATION_DDL,  # H15: the vector generation log (renumber at merge)
 }
 
 
@@ -273,6 +290,13 @@ def mirror_new_rows(conn: Connection, after_rowid: int) -> None:
         "INSERT INTO chunks_vec(rowid, source_type, content_date, embedding) "
         "SELECT rowid, source_type, coalesce(content_date, ''), embedding FROM chunks "
         "WHERE rowid > ? AND embedding IS NOT NULL", (after_rowid,))
+
+
+def vector_generation(conn: Connection) -> int:
+    """The vector generation: how many vector changes were ever logged (never decreases)."""
+    row = conn.execute(
+        "SELECT seq FROM sqlite_sequence WHERE name = 'vector_changes'").fetchone()
+    return int(row[0]) if row else 0
 
 
 def max_rowid(conn: Connection) -> int:

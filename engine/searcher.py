@@ -42,6 +42,7 @@ from .keyword_arm import keyword_search
 from .lock import active_writer
 from .provider_guard import query_vector
 from .schema import EmbedderMismatch, has_vec_table, open_reader, stored_embedder
+from .sidecar_index import SidecarIndex, open_vector_index, refreshed
 from .vector_index import VectorIndex
 
 MODES = ("hybrid", "keyword", "semantic")
@@ -200,7 +201,7 @@ class Searcher:
         self.config = config
         self._embedder = embedder
         self._conn: Connection | None = None
-        self._vectors: VectorIndex | None = None
+        self._vectors: VectorIndex | SidecarIndex | None = None
         self._lock = threading.RLock()
         self._refreshed_at = 0.0
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlens-knn")
@@ -271,7 +272,7 @@ class Searcher:
         except Exception:  # noqa: BLE001
             return []
 
-    def vector_index(self) -> VectorIndex | None:
+    def vector_index(self) -> VectorIndex | SidecarIndex | None:
         conn = self.connection()
         if not has_vec_table(conn):
             return None
@@ -280,14 +281,14 @@ class Searcher:
             self.embedder.discover_dim()
         if info != self.embedder.info:
             raise EmbedderMismatch(info, self.embedder.info)
-        if self._vectors is None:
-            self._vectors = VectorIndex(info.dim)
+        if self._vectors is None:  # the mapped sidecar, else vec0 read into memory
+            self._vectors = open_vector_index(self.config.db_path, conn, info.dim)
         elif (time.monotonic() - self._refreshed_at < REFRESH_DURING_WRITE_S
               and active_writer(self.config.db_path)):
             # a reindex commits every file: re-assembling the matrix for each one would make
             # every search during it slow; rows deleted meanwhile are dropped at fetch time
             return self._vectors
-        self._vectors.refresh(conn)
+        self._vectors = refreshed(self._vectors, self.config.db_path, conn)
         self._refreshed_at = time.monotonic()
         return self._vectors
 
