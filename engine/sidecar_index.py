@@ -24,6 +24,7 @@ from .vector_sidecar import (
     current_vectors,
     index_state,
     load_sidecar,
+    snapshot,
 )
 
 RESCORE_DEPTH = 2_000
@@ -60,12 +61,9 @@ class SidecarIndex:
     @classmethod
     def open(cls, db_path: str | Path, conn: Connection) -> SidecarIndex:
         """Map and check the sidecar in one read transaction; raises SidecarInvalid."""
-        conn.execute("BEGIN")
-        try:
+        with snapshot(conn):
             index = cls(load_sidecar(db_path, conn))
             index._follow(conn)
-        finally:
-            conn.execute("COMMIT")
         return index
 
     # -- keeping in step with the index -------------------------------------------------------
@@ -75,11 +73,8 @@ class SidecarIndex:
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if version == self._data_version:
             return False
-        conn.execute("BEGIN")
-        try:
+        with snapshot(conn):
             changed = self._follow(conn)
-        finally:
-            conn.execute("COMMIT")
         self._data_version = version
         return changed
 

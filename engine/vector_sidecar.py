@@ -23,6 +23,7 @@ import json
 import os
 import secrets
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,6 +80,20 @@ class Sidecar:
     types: list[str]
     segments: list[Segment]
     manifest: dict
+
+
+@contextmanager
+def snapshot(conn: Connection):
+    """One read transaction (the generation and the rows it describes read together), or the
+    caller's own if one is open."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        conn.execute("COMMIT")
 
 
 # -- reading -----------------------------------------------------------------------------
@@ -223,8 +238,7 @@ def rebuild_sidecar(conn: Connection, db_path: str | Path) -> dict:
     info = stored_embedder(conn)
     folder = sidecar_dir(db_path)
     folder.mkdir(exist_ok=True)
-    conn.execute("BEGIN")
-    try:
+    with snapshot(conn):
         gen, _, epoch = index_state(conn)
         chunks = conn.execute(
             "SELECT chunk_id, validity, partition00 FROM chunks_vec_chunks "
@@ -235,8 +249,6 @@ def rebuild_sidecar(conn: Connection, db_path: str | Path) -> dict:
         basis = principal_basis(_sample(conn, chunks, live, info.dim),
                                 projection_dims(info.dim))
         entry = _stream_segment(conn, folder, chunks, sum(live.values()), types, basis)
-    finally:
-        conn.execute("COMMIT")
     basis_name = f"basis-{secrets.token_hex(6)}.bin"
     _write_file(folder / basis_name, basis.tobytes())
     _publish(folder, {"format": FORMAT, "dim": info.dim, "pdim": basis.shape[1],
