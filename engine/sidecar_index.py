@@ -43,15 +43,14 @@ class SidecarIndex:
         self.exact_below = exact_below
         self.types = list(sidecar.types)
         segs = sidecar.segments
-        self._seg_rowids = (np.concatenate([s.rowids for s in segs]) if segs
-                            else np.zeros(0, np.int64))
-        self._seg_types = (np.concatenate([s.types for s in segs]) if segs
-                           else np.zeros(0, np.int16))
+        self._seg_rowids = _joined([s.rowids for s in segs], np.int64)
+        self._seg_types = _joined([s.types for s in segs], np.int16)
         self._starts = np.cumsum([0] + [len(s.rowids) for s in segs])
         self._live = np.ones(len(self._seg_rowids), bool)
         for seg, start in zip(segs, self._starts, strict=False):
             if len(seg.dead):
                 self._live[start:start + len(seg.rowids)] &= ~np.isin(seg.rowids, seg.dead)
+        self._knock_out()
         self._gen = sidecar.gen
         self._changed = np.zeros(0, np.int64)
         self._delta = (np.zeros(0, np.int64), np.zeros(0, np.int16),
@@ -88,6 +87,7 @@ class SidecarIndex:
         if len(changed) > DELTA_MAX:
             raise SidecarStale(f"{len(changed)} rows changed since the sidecar")
         self._live &= ~np.isin(self._seg_rowids, changed)
+        self._knock_out()
         ids, stypes, vecs = current_vectors(conn, changed, self.dim)
         for t in stypes:
             if t not in self.types:
@@ -97,8 +97,12 @@ class SidecarIndex:
         self._changed, self._gen = changed, gen
         return True
 
+    def _knock_out(self) -> None:
+        self._dead = np.flatnonzero(~self._live)
+        self._n_live = len(self._live) - len(self._dead)
+
     def __len__(self) -> int:
-        return int(self._live.sum()) + len(self._delta[0])
+        return self._n_live + len(self._delta[0])
 
     # -- masks over rows: segment rows, then delta rows ----------------------------------------
     def type_mask(self, source_types) -> np.ndarray | None:
@@ -121,13 +125,18 @@ class SidecarIndex:
         query = query / (np.linalg.norm(query) or 1.0)
         nseg = len(self._seg_rowids)
         allowed = self._live if mask is None else (self._live & mask[:nseg])
-        n_allowed = int(allowed.sum())
+        n_allowed = self._n_live if mask is None else int(allowed.sum())
         if n_allowed <= self.exact_below:
             idx = np.flatnonzero(allowed)
         else:
             pq = query @ self.basis
-            scores = np.concatenate([s.projected @ pq for s in self.sidecar.segments])
-            scores[~allowed] = -np.inf
+            segs = self.sidecar.segments
+            scores = (segs[0].projected @ pq if len(segs) == 1
+                      else np.concatenate([s.projected @ pq for s in segs]))
+            if mask is None:  # the common case: only the few dead rows to knock out
+                scores[self._dead] = -np.inf
+            else:
+                scores[~allowed] = -np.inf
             depth = min(n_allowed, max(rescore, k * 4))
             idx = np.sort(np.argpartition(-scores, depth - 1)[:depth])
         sims = self._rescore(idx, query)
@@ -149,6 +158,13 @@ class SidecarIndex:
             if hi > lo:
                 out[lo:hi] = seg.full[idx[lo:hi] - start].astype(np.float32) @ query
         return out
+
+
+def _joined(parts: list[np.ndarray], dtype) -> np.ndarray:
+    """One array over the segments (a single segment's mapped array is used as is)."""
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype)
 
 
 def open_vector_index(db_path: str | Path, conn: Connection, dim: int):

@@ -148,11 +148,9 @@ def _map_segment(folder: Path, entry: dict, dim: int, pdim: int) -> Segment:
     mm = np.memmap(path, np.uint8, mode="r", shape=(size,))
     if bytes(mm[:8]) != MAGIC or int(mm[8:16].view(np.int64)[0]) != n:
         raise SidecarInvalid(f"{path.name} has a bad header")
-    ids = np.array(mm[rows:types].view(np.int64))
-    codes = np.array(mm[types:types + 2 * n].view(np.int16))
-    if zlib.crc32(ids.tobytes() + codes.tobytes()) != int(entry["crc"]):
+    if zlib.crc32(mm[rows:types + 2 * n]) != int(entry["crc"]):  # rowids, then type codes
         raise SidecarInvalid(f"{path.name} rowids changed")
-    return Segment(ids, codes,
+    return Segment(mm[rows:types].view(np.int64), mm[types:types + 2 * n].view(np.int16),
                    mm[projected:projected + 4 * n * pdim].view(np.float32).reshape(n, pdim),
                    mm[full:full + 2 * n * dim].view(np.float16).reshape(n, dim),
                    np.asarray(entry.get("dead", []), np.int64))
