@@ -192,6 +192,8 @@ def update_sidecar(conn: Connection, db_path: str | Path) -> dict:
         old = load_sidecar(db_path, conn)
     except SidecarInvalid as exc:
         old, why = None, str(exc)
+    if old is not None and old.basis.shape[1] != projection_dims(old.dim):
+        old, why = None, "another projection size"
     gen = vector_generation(conn)
     if old is not None and old.gen == gen:
         result = {"sidecar": "current", "gen": gen}

@@ -174,7 +174,7 @@ def test_torn_or_mismatched_sidecar_is_ignored(db):
 
 
 def test_projected_path_finds_the_exact_top_k(tmp_path):
-    dim = 256  # projected onto 96 principal components, as WordLlama's vectors are
+    dim = 256  # projected onto 128 principal components, as WordLlama's vectors are
     path = tmp_path / "p.db"
     conn = connect(path, mmap=False)
     ensure_schema(conn)
@@ -187,7 +187,7 @@ def test_projected_path_finds_the_exact_top_k(tmp_path):
     add(conn, [f"e{i}" for i in range(50)], everything[:50], source_type="cgm")
     update_sidecar(conn, path)
     index = open_vector_index(path, open_reader(path), dim)
-    assert isinstance(index, SidecarIndex) and index.basis.shape == (dim, 96)
+    assert isinstance(index, SidecarIndex) and index.basis.shape == (dim, 128)
     index.exact_below = 0  # force the two-pass search on this small fixture
     rowids = np.array([rowid_of(conn, f"c{i}") for i in range(6000)])
     for q in unit(everything[rng.integers(0, 6000, 20)] + 0.3 * rng.normal(size=(20, dim))):
