@@ -27,7 +27,7 @@ from .vector_sidecar import (
     snapshot,
 )
 
-RESCORE_DEPTH = 4_000  # first-pass candidates rescored exactly (docs/benchmarks.md)
+RESCORE_DEPTH = 8_000  # first-pass candidates rescored exactly (docs/benchmarks.md)
 DELTA_MAX = 50_000  # beyond this many changed rows, reload (a writer publishes a newer one)
 
 
