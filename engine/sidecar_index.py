@@ -24,6 +24,7 @@ from .vector_sidecar import (
     current_vectors,
     index_state,
     load_sidecar,
+    sidecar_dir,
     snapshot,
 )
 
@@ -175,12 +176,26 @@ def open_vector_index(db_path: str | Path, conn: Connection, dim: int):
     try:
         return SidecarIndex.open(db_path, conn)
     except (SidecarInvalid, SidecarStale):
-        return VectorIndex(dim)
+        index = VectorIndex(dim)
+        index.sidecar_stamp = _stamp(db_path)
+        return index
+
+
+def _stamp(db_path: str | Path):
+    try:
+        st = (sidecar_dir(db_path) / "manifest.json").stat()
+        return st.st_mtime_ns, st.st_ino
+    except OSError:
+        return None
 
 
 def refreshed(index, db_path: str | Path, conn: Connection):
     """``index`` in step with the index file; a sidecar that can no longer follow is
-    replaced by a newer one, or by the in-memory copy."""
+    replaced by a newer one, or by the in-memory copy, which gives way to a sidecar the
+    writer publishes later."""
+    if not isinstance(index, SidecarIndex) and _stamp(db_path) not in (
+            None, getattr(index, "sidecar_stamp", None)):
+        index = open_vector_index(db_path, conn, index.dim)
     try:
         index.refresh(conn)
         return index

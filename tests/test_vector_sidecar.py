@@ -173,6 +173,16 @@ def test_torn_or_mismatched_sidecar_is_ignored(db):
     assert isinstance(fresh(path)[1], VectorIndex)
 
 
+def test_a_reader_without_a_sidecar_takes_the_one_a_writer_publishes(db):
+    path, conn = db
+    reader, index = fresh(path)
+    assert isinstance(index, VectorIndex) and len(index) == 3000
+    assert refreshed(index, path, reader) is index  # nothing published: kept
+    update_sidecar(conn, path)
+    index = refreshed(index, path, reader)
+    assert isinstance(index, SidecarIndex) and len(index) == 3000
+
+
 def test_projected_path_finds_the_exact_top_k(tmp_path):
     dim = 256  # projected onto 128 principal components, as WordLlama's vectors are
     path = tmp_path / "p.db"
