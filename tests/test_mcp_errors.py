@@ -14,6 +14,7 @@ from engine.config import load_config
 from engine.db import connect
 from engine.indexer import reindex
 from engine.lock import writer_lock
+from engine.schema import SCHEMA_VERSION
 from tests.conftest import make_root
 from tui.mcp_server import MemlensTools
 
@@ -108,7 +109,7 @@ def _directory(db: Path) -> None:
 @pytest.mark.parametrize("spoil, message", [
     (Path.unlink, "no index at data/search/memlens.db: run `memlens reindex`"),
     (_garbage, "data/search/memlens.db is not a memlens index"),
-    (_v99, "index schema v99 is newer than this memlens (v2)"),
+    (_v99, f"index schema v99 is newer than this memlens (v{SCHEMA_VERSION})"),
     (_directory, "data/search/memlens.db is a directory"),
 ])
 def test_bad_index_files_answer_one_line(root, spoil, message):
