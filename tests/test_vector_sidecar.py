@@ -245,3 +245,21 @@ def test_a_reader_never_writes_the_sidecar_and_falls_back_without_one(config, tm
     assert sorted(p.name for p in db.parent.iterdir()) == before  # nothing written
     reindex(config=load_config(config.root))  # the next writer puts it back
     assert (folder / "manifest.json").exists()
+
+
+def test_maintenance_rewrites_the_sidecar_and_no_older_copy_is_trusted(db):
+    from engine.maintenance import rebuild_vec_index
+
+    path, conn = db
+    update_sidecar(conn, path)
+    folder = sidecar_dir(path)
+    old = {p.name: p.read_bytes() for p in folder.iterdir()}
+    conn.close()
+    assert rebuild_vec_index(path, vacuum=True)["sidecar_rows"] == 3000
+    reader, index = fresh(path)
+    assert isinstance(index, SidecarIndex) and len(index) == 3000
+    for p in folder.iterdir():
+        p.unlink()
+    for name, data in old.items():  # the pre-maintenance sidecar, restored
+        (folder / name).write_bytes(data)
+    assert isinstance(fresh(path)[1], VectorIndex)
