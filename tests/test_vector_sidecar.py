@@ -263,3 +263,16 @@ def test_maintenance_rewrites_the_sidecar_and_no_older_copy_is_trusted(db):
     for name, data in old.items():  # the pre-maintenance sidecar, restored
         (folder / name).write_bytes(data)
     assert isinstance(fresh(path)[1], VectorIndex)
+
+
+def test_a_sidecar_that_cannot_be_written_only_warns(config):
+    folder = sidecar_dir(config.db_path)
+    folder.parent.mkdir(parents=True)
+    folder.write_text("not a folder")  # mkdir and every file write inside it fail
+    stats = reindex(config=config)
+    assert stats.chunks and any("vector sidecar was not updated" in w.message
+                                for w in stats.warnings)
+    searcher = Searcher(config)
+    assert isinstance(searcher.vector_index(), VectorIndex)
+    assert searcher.search("harbor bridge project", mode="semantic").results
+    searcher.close()
