@@ -350,11 +350,14 @@ def _publish(folder: Path, manifest: dict) -> None:
     tmp = folder / "manifest.json.tmp"
     _write_file(tmp, json.dumps(manifest).encode())
     os.replace(tmp, folder / "manifest.json")
-    dir_fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    try:  # make the rename durable (POSIX); Windows cannot open a folder this way
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass
     keep = {manifest["basis"], "manifest.json", *(s["file"] for s in manifest["segments"])}
     for path in folder.iterdir():
         if path.name not in keep:  # a reader still mapping one keeps its inode alive
