@@ -25,7 +25,7 @@ from pathlib import Path
 from .cjk import GLOB, has_unsegmented
 from .db import Connection, IndexUnavailable, OperationalError, connect, transaction
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # two characters after the text: every 1-2 character string in it starts a trigram
 CJK_PAD = "char(10, 10)"
@@ -40,6 +40,22 @@ CJK_DDL = [
     f"WHERE new.content GLOB '{GLOB}'; END;",
     # the trigrams that start with a 1-2 character string (engine/cjk.py); stores nothing
     "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_cjk_vocab USING fts5vocab(chunks_cjk, 'row');",
+]
+
+# The vector generation log (engine/vector_sidecar.py): every change to a chunk's vector or
+# type logs its rowid in the same transaction; the log's AUTOINCREMENT counter is the
+# generation a vector sidecar is checked against. Migration v4.
+GENERATION_DDL = [
+    "CREATE TABLE IF NOT EXISTS vector_changes "
+    "(gen INTEGER PRIMARY KEY AUTOINCREMENT, chunk_rowid INTEGER NOT NULL)",
+    "CREATE TRIGGER IF NOT EXISTS chunks_gen_ai AFTER INSERT ON chunks "
+    "WHEN new.embedding IS NOT NULL BEGIN "
+    "INSERT INTO vector_changes(chunk_rowid) VALUES (new.rowid); END",
+    "CREATE TRIGGER IF NOT EXISTS chunks_gen_ad AFTER DELETE ON chunks "
+    "WHEN old.embedding IS NOT NULL BEGIN "
+    "INSERT INTO vector_changes(chunk_rowid) VALUES (old.rowid); END",
+    "CREATE TRIGGER IF NOT EXISTS chunks_gen_au AFTER UPDATE OF embedding, source_type "
+    "ON chunks BEGIN INSERT INTO vector_changes(chunk_rowid) VALUES (new.rowid); END",
 ]
 
 CORE_DDL = """
@@ -94,7 +110,7 @@ ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, content, source_file, source_type)
     VALUES (new.rowid, new.content, new.source_file, new.source_type);
 END;
-""" + "\n".join(CJK_DDL) + "\n"
+""" + "\n".join(CJK_DDL) + "\n" + "\n".join(f"{s};" for s in GENERATION_DDL) + "\n"
 
 
 def backfill_cjk(conn: Connection) -> int:
@@ -129,6 +145,7 @@ MIGRATIONS: dict[int, list[str | Callable[[Connection], object]]] = {
         backfill_cjk,
         "CREATE INDEX IF NOT EXISTS chunks_date ON chunks(content_date)",
     ],
+    4: GENERATION_DDL,  # the vector generation log (engine/vector_sidecar.py)
 }
 
 
@@ -328,6 +345,13 @@ def mirror_new_rows(conn: Connection, after_rowid: int) -> None:
     conn.execute(
         f"INSERT INTO chunks_cjk(rowid, content) SELECT rowid, content || {CJK_PAD} FROM chunks "
         "WHERE rowid > ? AND memlens_unsegmented(content)", (after_rowid,))
+
+
+def vector_generation(conn: Connection) -> int:
+    """The vector generation: how many vector changes were ever logged (never decreases)."""
+    row = conn.execute(
+        "SELECT seq FROM sqlite_sequence WHERE name = 'vector_changes'").fetchone()
+    return int(row[0]) if row else 0
 
 
 def max_rowid(conn: Connection) -> int:

@@ -45,6 +45,7 @@ from .people_filter import person_filter
 from .provider_guard import query_vector
 from .schema import EmbedderMismatch, has_vec_table, open_reader, stored_embedder
 from .search_options import MAX_LIMIT, MODES, SORTS
+from .sidecar_index import SidecarIndex, open_vector_index, refreshed
 from .timeline import source_types as indexed_types
 from .timephrase import SearchTime, search_time
 from .vector_index import VectorIndex
@@ -140,7 +141,7 @@ class Searcher:
         self.config = config
         self._embedder = embedder
         self._conn: Connection | None = None
-        self._vectors: VectorIndex | None = None
+        self._vectors: VectorIndex | SidecarIndex | None = None
         self._lock = threading.RLock()
         self._refreshed_at = 0.0
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlens-knn")
@@ -219,7 +220,7 @@ class Searcher:
         except Exception:  # noqa: BLE001
             return []
 
-    def vector_index(self, writing: bool | None = None) -> VectorIndex | None:
+    def vector_index(self, writing: bool | None = None) -> VectorIndex | SidecarIndex | None:
         """The warm vector index, refreshed from vec0; ``writing``: whether a writer runs
         (asked of the lock file when not given: a search asks once and passes it)."""
         conn = self.connection()
@@ -230,14 +231,14 @@ class Searcher:
             self.embedder.discover_dim()
         if info != self.embedder.info:
             raise EmbedderMismatch(info, self.embedder.info)
-        if self._vectors is None:
-            self._vectors = VectorIndex(info.dim)
+        if self._vectors is None:  # the mapped sidecar, else vec0 read into memory
+            self._vectors = open_vector_index(self.config.db_path, conn, info.dim)
         elif (time.monotonic() - self._refreshed_at < REFRESH_DURING_WRITE_S
               and (active_writer(self.config.db_path) if writing is None else writing)):
             # a reindex commits every file: re-assembling the matrix for each one would make
             # every search during it slow; rows deleted meanwhile are dropped at fetch time
             return self._vectors
-        self._vectors.refresh(conn)
+        self._vectors = refreshed(self._vectors, self.config.db_path, conn)
         self._refreshed_at = time.monotonic()
         return self._vectors
 

@@ -107,7 +107,9 @@ def test_read_only_root_searches_and_refuses_to_write(readonly_root):
 
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     assert not any(stat.S_IWUSR & p.stat().st_mode for p in db.parent.iterdir())
-    assert sorted(p.name for p in db.parent.iterdir()) == ["memlens.db", "memlens.db.lock"]
+    # the vector sidecar is the writer's (the fixture's reindex): readers never write it
+    assert sorted(p.name for p in db.parent.iterdir()) == ["memlens.db", "memlens.db.lock",
+                                                          "memlens.db.vectors"]
 
 
 def test_unreadable_index_is_one_line(readonly_root):
