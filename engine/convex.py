@@ -30,7 +30,7 @@ def convex_merge(keyword: list[Candidate], semantic: list[Candidate], weight: fl
     ``fusion_terms`` the arithmetic behind them. Ties: best single rank, then id."""
     from .fusion import _merge_into, best_rank
 
-    best_bm25 = max((c.bm25 or 0.0 for c in keyword), default=0.0)
+    best_bm25 = max((_keyword_raw(c) for c in keyword), default=0.0)
     sims = [c.similarity for c in semantic if c.similarity is not None]
     best_sim = max(sims, default=0.0)
     ref = sim_ref if sim_ref is not None else min(sims, default=0.0)
@@ -49,7 +49,7 @@ def convex_merge(keyword: list[Candidate], semantic: list[Candidate], weight: fl
             else:
                 _merge_into(current, fresh)
             if arm == "keyword":
-                raw, top, low, w = hit.bm25 or 0.0, best_bm25, 0.0, 1.0 - weight
+                raw, top, low, w = _keyword_raw(hit), best_bm25, 0.0, 1.0 - weight
             else:
                 raw, top, low, w = hit.similarity or 0.0, best_sim, ref, weight
             norm = max(0.0, raw - low) / (top - low) if top > low else 1.0
@@ -60,6 +60,12 @@ def convex_merge(keyword: list[Candidate], semantic: list[Candidate], weight: fl
     for c in merged.values():
         c.score = sum(c.rrf_terms.values())
     return sorted(merged.values(), key=lambda c: (-c.score, best_rank(c), c.id))
+
+
+def _keyword_raw(c: Candidate) -> float:
+    """What the keyword arm ranked by: its keyword score (bm25 mixed with passage evidence,
+    engine/passages.py) when it made one, else bm25."""
+    return c.keyword_score if c.keyword_score is not None else (c.bm25 or 0.0)
 
 
 def describe(weight: float, floor: float | None, provider: str) -> str:
