@@ -14,6 +14,7 @@ diluting it (docs/benchmarks.md).
 from __future__ import annotations
 
 from .candidates import Candidate
+from .passages import PASSAGE_SHARE
 
 REF_RANK = 100  # the KNN is asked at least this deep so the reference similarity exists
 
@@ -56,7 +57,10 @@ def convex_merge(keyword: list[Candidate], semantic: list[Candidate], weight: fl
             current.rrf_terms[arm] = w * norm
             shown = f"{raw:.4g}" if arm == "keyword" else f"({raw:.3f} - {low:.3f})"
             span = f"{top:.4g}" if arm == "keyword" else f"({top:.3f} - {low:.3f})"
-            current.fusion_terms[arm] = f"{w:.2f} × {shown}/{span} = {w * norm:.4f}"
+            why = (f" (score {(1 - PASSAGE_SHARE):.1f} × bm25 {hit.bm25:.4g}/best + "
+                   f"{PASSAGE_SHARE:.1f} × passage {hit.passage:.4g}/best)"
+                   if arm == "keyword" and hit.passage is not None else "")
+            current.fusion_terms[arm] = f"{w:.2f} × {shown}/{span} = {w * norm:.4f}{why}"
     for c in merged.values():
         c.score = sum(c.rrf_terms.values())
     return sorted(merged.values(), key=lambda c: (-c.score, best_rank(c), c.id))
