@@ -29,6 +29,9 @@ MESSAGE_START = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d\] ", re.M)
 WINDOW_ID = re.compile(r"^(.*)#w(\d+)$")
 PASSAGE = 4  # messages per passage: one message and its neighbours (a question and its answer)
 PASSAGE_SHARE = 0.5  # of a chat window's keyword score
+# only the arm's first chat hits get a passage (the rest, with none, can only sink): a page's
+# head comes from them, and the cost (~0.1 ms a window) stays bounded for deep pages
+PASSAGE_DEPTH = 50
 BM25_B = 0.75  # FTS5's bm25 length constant
 _STEMS: dict[str, str] = {}  # token -> the index tokenizer's stem, shared by the process
 _STEMS_MAX = 200_000
@@ -165,6 +168,7 @@ def with_passage_evidence(conn: Connection, cands: list[Candidate], terms: list[
     ``keyword_score`` and ``passage`` record the numbers; hits are updated in place."""
     weights = term_weights(conn, terms, term_df, n_rows)
     chat = [c.id for c in cands if neighbour_ids(c.id) and message_starts(c.content)]
+    chat_ids, chat = set(chat), chat[:PASSAGE_DEPTH]
     best_bm25 = max((c.bm25 or 0.0 for c in cands), default=0.0) or 1.0
     if not chat or not weights:
         for c in cands:
@@ -177,9 +181,10 @@ def with_passage_evidence(conn: Connection, cands: list[Candidate], terms: list[
     best_passage = max(passages.values(), default=0.0) or 1.0
     for c in cands:
         share = (c.bm25 or 0.0) / best_bm25
-        if c.id in passages:
-            c.passage = passages[c.id]
-            share = (1 - PASSAGE_SHARE) * share + PASSAGE_SHARE * c.passage / best_passage
+        if c.id in chat_ids:
+            c.passage = passages.get(c.id)
+            share = ((1 - PASSAGE_SHARE) * share
+                     + PASSAGE_SHARE * (c.passage or 0.0) / best_passage)
         c.keyword_score = share
     out = sorted(cands, key=lambda c: (-c.keyword_score, c.keyword_rank or 0))
     for rank, c in enumerate(out):
