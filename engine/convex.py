@@ -57,9 +57,12 @@ def convex_merge(keyword: list[Candidate], semantic: list[Candidate], weight: fl
             current.rrf_terms[arm] = w * norm
             shown = f"{raw:.4g}" if arm == "keyword" else f"({raw:.3f} - {low:.3f})"
             span = f"{top:.4g}" if arm == "keyword" else f"({top:.3f} - {low:.3f})"
-            why = (f" (score {(1 - PASSAGE_SHARE):.1f} × bm25 {hit.bm25:.4g}/best + "
-                   f"{PASSAGE_SHARE:.1f} × passage {hit.passage:.4g}/best)"
-                   if arm == "keyword" and hit.passage is not None else "")
+            why = ""
+            if arm == "keyword" and hit.passage is not None:
+                why = (f" (score {(1 - PASSAGE_SHARE):.1f} × bm25 {hit.bm25:.4g}/best + "
+                       f"{PASSAGE_SHARE:.1f} × passage {hit.passage:.4g}/best)")
+            elif arm == "keyword" and hit.keyword_score is not None:
+                why = f" (score bm25 {hit.bm25 or 0.0:.4g}/best)"
             current.fusion_terms[arm] = f"{w:.2f} × {shown}/{span} = {w * norm:.4f}{why}"
     for c in merged.values():
         c.score = sum(c.rrf_terms.values())

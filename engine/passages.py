@@ -165,15 +165,14 @@ def with_passage_evidence(conn: Connection, cands: list[Candidate], terms: list[
                           term_df: dict[str, int], n_rows: int) -> list[Candidate]:
     """The keyword arm's hits re-ordered by their keyword score (module docstring): a chat
     window's mixes its bm25 with its best passage's, any other chunk's is bm25 / best bm25.
-    ``keyword_score`` and ``passage`` record the numbers; hits are updated in place."""
+    ``keyword_score`` and ``passage`` record the numbers (left None when no hit is a chat
+    window: the arm is plain bm25 then); hits are updated in place."""
     weights = term_weights(conn, terms, term_df, n_rows)
     chat = [c.id for c in cands if neighbour_ids(c.id) and message_starts(c.content)]
     chat_ids, chat = set(chat), chat[:PASSAGE_DEPTH]
     best_bm25 = max((c.bm25 or 0.0 for c in cands), default=0.0) or 1.0
     if not chat or not weights:
-        for c in cands:
-            c.keyword_score = (c.bm25 or 0.0) / best_bm25
-        return cands
+        return cands  # no chat window: bm25 order and bm25 arithmetic, unchanged
     contents = {c.id: c.content for c in cands}
     missing = sorted({n for i in chat for n in neighbour_ids(i)} - contents.keys())
     contents.update(fetch_contents(conn, missing))
