@@ -14,6 +14,7 @@ diluting it (docs/benchmarks.md).
 from __future__ import annotations
 
 from .candidates import Candidate
+from .passages import PASSAGE_SHARE
 
 REF_RANK = 100  # the KNN is asked at least this deep so the reference similarity exists
 
@@ -30,7 +31,7 @@ def convex_merge(keyword: list[Candidate], semantic: list[Candidate], weight: fl
     ``fusion_terms`` the arithmetic behind them. Ties: best single rank, then id."""
     from .fusion import _merge_into, best_rank
 
-    best_bm25 = max((c.bm25 or 0.0 for c in keyword), default=0.0)
+    best_bm25 = max((_keyword_raw(c) for c in keyword), default=0.0)
     sims = [c.similarity for c in semantic if c.similarity is not None]
     best_sim = max(sims, default=0.0)
     ref = sim_ref if sim_ref is not None else min(sims, default=0.0)
@@ -49,17 +50,29 @@ def convex_merge(keyword: list[Candidate], semantic: list[Candidate], weight: fl
             else:
                 _merge_into(current, fresh)
             if arm == "keyword":
-                raw, top, low, w = hit.bm25 or 0.0, best_bm25, 0.0, 1.0 - weight
+                raw, top, low, w = _keyword_raw(hit), best_bm25, 0.0, 1.0 - weight
             else:
                 raw, top, low, w = hit.similarity or 0.0, best_sim, ref, weight
             norm = max(0.0, raw - low) / (top - low) if top > low else 1.0
             current.rrf_terms[arm] = w * norm
             shown = f"{raw:.4g}" if arm == "keyword" else f"({raw:.3f} - {low:.3f})"
             span = f"{top:.4g}" if arm == "keyword" else f"({top:.3f} - {low:.3f})"
-            current.fusion_terms[arm] = f"{w:.2f} × {shown}/{span} = {w * norm:.4f}"
+            why = ""
+            if arm == "keyword" and hit.passage is not None:
+                why = (f" (score {(1 - PASSAGE_SHARE):.1f} × bm25 {hit.bm25:.4g}/best + "
+                       f"{PASSAGE_SHARE:.1f} × passage {hit.passage:.4g}/best)")
+            elif arm == "keyword" and hit.keyword_score is not None:
+                why = f" (score bm25 {hit.bm25 or 0.0:.4g}/best)"
+            current.fusion_terms[arm] = f"{w:.2f} × {shown}/{span} = {w * norm:.4f}{why}"
     for c in merged.values():
         c.score = sum(c.rrf_terms.values())
     return sorted(merged.values(), key=lambda c: (-c.score, best_rank(c), c.id))
+
+
+def _keyword_raw(c: Candidate) -> float:
+    """What the keyword arm ranked by: its keyword score (bm25 mixed with passage evidence,
+    engine/passages.py) when it made one, else bm25."""
+    return c.keyword_score if c.keyword_score is not None else (c.bm25 or 0.0)
 
 
 def describe(weight: float, floor: float | None, provider: str) -> str:

@@ -51,6 +51,7 @@ class KeywordPlan:
     path: str = "or"  # "or" | "maxscore" | "maxscore+common" | "and-first" | "and-first+or"
     df: dict[str, int] = field(default_factory=dict)  # exact counts of common units, as known
     budget: int = POSTINGS_BUDGET  # postings the slow paths may score
+    term_df: dict[str, int] = field(default_factory=dict)  # single query word -> exact df
 
 
 def _varint(blob: bytes, i: int = 0) -> int:
@@ -96,12 +97,9 @@ def _ensure_vocab(conn: Connection) -> None:
                  "USING fts5vocab(temp, memlens_stemmer, 'instance')")
 
 
-def term_dfs(conn: Connection, terms: list[str]) -> dict[str, int]:
-    """Exact document frequency of single words, from the index's term list.
-
-    A word the tokenizer splits into several tokens (FTS5 then reads it as a phrase) is left
-    out; the caller counts those with a MATCH.
-    """
+def stems(conn: Connection, terms: list[str]) -> dict[str, str]:
+    """Each single word's stem as the index's tokenizer makes it. A word the tokenizer splits
+    into several tokens (FTS5 then reads it as a phrase) is left out."""
     if not terms:
         return {}
     _ensure_vocab(conn)
@@ -111,12 +109,21 @@ def term_dfs(conn: Connection, terms: list[str]) -> dict[str, int]:
     tokens: dict[int, list[str]] = {}
     for doc, term in conn.execute("SELECT doc, term FROM temp.memlens_stems"):
         tokens.setdefault(doc, []).append(term)
-    single = {i: t[0] for i, t in tokens.items() if len(t) == 1}
-    stems = sorted(set(single.values()))
+    return {terms[i]: t[0] for i, t in tokens.items() if len(t) == 1}
+
+
+def term_dfs(conn: Connection, terms: list[str]) -> dict[str, int]:
+    """Exact document frequency of single words, from the index's term list.
+
+    A word the tokenizer splits into several tokens is left out; the caller counts those with
+    a MATCH.
+    """
+    single = stems(conn, terms)
+    wanted = sorted(set(single.values()))
     counts = dict(conn.execute(
-        f"SELECT term, doc FROM temp.chunks_fts_terms WHERE term IN ({','.join('?' * len(stems))})",
-        stems).fetchall()) if stems else {}
-    return {terms[i]: counts.get(stem, 0) for i, stem in single.items()}
+        f"SELECT term, doc FROM temp.chunks_fts_terms WHERE term IN ({','.join('?' * len(wanted))})",
+        wanted).fetchall()) if wanted else {}
+    return {term: counts.get(stem, 0) for term, stem in single.items()}
 
 
 def plan(conn: Connection, parsed: ParsedQuery, common_df: int,
@@ -135,7 +142,7 @@ def plan(conn: Connection, parsed: ParsedQuery, common_df: int,
     if sum(counts.values()) <= budget:
         common, rare = [], units  # few enough postings to score them all: exact
     return KeywordPlan(units, common, rare, df={u: exact[u] for u in common if u in exact},
-                       budget=budget)
+                       budget=budget, term_df=by_term)
 
 
 def _exact_df(conn: Connection, p: KeywordPlan, n_rows: int) -> dict[str, int]:

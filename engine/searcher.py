@@ -39,8 +39,9 @@ from .fusion import (
     rrf_merge,
     sort_by_date,
 )
-from .keyword_arm import keyword_search
+from .keyword_arm import fts_row_count, keyword_search
 from .lock import active_writer
+from .passages import with_passage_evidence
 from .people_filter import person_filter
 from .provider_guard import query_vector
 from .schema import EmbedderMismatch, has_vec_table, open_reader, stored_embedder
@@ -189,8 +190,8 @@ class Searcher:
         """
         where, args = filters.sql()
         try:
-            rows, _ = keyword_search(self.connection(), parsed, depth, where, args,
-                                     self.config.keyword_common_df)
+            rows, plan = keyword_search(self.connection(), parsed, depth, where, args,
+                                        self.config.keyword_common_df)
             if has_unsegmented(query):
                 rows = merge_ranked(rows, cjk_search(self.connection(), query, depth, where,
                                                      args), depth)
@@ -201,7 +202,10 @@ class Searcher:
             cand = _candidate(r)
             cand.keyword_rank, cand.bm25 = rank, float(r["score"])
             out.append(cand)
-        return out
+        if plan is None or not out:
+            return out
+        conn = self.connection()
+        return with_passage_evidence(conn, out, parsed.terms, plan.term_df, fts_row_count(conn))
 
     def matched_all(self, parsed: ParsedQuery, filters: Filters) -> bool:
         return bool(self.full_matches(parsed, filters, 1))

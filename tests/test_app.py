@@ -467,7 +467,7 @@ async def test_preview_explain_block_and_toggle(demo_root):
         body = app.main.query_one("#pv-body").render().plain
         assert result.content.splitlines()[0][:40] in body
         explain = app.main.query_one("#pv-explain").render().plain
-        assert "fusion" in explain and "keyword 0.80 ×" in explain
+        assert "fusion" in explain and "keyword 0.85 ×" in explain
         assert "half-life" in explain and "age" in explain and "MMR" in explain
         assert "similarity" in explain and "flags" in explain
         meta = app.main.query_one("#pv-meta").render().plain

@@ -194,7 +194,7 @@ def test_hybrid_search_header_and_rows(demo):
     assert header[0] == "arms: both"
     assert re.fullmatch(r"arm_depth: keyword \d+/50, semantic \d+/50 chunks", header[1])
     assert header[2] == "confidence: ok"
-    assert header[3].startswith("fusion: convex (local): keyword 0.80 × bm25/best")
+    assert header[3].startswith("fusion: convex (local): keyword 0.85 × bm25/best")
     assert header[4] == "reranked: false (not_requested)"
     assert not any(h.startswith("index_transition:") for h in header)
     assert 1 <= len(rows) <= 10 and tail == []

@@ -87,6 +87,8 @@ def test_the_local_embedder_is_calibrated():
     cal = calibration_for("local")
     assert cal.measured and 0 < cal.semantic_weight < 0.5 and cal.similarity_floor == 0.30
     assert calibration_for("no-such-provider").similarity_floor is None
+    minilm = calibration_for("minilm")
+    assert minilm.measured and minilm.similarity_floor == 0.30
 
 
 # -- end to end on a small root ----------------------------------------------------------------

@@ -55,9 +55,9 @@ def test_hybrid_response_carries_header_fields(searcher):
     assert top.id == "notes/work/launch.md#s1"
     assert top.keyword_rank == 1 and top.semantic_rank is not None
     # convex fusion: the keyword leader's part is the keyword weight times bm25/best = 1
-    assert top.rrf_terms["keyword"] == pytest.approx(0.8)
-    assert top.fusion_terms["keyword"].startswith("0.80 × ")
-    assert r.fusion.startswith("convex (local): keyword 0.80 × bm25/best + semantic 0.20 × ")
+    assert top.rrf_terms["keyword"] == pytest.approx(0.85)
+    assert top.fusion_terms["keyword"].startswith("0.85 × ")
+    assert r.fusion.startswith("convex (local): keyword 0.85 × bm25/best + semantic 0.15 × ")
     assert "«harbor»" in top.snippet and top.matched_terms == ["harbor", "bridge", "dashboard"]
     assert top.section_path == ["Checklist"] and top.decay.half_life == 365.0
 

@@ -1,0 +1,191 @@
+"""Passage-level keyword evidence for chat windows (the keyword arm's second look).
+
+A chat chunk is a window of 10 messages (engine/extractors/messaging.py lays each one out as
+``[YYYY-MM-DD HH:MM] Sender: text``). BM25 over the window rewards query words spread over
+unrelated messages as much as words said together, and it cannot see a question asked in the
+last messages of one window and answered in the first of the next. So every chat window the
+arm found also gets the BM25 of its best passage: PASSAGE consecutive messages centred on one
+of its own messages, reaching into the neighbouring windows (Callan, "Passage-level evidence
+in document retrieval", SIGIR 1994). The window's keyword score is then
+
+    (1 - PASSAGE_SHARE) * bm25 / best_bm25 + PASSAGE_SHARE * passage / best_passage
+
+idf is the window-level one the arm already read; a message holds a word when the index's own
+tokenizer (porter, via a scratch FTS5 table) gives the same stem. Measured in
+docs/benchmarks.md ("Passage evidence in chat windows").
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+
+from .candidates import Candidate
+from .db import Connection
+from .keyword_arm import BM25_K1, _ensure_vocab, idf
+
+MESSAGE_START = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d\] ", re.M)
+WINDOW_ID = re.compile(r"^(.*)#w(\d+)$")
+PASSAGE = 4  # messages per passage: one message and its neighbours (a question and its answer)
+PASSAGE_SHARE = 0.5  # of a chat window's keyword score
+# only the arm's first chat hits get a passage (the rest, with none, can only sink): a page's
+# head comes from them, and the cost (~0.1 ms a window) stays bounded for deep pages
+PASSAGE_DEPTH = 50
+BM25_B = 0.75  # FTS5's bm25 length constant
+_STEMS: dict[str, str] = {}  # token -> the index tokenizer's stem, shared by the process
+_STEMS_MAX = 200_000
+
+
+def message_starts(content: str) -> list[int]:
+    """Offsets where the messages of a chat window begin (a message may span lines); [] when
+    the text is not laid out as messages."""
+    starts = [m.start() for m in MESSAGE_START.finditer(content)]
+    return starts if starts and starts[0] == 0 else []
+
+
+def stem_all(conn: Connection, tokens: set[str]) -> dict[str, str]:
+    """token -> stem as the index's tokenizer makes it (cached; one transaction for the new
+    ones: row-by-row autocommit into FTS5 costs ~0.2 ms a row)."""
+    new = sorted(t for t in tokens if t not in _STEMS)
+    if new:
+        if len(_STEMS) + len(new) > _STEMS_MAX:
+            _STEMS.clear()
+        _ensure_vocab(conn)
+        conn.execute("SAVEPOINT memlens_stems")
+        try:
+            conn.execute("DELETE FROM temp.memlens_stemmer")
+            conn.executemany("INSERT INTO temp.memlens_stemmer(rowid, w) VALUES (?, ?)",
+                             list(enumerate(new)))
+            found = {doc: term for doc, term in
+                     conn.execute("SELECT doc, term FROM temp.memlens_stems")}
+        finally:
+            conn.execute("RELEASE memlens_stems")
+        for i, token in enumerate(new):
+            _STEMS[token] = found.get(i, token)
+    return {t: _STEMS[t] for t in tokens}
+
+
+def _near(weights: dict[str, float]) -> re.Pattern:
+    """Words that could stem to a query stem: they start like it (porter rewrites only a
+    stem's last letters). Only those are stemmed."""
+    heads = sorted({w[:max(3, len(w) - 2)] for w in weights}, key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, heads)) + r")\w*", re.IGNORECASE)
+
+
+def _message_tfs(conn: Connection, content: str, starts: list[int], weights: dict[str, float],
+                 near: re.Pattern) -> list[tuple[dict[str, int], int]]:
+    """(query stem -> count, length in words) per message of a window."""
+    ends = [*starts[1:], len(content)]
+    out: list[tuple[dict[str, int], int]] = [
+        ({}, content.count(" ", a, b) + 1) for a, b in zip(starts, ends, strict=True)]
+    hits = [(m.start(), m.group().lower()) for m in near.finditer(content)]
+    stem = stem_all(conn, {t for _, t in hits})
+    for at, token in hits:
+        if stem[token] in weights:
+            tf = out[bisect.bisect_right(starts, at) - 1][0]
+            tf[stem[token]] = tf.get(stem[token], 0) + 1
+    return out
+
+
+def neighbour_ids(chunk_id: str) -> list[str]:
+    """The ids of the windows before and after a chat window (none for other chunks)."""
+    m = WINDOW_ID.match(chunk_id)
+    if m is None:
+        return []
+    n = int(m.group(2))
+    return [f"{m.group(1)}#w{k}" for k in (n - 1, n + 1) if k >= 0]
+
+
+def passage_scores(conn: Connection, weights: dict[str, float], ids: Sequence[str],
+                   contents: dict[str, str]) -> dict[str, float]:
+    """The best passage's BM25 for each chat window in ``ids``. ``weights``: query stem ->
+    idf; ``contents``: the text of those windows and of any neighbours known."""
+    if not weights:
+        return {}
+    stats, near = {}, _near(weights)
+    for cid in {*ids, *(n for i in ids for n in neighbour_ids(i))}:
+        starts = message_starts(contents.get(cid, ""))
+        if starts:
+            stats[cid] = _message_tfs(conn, contents[cid], starts, weights, near)
+    lengths = [n for msgs in stats.values() for _, n in msgs]
+    mean = PASSAGE * sum(lengths) / max(1, len(lengths))
+    half = PASSAGE // 2
+    out = {}
+    for i in ids:
+        if i not in stats:
+            continue
+        before, after = _around(i)
+        head = stats.get(before, [])[-half:] if before else []
+        seq = [*head, *stats[i], *stats.get(after, [])[:half]]
+        best = 0.0
+        for c in range(len(head), len(head) + len(stats[i])):
+            part = seq[max(0, c - half):max(0, c - half) + PASSAGE]
+            tf: dict[str, int] = {}
+            for counts, _ in part:
+                for w, n in counts.items():
+                    tf[w] = tf.get(w, 0) + n
+            if not tf:
+                continue
+            length = sum(n for _, n in part)
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * length / (mean or 1.0))
+            best = max(best, sum(weights[w] * n * (BM25_K1 + 1) / (n + norm)
+                                 for w, n in tf.items()))
+        out[i] = best
+    return out
+
+
+def _around(chunk_id: str) -> tuple[str | None, str]:
+    """The ids of the windows before (None for the first) and after a chat window."""
+    ids = neighbour_ids(chunk_id)
+    return (None, ids[0]) if len(ids) == 1 else (ids[0], ids[1])
+
+
+def term_weights(conn: Connection, terms: list[str], term_df: dict[str, int],
+                 n_rows: int) -> dict[str, float]:
+    """Query stem -> the window-level idf FTS5's bm25 gives it."""
+    stem = stem_all(conn, {t.lower() for t in terms if t in term_df})
+    out: dict[str, float] = {}
+    for t in terms:
+        if t in term_df:
+            s = stem[t.lower()]
+            out[s] = max(out.get(s, 0.0), idf(n_rows, term_df[t]))
+    return out
+
+
+def fetch_contents(conn: Connection, ids: Sequence[str]) -> dict[str, str]:
+    if not ids:
+        return {}
+    rows = conn.execute(f"SELECT id, content FROM chunks WHERE id IN ({','.join('?' * len(ids))})",
+                        list(ids)).fetchall()
+    return {r[0]: r[1] for r in rows}
+
+
+def with_passage_evidence(conn: Connection, cands: list[Candidate], terms: list[str],
+                          term_df: dict[str, int], n_rows: int) -> list[Candidate]:
+    """The keyword arm's hits re-ordered by their keyword score (module docstring): a chat
+    window's mixes its bm25 with its best passage's, any other chunk's is bm25 / best bm25.
+    ``keyword_score`` and ``passage`` record the numbers (left None when no hit is a chat
+    window: the arm is plain bm25 then); hits are updated in place."""
+    weights = term_weights(conn, terms, term_df, n_rows)
+    chat = [c.id for c in cands if neighbour_ids(c.id) and message_starts(c.content)]
+    chat_ids, chat = set(chat), chat[:PASSAGE_DEPTH]
+    best_bm25 = max((c.bm25 or 0.0 for c in cands), default=0.0) or 1.0
+    if not chat or not weights:
+        return cands  # no chat window: bm25 order and bm25 arithmetic, unchanged
+    contents = {c.id: c.content for c in cands}
+    missing = sorted({n for i in chat for n in neighbour_ids(i)} - contents.keys())
+    contents.update(fetch_contents(conn, missing))
+    passages = passage_scores(conn, weights, chat, contents)
+    best_passage = max(passages.values(), default=0.0) or 1.0
+    for c in cands:
+        share = (c.bm25 or 0.0) / best_bm25
+        if c.id in chat_ids:
+            c.passage = passages.get(c.id)
+            share = ((1 - PASSAGE_SHARE) * share
+                     + PASSAGE_SHARE * (c.passage or 0.0) / best_passage)
+        c.keyword_score = share
+    out = sorted(cands, key=lambda c: (-c.keyword_score, c.keyword_rank or 0))
+    for rank, c in enumerate(out):
+        c.keyword_rank = rank
+    return out

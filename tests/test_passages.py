@@ -1,0 +1,87 @@
+"""Passage evidence in chat windows (engine/passages.py, docs/benchmarks.md): words said
+together in a message outrank the same words spread over a window, a passage reaches into the
+neighbouring window, and chunks that are not chat windows keep their bm25 order."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from engine.config import load_config
+from engine.indexer import reindex
+from engine.passages import message_starts, neighbour_ids, passage_scores
+from engine.searcher import Searcher
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)
+START = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+
+
+def _chat(path, texts, who=("Ana", "Ben")):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(
+        json.dumps({"date": (START + timedelta(minutes=i)).isoformat(), "from": who[i % 2],
+                    "text": t}) + "\n" for i, t in enumerate(texts)))
+
+
+FILLER = [f"the weather on day {i} was grey and windy" for i in range(10)]
+# window 0: "pottery" twice and "classes" once, in three different messages
+SPREAD = ["my pottery teacher is away", *FILLER[:3], "classes start late this year",
+          *FILLER[3:6], "pottery again next month", FILLER[6]]
+# window 1: both words in one message
+TOGETHER = [*FILLER[:5], "I signed up for a pottery class yesterday", *FILLER[5:9]]
+
+
+@pytest.fixture(scope="module")
+def searcher(tmp_path_factory):
+    root = tmp_path_factory.mktemp("passages") / "root"
+    _chat(root / "data/telegram/ana.jsonl", SPREAD + TOGETHER + FILLER)
+    _chat(root / "data/telegram/other.jsonl", [f"lunch menu item {i} was soup" for i in range(60)])
+    (root / "notes").mkdir()
+    (root / "notes/a.md").write_text("# Clay\n\npottery pottery pottery classes\n")
+    (root / "notes/b.md").write_text("# Clay too\n\npottery classes\n")
+    config = load_config(root)
+    reindex(config=config)
+    s = Searcher(config)
+    yield s
+    s.close()
+
+
+def test_words_said_together_outrank_words_spread_over_a_window(searcher):
+    r = searcher.search("pottery classes", mode="keyword", now=NOW,
+                        path_prefix="data/telegram/")
+    ids = [x.id for x in r]
+    assert ids[:2] == ["data/telegram/ana.jsonl#w1", "data/telegram/ana.jsonl#w0"], [
+        (x.id, x.bm25, x.fusion_terms) for x in r]
+    spread, together = r[1], r[0]
+    assert spread.bm25 > together.bm25  # plain bm25 alone would put the spread window first
+    assert "passage" in together.fusion_terms["keyword"]
+
+
+def test_chunks_that_are_not_chat_windows_keep_their_bm25_order(searcher):
+    r = searcher.search("pottery classes", mode="keyword", now=NOW, path_prefix="notes/")
+    assert [x.id.split("#")[0] for x in r] == ["notes/a.md", "notes/b.md"]
+    assert all("passage" not in x.fusion_terms["keyword"] for x in r)
+
+
+def test_a_passage_reaches_into_the_neighbouring_window(searcher):
+    conn = searcher.connection()
+    w0 = "\n".join(f"[2026-11-01 09:0{i}] Ana: nothing here {i}" for i in range(9))
+    w0 += "\n[2026-11-01 09:09] Ana: how was the coconut ice cream"
+    w1 = "\n".join(f"[2026-11-01 09:1{i}] Ben: super good {i}" for i in range(10))
+    ids = ["data/telegram/x.jsonl#w0", "data/telegram/x.jsonl#w1"]
+    weights = {"coconut": 2.0}
+    alone = passage_scores(conn, weights, [ids[1]], {ids[1]: w1})
+    seam = passage_scores(conn, weights, [ids[1]], {ids[0]: w0, ids[1]: w1})
+    assert alone[ids[1]] == 0.0 and seam[ids[1]] > 0.0
+
+
+def test_message_layout_and_window_ids():
+    text = "[2026-11-01 09:00] Ana: one\nline two\n[2026-11-01 09:01] Ben: three"
+    assert message_starts(text) == [0, text.index("[2026-11-01 09:01]")]
+    assert message_starts("# a note\n[2026-11-01 09:00] Ana: x") == []
+    assert neighbour_ids("data/slack/general.jsonl#w0") == ["data/slack/general.jsonl#w1"]
+    assert neighbour_ids("data/slack/general.jsonl#w5") == ["data/slack/general.jsonl#w4",
+                                                            "data/slack/general.jsonl#w6"]
+    assert neighbour_ids("notes/a.md") == []
