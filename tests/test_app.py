@@ -1029,9 +1029,15 @@ def test_text_helpers_neutralise_data():
     from tui.widgets.text import plain, snippet_content
 
     assert plain("a\x1b[31mb\x07\r\nc\u202e\x9b") == "a␛[31mb␇\nc\ufffd\ufffd"
-    content = snippet_content("x «tile» [link=file:///etc]y[/link] «a «b» c»")
-    assert content.plain == "x tile [link=file:///etc]y[/link] «a b c»"
-    assert [content.plain[s.start:s.end] for s in content.spans] == ["tile", "b"]
+    from types import SimpleNamespace
+
+    row = SimpleNamespace(snippet="x tile [link=file:///etc]y[/link] \x1b «a b» \udce9 zoom",
+                          content="", highlights=[(2, 6), (42, 43)], emphasis=[(44, 48, "code")])
+    content = snippet_content(row)  # spans, not markers: a literal « stays text
+    assert content.plain == "x tile [link=file:///etc]y[/link] ␛ «a b» \\xe9 zoom"
+    assert [(content.plain[s.start:s.end], str(s.style)) for s in content.spans] == [
+        ("tile", "bold reverse $accent"), ("\\xe9", "bold reverse $accent"),
+        ("zoom", "$text-secondary")]
 
 
 def test_stats_health_suggests_maintenance():
