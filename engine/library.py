@@ -43,7 +43,13 @@ from .library_types import (
 from .routes import route_matches
 from .scanner import SourceFile, discover, indexed_mtimes, needs_indexing, vanished
 from .schema import check_readable, stored_embedder
-from .stats import IndexStatistics, chunks_per_type, db_size, index_statistics
+from .stats import (
+    IndexStatistics,
+    chunks_per_type,
+    db_size,
+    index_statistics,
+    pending_embeddings,
+)
 
 __all__ = ["Chunk", "EmbedderMatch", "FileText", "IndexOverview", "IndexStatistics",
            "IndexStatus", "IndexUnavailable", "Library", "Neighbours", "PendingFiles",
@@ -188,6 +194,7 @@ class _Reads:
                 return overview
             overview.exists = True
             overview.per_type = chunks_per_type(conn)
+            overview.pending_embeddings = pending_embeddings(conn)
             info = stored_embedder(conn)
         overview.chunks = sum(overview.per_type.values())
         overview.embedder = info.describe() if info else None

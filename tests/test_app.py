@@ -333,7 +333,7 @@ async def test_facet_only_this_pushes_the_filter_into_the_engine(demo_root):
         await wait_for(pilot, lambda: app.main.idle)
         assert spy.calls[-1][1]["source_types"] == ["note"]
         assert {r.source_type for r in app.main.results.results} == {"note"}
-        assert facets.border_subtitle == f"1/{len(facets.available)}"
+        assert facets.border_subtitle == f"1/{len(facets.available)} · query counts"
         await pilot.press("space")  # toggle it off: nothing checked
         await pilot.pause(0.3)
         assert "No source type is checked" in app.main.query_one("#empty").render().plain
@@ -341,7 +341,7 @@ async def test_facet_only_this_pushes_the_filter_into_the_engine(demo_root):
         await pilot.pause(0.05)
         await wait_for(pilot, lambda: app.main.idle)
         assert spy.calls[-1][1]["source_types"] is None
-        assert facets.border_subtitle == "all"
+        assert facets.border_subtitle == "all · query counts"
 
 
 @aio

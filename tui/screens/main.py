@@ -134,6 +134,8 @@ class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
             facets.set_counts(overview.per_type, all_types)
         if not self.query_one(QueryInput).value.strip():
             self._show_idle()
+        else:
+            self._show_status()  # the semantic coverage may have changed
 
     def show_infobar(self) -> None:
         self.query_one(InfoBar).show(self.app.config.root, self.overview, self.app.job_title)
@@ -225,6 +227,8 @@ class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
             keep = rows[-1].id
         # the highlight's OptionHighlighted fills the preview, after the list is painted
         self.results.show(rows, keep=keep)
+        self.query_one(FacetList).show_query_counts(
+            getattr(message.response, "type_counts", None))
         if rows:
             self._show_results_pane(True)
         else:
@@ -242,6 +246,7 @@ class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
             self._show_status()
             return
         self.results.show([])
+        self.query_one(FacetList).show_query_counts(None)
         from engine.schema import EmbedderMismatch
 
         if isinstance(message.error, EmbedderMismatch):
@@ -280,6 +285,7 @@ class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
 
     def _show_idle(self) -> None:
         self.results.show([])
+        self.query_one(FacetList).show_query_counts(None)  # no query: the index's counts
         self.preview.show_nothing()
         ov = self.overview
         if ov is not None and not ov.exists:
@@ -305,7 +311,8 @@ class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
         parts = search_parts(self.session, frozen=self.app.frozen,
                              mismatch=self.mismatch is not None,
                              job_running=self.app.job is not None,
-                             describe_error=describe_error)
+                             describe_error=describe_error,
+                             coverage=self.overview.semantic_coverage if self.overview else None)
         parts.append(Content.assemble(("mode: ", "dim"), self.session.filters.mode))
         active = self._filter_summary()
         if active:

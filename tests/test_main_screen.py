@@ -1,0 +1,92 @@
+"""Pilot tests of the main screen's rough edges (issue 12: 3, 4, 5, 10): each failed before."""
+# ruff: noqa: F811 - the fixtures imported from tests.test_app are arguments here
+
+from __future__ import annotations
+
+from engine.config import load_config
+from engine.db import connect
+from tests.test_app import (  # noqa: F401 - demo_root, writable_root are fixtures
+    aio,
+    demo_root,
+    make_app,
+    ready,
+    search,
+    writable_root,
+)
+from tui.widgets.facets import FacetList
+
+
+def status_of(app) -> str:
+    return app.main.query_one("#status").render().plain
+
+
+def header_of(app) -> str:
+    return app.main.query_one("#infobar").render().plain
+
+
+@aio
+async def test_most_chunks_without_a_vector_say_so_instead_of_arms_both(writable_root):
+    conn = connect(load_config(writable_root).db_path)
+    total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    with conn:  # what a cancelled re-embed leaves: a few vectors, the rest pending
+        conn.execute("UPDATE chunks SET embedding = NULL WHERE rowid > 52")
+    pending = conn.execute("SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0]
+    conn.close()
+    app = make_app(writable_root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ready(pilot)
+        assert f"{pending:,} embeddings pending" in header_of(app)
+        await search(pilot, "maya birthday dinner")
+        status = status_of(app)
+        assert f"semantic covers {round(100 * (total - pending) / total)}% of the index" in status
+        assert "arms: both" not in status and "confidence: ok" not in status
+        await pilot.press("ctrl+t")  # keyword mode: the keyword arm covers everything
+        await search(pilot, "maya birthday dinner")
+        assert "arms: keyword" in status_of(app) and "semantic covers" not in status_of(app)
+
+
+@aio
+async def test_a_fully_embedded_index_keeps_arms_both(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ready(pilot)
+        assert "pending" not in header_of(app)
+        await search(pilot, "maya birthday dinner")
+        assert "arms: both" in status_of(app) and "semantic covers" not in status_of(app)
+
+
+def facet_rows(app) -> dict[str, str]:
+    facets = app.main.query_one(FacetList)
+    return {facets.get_option_at_index(i).value: facets.render_line(i).text
+            for i in range(min(facets.option_count, facets.size.height))}
+
+
+@aio
+async def test_facets_show_state_by_glyph_and_counts_of_the_query(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ready(pilot)
+        facets = app.main.query_one(FacetList)
+        rows = facet_rows(app)
+        assert all("☑" in row for row in rows.values())
+        assert facets.border_subtitle == "all · index counts"
+        assert "ride memory" in rows["rwgps_memory"]  # a readable label, not the type id
+        assert f"{facets.counts['slack']:,}" in rows["slack"]
+        await search(pilot, "maya birthday dinner")
+        counts = app.main.response.type_counts
+        assert facets.border_subtitle == "all · query counts"
+        assert 0 < sum(counts.values()) < sum(facets.counts.values())
+        rows = facet_rows(app)
+        for source_type, row in rows.items():
+            assert row.split()[-1] == f"{counts.get(source_type, 0):,}"
+        facets.focus()
+        facets.highlighted = 0
+        first = facets.get_option_at_index(0).value
+        await pilot.press("space")  # uncheck the first type: ☐, and not searched ("—")
+        await search(pilot, "maya birthday dinner dessert")
+        facets.focus()
+        rows = facet_rows(app)
+        assert "☐" in rows[first] and "☑" not in rows[first] and rows[first].split()[-1] == "—"
+        assert all("☑" in row for t, row in rows.items() if t != first)
+        await search(pilot, "")  # no query: the index's counts again
+        assert facets.border_subtitle.endswith("index counts")
