@@ -467,15 +467,22 @@ async def test_preview_explain_block_and_toggle(demo_root):
         body = app.main.query_one("#pv-body").render().plain
         assert result.content.splitlines()[0][:40] in body
         explain = app.main.query_one("#pv-explain").render().plain
-        assert "fusion" in explain and "keyword 0.80 ×" in explain
-        assert "half-life" in explain and "age" in explain and "MMR" in explain
-        assert "similarity" in explain and "flags" in explain
+        assert "Why here" in explain and "found by both searches: keyword #" in explain
         meta = app.main.query_one("#pv-meta").render().plain
         assert "Metadata" in meta
-        await pilot.press("enter", "x")
+        await pilot.press("enter", "x")  # in words → the exact numbers
+        await pilot.pause()
+        explain = app.main.query_one("#pv-explain").render().plain
+        assert "fusion" in explain and "keyword 0.80 ×" in explain
+        assert "half-life" in explain and "age" in explain and "mmr" in explain
+        assert "similarity" in explain
+        await pilot.press("x")
+        await pilot.pause()
         assert not app.main.query_one("#pv-explain").display
         await pilot.press("x")
+        await pilot.pause()
         assert app.main.query_one("#pv-explain").display
+        assert "Why here" in app.main.query_one("#pv-explain").render().plain
 
 
 @aio

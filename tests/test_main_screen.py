@@ -90,3 +90,54 @@ async def test_facets_show_state_by_glyph_and_counts_of_the_query(demo_root):
         assert all("☑" in row for t, row in rows.items() if t != first)
         await search(pilot, "")  # no query: the index's counts again
         assert facets.border_subtitle.endswith("index counts")
+
+
+@aio
+async def test_preview_explains_in_words_and_shows_the_path_once(demo_root):
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ready(pilot)
+        await search(pilot, "maya birthday dinner")
+        result = app.main.results.current
+        title = app.main.query_one("#pv-title").render().plain
+        assert title.count(result.source_file) == 1  # the id's suffix follows it, once
+        assert result.id[len(result.source_file):] in title
+        summary = app.main.query_one("#pv-explain").render().plain
+        assert "found by both searches: keyword #" in summary and "meaning #" in summary
+        assert "×0." in summary and "RRF" not in summary and "bm25" not in summary
+        border = app.main.query_one("#results-pane").border_subtitle
+        assert "K keyword" in border and "S meaning" in border and "×age" in border
+
+
+@aio
+async def test_help_lists_what_the_result_marks_mean(demo_root):
+    from tui.screens.help import help_content
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ready(pilot)
+        text = help_content(app, 150).plain
+        assert "Result marks" in text and "the age weight" in text and "score bar" in text
+
+
+@aio
+async def test_snippet_rows_show_the_match_and_no_markdown_markers(writable_root):
+    from engine.config import load_config as config_of
+    from engine.indexer import reindex
+    from tests.test_app import SharedEmbedder
+
+    note = writable_root / "notes" / "kayak-trip.md"
+    filler = " ".join(f"filler{i}" for i in range(60))
+    note.write_text(f"# Trip\n\n{filler} the **zephyrine** kayak and `kit`.\n")
+    reindex(config=config_of(writable_root), embedder=SharedEmbedder())
+    app = make_app(writable_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "zephyrine")
+        row = app.main.results.options[0].prompt
+        snippet = row.plain.splitlines()[1]
+        assert "**" not in snippet and "`" not in snippet
+        assert snippet.strip().startswith("…") and snippet.index("zephyrine") < 30
+        styled = {(row.plain[s.start:s.end], str(s.style)) for s in row.spans}
+        assert {("zephyrine", "bold reverse $accent"), ("zephyrine", "bold"),
+                ("kit", "$text-secondary")} <= styled

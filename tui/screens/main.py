@@ -42,6 +42,7 @@ from ..widgets.chips import FilterChips
 from ..widgets.empty import EmptyState
 from ..widgets.facets import FacetList
 from ..widgets.jobpanel import JobPanel
+from ..widgets.legend import BORDER_KEY
 from ..widgets.preview import Preview
 from ..widgets.query import QueryInput
 from ..widgets.results import ResultList
@@ -86,7 +87,8 @@ class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
         query = self.query_one(QueryInput)
         if self.app.frozen:
             query.cursor_blink = False
-        self.query_one("#results-pane").border_title = "Results"
+        pane = self.query_one("#results-pane")
+        pane.border_title, pane.border_subtitle = "Results", BORDER_KEY
         self.query_one(JobPanel).display = False
         self.query_one(InfoBar).show(self.app.config.root, None)
         self._show_chips()
