@@ -7,6 +7,8 @@ underscores as spaces.
 
 from __future__ import annotations
 
+from .textsafe import one_line
+
 LABELS: dict[str, str] = {
     "slack": "Slack",
     "telegram": "Telegram",
@@ -39,4 +41,4 @@ LABELS: dict[str, str] = {
 
 def type_label(source_type: str) -> str:
     """``rwgps_memory`` → ``ride memory``."""
-    return LABELS.get(source_type) or str(source_type).replace("_", " ")
+    return LABELS.get(source_type) or one_line(str(source_type).replace("_", " "))

@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 
 from engine.explain import formula
 from engine.fts_query import ParsedQuery, matched_terms
+from engine.labels import type_label
 from engine.snippets import Snippet, marked
 
 from .text import cap, flat, jobject, jstr, one_line
@@ -36,7 +37,7 @@ def title_of(r) -> str:
     if meta.get("podcast") or meta.get("episode"):
         return ": ".join(str(meta[k]) for k in ("podcast", "episode") if meta.get(k))
     if meta.get("channel"):
-        return f"{r.source_type} {meta['channel']}"
+        return f"{type_label(r.source_type)} {meta['channel']}"
     if meta.get("session_id"):
         return f"interview {meta['session_id']}"
     return PurePosixPath(r.source_file).stem

@@ -669,7 +669,7 @@ async def test_reindex_progress_search_meanwhile_refuse_second_and_cancel(writab
         gate.release.set()
         await wait_for(pilot, lambda: app.job is None, what="the cancelled run")
         await wait_for(pilot, lambda: not panel.display, what="the panel to close")
-        assert "Reindex cancelled" in notes_text(app) and "1 files indexed" in notes_text(app)
+        assert "Reindex cancelled" in notes_text(app) and "1 file indexed" in notes_text(app)
 
 
 @aio
@@ -684,7 +684,7 @@ async def test_reindex_finishes_with_summary_and_refreshed_counts(writable_root)
         await wait_for(pilot, lambda: app.job is None, what="the reindex")
         await wait_for(pilot, lambda: facets.counts["telegram"] == before + 4, what="counts")
         assert "Reindex finished" in notes_text(app)
-        assert "1 files indexed" in notes_text(app) and "4 chunks written" in notes_text(app)
+        assert "1 file indexed" in notes_text(app) and "4 chunks written" in notes_text(app)
         await search(pilot, "zephyrine kayak")
         assert app.main.results.results[0].source_file == "data/telegram/kayak.jsonl"
 
@@ -824,7 +824,7 @@ async def test_import_whatsapp_progress_then_automatic_reindex_then_search(
         # the reindex starts on its own, and refreshes the counts when it is done
         await wait_for(pilot, lambda: "Reindex finished" in notes_text(app) and app.job is None,
                        what="the automatic reindex")
-        assert "1 files indexed" in notes_text(app)
+        assert "1 file indexed" in notes_text(app)
         await wait_for(pilot, lambda: not panel.display, what="the panel to close")
         assert (writable_root / "data/telegram/whatsapp-Maya-Chen.jsonl").exists()
         await search(pilot, "pelican kite")

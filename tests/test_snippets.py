@@ -78,3 +78,12 @@ def test_search_returns_a_window_on_the_match_with_spans_and_type_counts(tmp_pat
             harbor.results)
     finally:
         searcher.close()
+
+
+def test_type_labels_are_readable_and_safe():
+    from engine.labels import type_label
+    from engine.routes import FILE_ROUTES
+
+    assert type_label("rwgps_memory") == "ride memory"
+    assert all(type_label(t) and "_" not in type_label(t) for _, t in FILE_ROUTES)
+    assert type_label("my_type\x1b[31m") == "my type␛[31m"
