@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-BORDER_KEY = "K keyword S meaning ◆ profile ×age █ score"
+BORDER_KEY = "K keyword S meaning ×age █ score"  # fits the pane at 120 columns
 
 LEGEND: tuple[tuple[str, str], ...] = (
     ("K", "found by the keyword search (the words themselves, BM25)"),

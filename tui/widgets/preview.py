@@ -184,9 +184,10 @@ class Preview(VerticalScroll, can_focus=True):
     def _title(chunk: dict, result: Any | None) -> Content:
         """Type, date, age weight and the file; the chunk's place in it (the id's suffix: the
         id repeats the path) on the same line."""
+        label = plain(type_label(chunk["source_type"]))
         parts: list[Content | str | tuple[str, str]] = [
-            type_badge(chunk["source_type"]), " ", (type_label(chunk["source_type"]), "dim"),
-            "  ", (chunk.get("content_date") or "undated", "bold"), "  ",
+            type_badge(chunk["source_type"], len(label), text=label), " ",
+            (chunk.get("content_date") or "undated", "bold"), "  ",
         ]
         if result is not None and result.decay is not None:
             parts += [decay_badge(result.decay.factor, result.decay.floored), "  "]
