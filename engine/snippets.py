@@ -59,10 +59,17 @@ def build(text: str, matches: list[tuple[int, int]] | None = None, width: int = 
     """The snippet of ``text``: whitespace flattened, markdown emphasis turned into spans, a
     window of ``width`` characters starting ``lead`` characters (at a word start) before the
     first of ``matches`` (offsets into ``text``), cut with "…" at either end."""
+    # only the stretch around the first match is read (a chunk can be many KB): ~1.7 ms per
+    # 2,000 characters otherwise, times every row of a 200-row page
+    full = len(text)
+    first_raw = min((s for s, _ in matches or ()), default=0)
+    cut = max(0, first_raw - 8 * lead)
+    text = text[cut:first_raw + 2 * width]
+    cut_end = cut + len(text) < full
     n = len(text)
     hit = [False] * n
     for s, e in matches or ():
-        for i in range(max(s, 0), min(e, n)):
+        for i in range(max(s - cut, 0), min(e - cut, n)):
             hit[i] = True
     style: list[str | None] = [None] * n
     drop = [False] * n
@@ -98,8 +105,8 @@ def build(text: str, matches: list[tuple[int, int]] | None = None, width: int = 
         space = next((i for i in range(end, first, -1) if kept[i][0] == " "), None)
         end = space if space is not None and space > first else end
     window = kept[start:end]
-    prefix = "…" if start else ""
-    body = prefix + "".join(k[0] for k in window) + ("…" if end < len(kept) else "")
+    prefix = "…" if start or cut else ""
+    body = prefix + "".join(k[0] for k in window) + ("…" if end < len(kept) or cut_end else "")
     return Snippet(body, _runs([k[1] for k in window], len(prefix)),
                    [(s, e, kind) for s, e, kind in _kinds([k[2] for k in window], len(prefix))])
 

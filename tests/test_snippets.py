@@ -87,3 +87,12 @@ def test_type_labels_are_readable_and_safe():
     assert type_label("rwgps_memory") == "ride memory"
     assert all(type_label(t) and "_" not in type_label(t) for _, t in FILE_ROUTES)
     assert type_label("my_type\x1b[31m") == "my type␛[31m"
+
+
+def test_a_match_deep_in_a_long_chunk_is_shown_from_a_slice():
+    text = "lorem ipsum " * 2000 + "the **harbor** bridge " + "tail words " * 500
+    start = text.index("harbor")
+    s = build(text, [(start, start + 6)])
+    assert s.text.startswith("…") and s.text.endswith("…") and len(s.text) <= 202
+    assert [shown(s, h) for h in s.highlights] == ["harbor"]
+    assert [shown(s, e[:2]) for e in s.emphasis] == ["harbor"] and "**" not in s.text
