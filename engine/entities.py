@@ -1,4 +1,4 @@
-"""Entity injection (seed stage 6): a query naming a known person surfaces their profile.
+"""Entity injection (pipeline stage 7, docs/design.md): a query naming a known person surfaces their profile.
 
 People come from ``<root>/profile/relationships.json``. The file is user-edited, so reading is
 lenient: a top-level list instead of ``{"people": [...]}``, missing optional fields, odd types

@@ -169,6 +169,8 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
                     stats.errors.append(FileError("(index)", "embedding pending chunks "
                                                   f"stopped: {_one_line(exc)}"))
                 stats.cancelled = cancelled()
+            if not stats.cancelled:
+                _update_sidecar(conn, config.db_path, stats)
             stats.pending_embeddings = conn.execute(
                 "SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0]
             stats.seconds = round(time.perf_counter() - started, 3)
@@ -177,6 +179,18 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
         finally:
             conn.close()
     return stats
+
+
+def _update_sidecar(conn, db_path: Path, stats: IndexStats) -> None:
+    """Bring the mapped vector sidecar up to this run (engine/vector_sidecar.py); a failure
+    costs only speed: readers then read the vectors from vec0."""
+    from .vector_sidecar import update_sidecar
+
+    try:
+        update_sidecar(conn, db_path)
+    except Exception as exc:  # noqa: BLE001 - never fails the run: readers fall back
+        stats.warnings.append(FileError("(index)", "the vector sidecar was not updated: "
+                                        f"{_one_line(exc)}"))
 
 
 def _save_run(conn, stats: IndexStats) -> None:

@@ -1,5 +1,7 @@
 """rebuild_vec_index(): reclaim vec0 dead-slot bloat by rebuilding it from chunks.embedding.
 
+It also rewrites the vector sidecar whole (engine/vector_sidecar.py) under a new epoch.
+
 vec0 soft-deletes: every changed or deleted vector leaves a dead slot that is still stored and
 scanned, so churn grows the file and slows KNN. The rebuild drops and recreates chunks_vec from
 the authoritative ``chunks.embedding`` column, optimizes FTS5 and (unless told not to) VACUUMs
@@ -20,6 +22,7 @@ from .db import connect, transaction
 from .lock import writer_lock
 from .schema import create_vec_index, drop_vec_index, ensure_schema, stored_embedder
 from .stats import db_size, vec_bloat
+from .vector_sidecar import new_epoch, update_sidecar
 
 
 def rebuild_vec_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
@@ -45,11 +48,16 @@ def rebuild_vec_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
             t = time.perf_counter()
             with transaction(conn):
                 conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+                conn.execute("INSERT INTO chunks_cjk(chunks_cjk) VALUES ('optimize')")
             timings["fts_optimize_s"] = round(time.perf_counter() - t, 3)
             if vacuum:
                 t = time.perf_counter()
                 conn.execute("VACUUM")
                 timings["vacuum_s"] = round(time.perf_counter() - t, 3)
+            t = time.perf_counter()
+            new_epoch(conn)  # VACUUM may renumber rowids: no older sidecar is trusted
+            sidecar = update_sidecar(conn, db_path)
+            timings["sidecar_s"] = round(time.perf_counter() - t, 3)
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
             vectors = conn.execute("SELECT count(*) FROM chunks_vec_rowids").fetchone()[0]
@@ -68,6 +76,7 @@ def rebuild_vec_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
         "dead_slots_before": bloat_before.dead_slots if bloat_before else 0,
         "dead_slots_after": bloat_after.dead_slots if bloat_after else 0,
         "vacuumed": vacuum,
+        "sidecar_rows": sidecar.get("rows", 0),
         "timings": timings,
     }
 

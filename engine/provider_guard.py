@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .embedder import Embedder, EmbeddingError
+from .embedder_base import Embedder, EmbeddingError
 
 QUERY_BUDGET = 2.0  # seconds (the default of [embedder] query_timeout)
 BUDGET_GRACE = 0.5  # seconds a provider that ignores its deadline gets beyond the budget

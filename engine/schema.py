@@ -9,16 +9,54 @@ Inserts reach chunks_fts and chunks_vec set-based, one ``INSERT ... SELECT`` per
 the indexer's transaction (``mirror_new_rows``): per-row FTS5 insert triggers were measured
 several times slower. Deletes and updates are mirrored by triggers, so no code path can leave a
 stale FTS5 or vec0 row behind.
+
+``chunks_cjk`` (v3) is a trigram FTS5 table holding only the chunks with text in a script written
+without spaces (engine/cjk.py): unicode61 cannot find a word inside such text. It keeps its own
+copy of those chunks' text (padded, so a 1-2 character string starts a trigram), so a delete is a
+plain rowid delete whatever the row held; chunks_cjk_vocab lists its trigrams.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .db import Connection, IndexUnavailable, connect, transaction
+from .cjk import GLOB, has_unsegmented
+from .db import Connection, IndexUnavailable, OperationalError, connect, transaction
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 4
+
+# two characters after the text: every 1-2 character string in it starts a trigram
+CJK_PAD = "char(10, 10)"
+CJK_DDL = [
+    "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_cjk USING fts5(content, tokenize='trigram');",
+    "CREATE TRIGGER IF NOT EXISTS chunks_cjk_ad AFTER DELETE ON chunks BEGIN "
+    "DELETE FROM chunks_cjk WHERE rowid = old.rowid; END;",
+    # nothing updates content in place today; this keeps chunks_cjk right if something does
+    "CREATE TRIGGER IF NOT EXISTS chunks_cjk_au AFTER UPDATE OF content ON chunks BEGIN "
+    "DELETE FROM chunks_cjk WHERE rowid = old.rowid; "
+    f"INSERT INTO chunks_cjk(rowid, content) SELECT new.rowid, new.content || {CJK_PAD} "
+    f"WHERE new.content GLOB '{GLOB}'; END;",
+    # the trigrams that start with a 1-2 character string (engine/cjk.py); stores nothing
+    "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_cjk_vocab USING fts5vocab(chunks_cjk, 'row');",
+]
+
+# The vector generation log (engine/vector_sidecar.py): every change to a chunk's vector or
+# type logs its rowid in the same transaction; the log's AUTOINCREMENT counter is the
+# generation a vector sidecar is checked against. Migration v4.
+GENERATION_DDL = [
+    "CREATE TABLE IF NOT EXISTS vector_changes "
+    "(gen INTEGER PRIMARY KEY AUTOINCREMENT, chunk_rowid INTEGER NOT NULL)",
+    "CREATE TRIGGER IF NOT EXISTS chunks_gen_ai AFTER INSERT ON chunks "
+    "WHEN new.embedding IS NOT NULL BEGIN "
+    "INSERT INTO vector_changes(chunk_rowid) VALUES (new.rowid); END",
+    "CREATE TRIGGER IF NOT EXISTS chunks_gen_ad AFTER DELETE ON chunks "
+    "WHEN old.embedding IS NOT NULL BEGIN "
+    "INSERT INTO vector_changes(chunk_rowid) VALUES (old.rowid); END",
+    "CREATE TRIGGER IF NOT EXISTS chunks_gen_au AFTER UPDATE OF embedding, source_type "
+    "ON chunks BEGIN INSERT INTO vector_changes(chunk_rowid) VALUES (new.rowid); END",
+]
 
 CORE_DDL = """
 CREATE TABLE IF NOT EXISTS chunks (
@@ -37,6 +75,7 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_file_hash ON chunks(source_file, id, content_hash);
 CREATE INDEX IF NOT EXISTS chunks_source_type_date ON chunks(source_type, content_date);
 CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(content_hash) WHERE embedding IS NULL;
+CREATE INDEX IF NOT EXISTS chunks_date ON chunks(content_date);
 
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content, source_file, source_type,
@@ -71,11 +110,29 @@ ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, content, source_file, source_type)
     VALUES (new.rowid, new.content, new.source_file, new.source_type);
 END;
-"""
+""" + "\n".join(CJK_DDL) + "\n" + "\n".join(f"{s};" for s in GENERATION_DDL) + "\n"
+
+
+def backfill_cjk(conn: Connection) -> int:
+    """Put every chunk with unsegmented text into chunks_cjk (a v2 index's migration)."""
+    _register_predicate(conn)
+    return conn.execute(
+        f"INSERT INTO chunks_cjk(rowid, content) SELECT rowid, content || {CJK_PAD} FROM chunks "
+        "WHERE memlens_unsegmented(content)").rowcount
+
+
+def _register_predicate(conn: Connection) -> None:
+    """engine/cjk.py's test as an SQL function: ~5 us a chunk, GLOB over the same ranges ~80.
+    Once per connection: SQLite refuses to (re)define a function while a statement runs."""
+    try:
+        conn.execute("SELECT memlens_unsegmented('')").fetchone()
+    except OperationalError:
+        conn.create_function("memlens_unsegmented", 1,
+                             lambda text: int(has_unsegmented(text)), deterministic=True)
 
 
 # version -> statements that bring an index of the previous version up to it
-MIGRATIONS: dict[int, list[str]] = {
+MIGRATIONS: dict[int, list[str | Callable[[Connection], object]]] = {
     2: [
         "ALTER TABLE index_state ADD COLUMN size INTEGER",
         "ALTER TABLE index_state ADD COLUMN resume TEXT",
@@ -83,6 +140,12 @@ MIGRATIONS: dict[int, list[str]] = {
         "DROP INDEX IF EXISTS chunks_source_file",
         "CREATE INDEX IF NOT EXISTS chunks_file_hash ON chunks(source_file, id, content_hash)",
     ],
+    3: [
+        *CJK_DDL,
+        backfill_cjk,
+        "CREATE INDEX IF NOT EXISTS chunks_date ON chunks(content_date)",
+    ],
+    4: GENERATION_DDL,  # the vector generation log (engine/vector_sidecar.py)
 }
 
 
@@ -146,6 +209,7 @@ def _newer(version: int) -> SchemaMismatch:
 def ensure_schema(conn: Connection) -> None:
     """Create or migrate the core tables; idempotent and cheap when current. Writers only,
     under the writer lock: readers use :func:`open_reader`, which never writes."""
+    _register_predicate(conn)  # here, before the writer has a statement running
     (version,) = conn.execute("PRAGMA user_version").fetchone()
     if version == SCHEMA_VERSION:
         return
@@ -157,7 +221,10 @@ def ensure_schema(conn: Connection) -> None:
         else:
             statements = [s for v in range(version + 1, SCHEMA_VERSION + 1) for s in MIGRATIONS[v]]
         for statement in statements:
-            conn.execute(statement)
+            if callable(statement):
+                statement(conn)
+            else:
+                conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
@@ -264,7 +331,9 @@ def switch_embedder(conn: Connection, info: EmbedderInfo) -> None:
 
 
 def mirror_new_rows(conn: Connection, after_rowid: int) -> None:
-    """Index rows inserted into chunks with rowid > ``after_rowid`` in FTS5 and vec0."""
+    """Index rows inserted into chunks with rowid > ``after_rowid`` in FTS5 and vec0 (and in
+    chunks_cjk those with unsegmented text)."""
+    _register_predicate(conn)
     conn.execute(
         "INSERT INTO chunks_fts(rowid, content, source_file, source_type) "
         "SELECT rowid, content, source_file, source_type FROM chunks WHERE rowid > ?",
@@ -273,6 +342,16 @@ def mirror_new_rows(conn: Connection, after_rowid: int) -> None:
         "INSERT INTO chunks_vec(rowid, source_type, content_date, embedding) "
         "SELECT rowid, source_type, coalesce(content_date, ''), embedding FROM chunks "
         "WHERE rowid > ? AND embedding IS NOT NULL", (after_rowid,))
+    conn.execute(
+        f"INSERT INTO chunks_cjk(rowid, content) SELECT rowid, content || {CJK_PAD} FROM chunks "
+        "WHERE rowid > ? AND memlens_unsegmented(content)", (after_rowid,))
+
+
+def vector_generation(conn: Connection) -> int:
+    """The vector generation: how many vector changes were ever logged (never decreases)."""
+    row = conn.execute(
+        "SELECT seq FROM sqlite_sequence WHERE name = 'vector_changes'").fetchone()
+    return int(row[0]) if row else 0
 
 
 def max_rowid(conn: Connection) -> int:

@@ -6,6 +6,7 @@ Pure functions (no SDK, no index): the tools in :mod:`mcp_server.tools` fetch, t
 from __future__ import annotations
 
 from engine.library_types import Chunk, FileText, IndexStatus, Neighbours
+from engine.present import plural
 
 from .text import cap, cut_text, jobject, jstr
 
@@ -87,7 +88,7 @@ def neighbourhood_text(run: Neighbours, profile: str, max_chars: int) -> str:
         dropped += 1
     out = [*header, *(line for _, line in entries), profile]
     if dropped:
-        out.append(f"truncated: {dropped} outer chunk{'s' if dropped != 1 else ''} dropped "
+        out.append(f"truncated: {plural(dropped, 'outer chunk')} dropped "
                    f"to stay under {max_chars} characters; ask for fewer before/after")
     return "\n".join(out)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from engine.data_files import relative_path
 from engine.scanner import SOURCE_TYPES
+from engine.search_options import SORTS
 
 from .schemas import DEFAULT_LIMIT, MAX_LIMIT
 from .text import jstr
@@ -73,10 +74,21 @@ class SearchArgs:
     since: str | None
     until: str | None
     rerank: bool
+    sort: str = "relevance"
+    decay: bool = True
 
 
 SEARCH_KEYS = ("query", "limit", "folder", "tags", "frontmatter", "source_types", "since",
-               "until", "rerank")
+               "until", "rerank", "sort", "decay")
+
+
+def bool_arg(args: dict, name: str, default: bool) -> bool:
+    value = args.get(name)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise ToolFailure(f"{name} must be true or false")
+    return value
 
 
 def parse_search_args(args: dict) -> SearchArgs:
@@ -123,13 +135,12 @@ def parse_search_args(args: dict) -> SearchArgs:
     since, until = date_arg(args, "since"), date_arg(args, "until")
     if since and until and since > until:
         raise ToolFailure(f"since ({since}) is after until ({until})")
-    rerank = args.get("rerank", False)
-    if rerank is None:
-        rerank = False
-    if not isinstance(rerank, bool):
-        raise ToolFailure("rerank must be true or false")
+    sort = args.get("sort") or "relevance"
+    if sort not in SORTS:
+        raise ToolFailure(f"sort must be one of {', '.join(SORTS)}, not {jstr(sort)}")
     return SearchArgs(query.strip(), limit, folder, tags, frontmatter, source_types, since,
-                      until, rerank)
+                      until, bool_arg(args, "rerank", False), sort,
+                      bool_arg(args, "decay", True))
 
 
 SECTION = re.compile(r"^#?s?(\d+)(?:\.\d+)?$")

@@ -11,7 +11,9 @@ notes carrying ALL listed tags match. frontmatter: Optional dict of frontmatter 
 strict type matching — string "0" does not match integer 0 (e.g. {"status": "active"}); values \
 must be strings, numbers, booleans or null. source_types: Optional list of source types to keep \
 (e.g. ["note", "journal", "slack"]; index_status lists them). since / until: Optional dates \
-(YYYY-MM-DD), inclusive, on each chunk's content date."""
+(YYYY-MM-DD), inclusive, on each chunk's content date. sort: "relevance" (default) or "date": \
+the same best results, newest first (undated last). decay: false ranks without the recency \
+decay (hybrid_search only; the single-arm tools never decay)."""
 
 _ROW_FORMAT = """\
 One line per result: a JSON object of the note-controlled fields {"title","path","tags",\

@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 from engine.explain import formula
 from engine.fts_query import ParsedQuery, matched_terms
 from engine.labels import type_label
+from engine.present import plural
 from engine.snippets import Snippet, marked
 
 from .text import cap, flat, jobject, jstr, one_line
@@ -204,6 +205,10 @@ def header_lines(response, threshold: float | None = None) -> list[str]:
                      "identifier you expect, or get_neighborhood on the closest row's id to "
                      "read around it")
     lines.append(f"fusion: {response.fusion}")
+    if response.sort == "date":
+        lines.append("sort: date (the best results, newest first; score still ranks relevance)")
+    if response.arms == "both" and not response.decay_applied:
+        lines.append("decay: off (asked for)")
     if response.reranked:
         lines.append("reranked: true")
     else:
@@ -242,7 +247,7 @@ def fit_rows(header: list[str], rows: Sequence[str], max_chars: int,
     dropped = len(rows) - len(kept)
     lines = [*header, *kept]
     if dropped:
-        lines.append(f"truncated: {dropped} more row{'s' if dropped != 1 else ''} dropped to "
+        lines.append(f"truncated: {plural(dropped, 'more row')} dropped to "
                      f"stay under {max_chars} characters; lower limit, narrow with folder, tags "
                      "or source_types, or read_note a path")
     return "\n".join(lines), dropped

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.scanner import SOURCE_TYPES
+from engine.search_options import SORTS
 
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
@@ -36,6 +37,11 @@ def search_schema() -> dict:
                       "YYYY-MM-DD (inclusive)."},
             "rerank": {"type": "boolean", "default": False,
                        "description": "Reorder the candidates with the deployment's reranker."},
+            "sort": {"type": "string", "enum": list(SORTS), "default": "relevance",
+                     "description": "relevance (default) or date: the page's best results, "
+                     "newest first."},
+            "decay": {"type": "boolean", "default": True,
+                      "description": "false ranks hybrid results without recency decay."},
         },
         "required": ["query"],
         "additionalProperties": False,

@@ -115,7 +115,8 @@ class MemlensTools:
         try:
             response = self.library.search(
                 a.query, a.limit, a.source_types, mode=mode, since=a.since, until=a.until,
-                path_prefix=a.folder, tags=a.tags, frontmatter=a.frontmatter, rerank=a.rerank)
+                path_prefix=a.folder, tags=a.tags, frontmatter=a.frontmatter, rerank=a.rerank,
+                sort=a.sort, decay=a.decay)
         except SearchError as exc:
             raise ToolFailure(one_line(exc)) from None
         if mode == "semantic" and response.semantic_error:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parents[1] / "engine"
 MCP = ENGINE.parent / "mcp_server"
+CLI = ENGINE.parent / "cli"
 UI_LIBRARIES = {"textual", "rich"}
 
 
@@ -45,7 +46,7 @@ def _loaded_by_importing(package: Path, banned: tuple[str, ...]) -> list[str]:
 
 
 def test_engine_source_never_imports_a_ui_library():
-    assert _imports_of(ENGINE, UI_LIBRARIES | {"tui", "mcp_server"}) == []
+    assert _imports_of(ENGINE, UI_LIBRARIES | {"tui", "mcp_server", "cli"}) == []
 
 
 def test_importing_every_engine_module_loads_no_ui_library():
@@ -57,10 +58,26 @@ def test_the_mcp_server_imports_no_ui_library_and_not_the_app():
     assert _loaded_by_importing(MCP, ("textual", "rich", "tui")) == []
 
 
+def test_the_cli_imports_no_textual_and_opens_the_app_only_lazily():
+    assert _imports_of(CLI, {"textual"}) == []
+    assert _loaded_by_importing(CLI, ("textual", "tui", "mcp", "mcp_server")) == []
+
+
+def test_importing_the_cli_entry_point_loads_only_what_parsing_needs():
+    # `memlens search` is a process per query: what `import cli.main` loads, every call pays
+    code = ("import json, sys, cli.main\n"
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=CLI.parent, check=True)
+    heavy = {"textual", "rich", "tui", "mcp", "mcp_server", "pydantic", "openai", "httpx",
+             "yaml", "watchfiles", "numpy", "wordllama"}
+    assert heavy & set(json.loads(out.stdout)) == set()
+
+
 # -- front doors read through engine.library ---------------------------------------------------
 
 TUI = ENGINE.parent / "tui"
-FRONT_DOORS = (TUI, MCP)  # each file is checked as "<package>/<path inside it>"
+FRONT_DOORS = (TUI, MCP, CLI)  # each file is checked as "<package>/<path inside it>"
 SQL_START = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|PRAGMA|BEGIN|COMMIT|ROLLBACK|WITH|"
                        r"CREATE|DROP|ALTER)\b")
 # Files still allowed to hold SQL or open the index themselves. The lead ports them onto
@@ -87,6 +104,7 @@ def test_front_doors_hold_no_sql_outside_the_allow_list():
     with_sql = {p.relative_to(ENGINE.parent).as_posix(): _sql_in(p)
                 for door in FRONT_DOORS for p in door.rglob("*.py")}
     assert any(name.startswith("mcp_server/") for name in with_sql)
+    assert any(name.startswith("cli/") for name in with_sql)
     offenders = {name: lines for name, lines in with_sql.items()
                  if lines and name not in SQL_ALLOWED}
     assert offenders == {}, "read through engine.library instead"
@@ -145,10 +163,7 @@ def _cycles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
 # Import circles still to break (the lead empties this): config imports FILE_ROUTES from
 # scanner (it can import engine.routes instead), and embedder builds the providers, which
 # import its Embedder base class back.
-KNOWN_CYCLES = {
-    frozenset({"engine.embedder", "engine.embedder_minilm", "engine.embedder_openai",
-               "engine.provider_guard"}),
-}
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
 def test_no_import_circles_in_the_engine_but_the_known_ones():

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from cli.main import main
 from engine.lock import writer_lock
 from tests.conftest import make_root
-from tui.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -61,7 +61,7 @@ def test_stats_discover_search_and_maintenance(root, capsys):
         "notes/home/garden.md#s3"
     code, out, _ = run(capsys, "search", "dahlias", "--root", str(root), "--explain",
                        "--limit", "3")
-    assert "fusion: keyword 0.80 ×" in out and "decay:" in out and "mmr position: 1" in out
+    assert "fusion: keyword 0.80 ×" in out and "decay: ×" in out and "mmr: position 1" in out
     code, out, _ = run(capsys, "search", "harbor", "--root", str(root), "--source", "note",
                        "--mode", "keyword")
     assert "slack" not in out

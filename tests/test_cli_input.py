@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
+from cli.main import main
 from tests.conftest import make_root
-from tui.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -45,7 +45,8 @@ def refused(capsys, root, *argv) -> str:
 @pytest.mark.parametrize("argv, fragments", [
     (["--since", "2026-13-01"], ["2026-13-01", "YYYY-MM-DD, YYYY-MM or YYYY"]),
     (["--until", "2026-02-30"], ["2026-02-30", "day is out of range"]),
-    (["--since", "last week"], ["last week", "YYYY-MM-DD, YYYY-MM or YYYY"]),
+    (["--since", "the day after"], ["the day after", "YYYY-MM-DD, YYYY-MM or YYYY",
+                                    "time phrase"]),
     (["--since", "2026-7"], ["2026-7", "YYYY-MM-DD, YYYY-MM or YYYY"]),
     (["--since", "2026-05", "--until", "2026-04"], ["--since 2026-05-01 is after --until 2026-04-30"]),
     (["--source", "telgram"], ["telgram", "did you mean telegram?"]),
@@ -59,6 +60,22 @@ def test_bad_search_input_is_one_line_and_exit_2(root, capsys, argv, fragments):
     err = refused(capsys, root, "search", "harbor", *argv)
     for fragment in fragments:
         assert fragment in err, err
+
+
+def test_since_and_until_take_time_phrases(root, capsys):
+    from datetime import datetime, timedelta
+
+    code, out, err = run(capsys, "search", "harbor", "--root", str(root), "--json",
+                         "--since", "last week", "--until", "last week")
+    assert code == 0, err
+    today = datetime.now().astimezone().date()
+    monday = today - timedelta(days=today.weekday() + 7)
+    assert json.loads(out)["results"] is not None
+    from cli.args import since_date, until_date
+
+    assert since_date("last week") == monday.isoformat()
+    assert until_date("last week") == (monday + timedelta(days=6)).isoformat()
+    assert since_date("March 2026") == "2026-03-01" and until_date("March 2026") == "2026-03-31"
 
 
 def test_unknown_flag_and_missing_query_are_one_line(root, capsys):

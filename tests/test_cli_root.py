@@ -11,8 +11,8 @@ import pytest
 
 import mcp_server.server
 import tui.app
+from cli.main import main
 from tests.conftest import make_root
-from tui.cli import main
 
 TARGET_FILES = {"data/slack/general.jsonl", "data/slack/random.jsonl", "notes/home/garden.md"}
 

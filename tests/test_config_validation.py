@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from cli.main import main
 from engine.config import ConfigError, load_config
 from tests.conftest import make_root
-from tui.cli import main
 
 
 def write(root, text: str):

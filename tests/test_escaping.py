@@ -11,12 +11,12 @@ import re
 
 import pytest
 
+from cli.main import main
 from engine.config import load_config
 from engine.textsafe import json_dumps, one_line, plain
 from mcp_server import text as fmt
 from mcp_server.page import format_search
 from tests.conftest import make_root
-from tui.cli import main
 
 EVIL = "\x1b]0;PWNED\x07\x1b[2Jx"
 C1 = "\x9b31m"

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from cli.main import main
 from engine.config import load_config
 from engine.db import connect
 from engine.indexer import reindex
+from engine.schema import SCHEMA_VERSION
 from tests.conftest import make_root
-from tui.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -76,7 +77,8 @@ BAD = {
     "truncated": (_truncated, "is damaged (database disk image is malformed)"),
     "directory": (_directory, "is a directory, not an index file"),
     "schema-v99": (lambda db: set_version(db, 99),
-                   "index schema v99 is newer than this memlens (v2): upgrade memlens"),
+                   f"index schema v99 is newer than this memlens (v{SCHEMA_VERSION}): "
+                   "upgrade memlens"),
 }
 
 
@@ -112,7 +114,7 @@ def test_readers_never_migrate_or_write(root, capsys):
     before = digest(db)
     for argv in (["search", "harbor"], ["stats"]):
         code, _, err = run(capsys, *argv, "--root", str(root))
-        one_line(code, err, "index schema v1 is older than this memlens (v2): run "
+        one_line(code, err, f"index schema v1 is older than this memlens (v{SCHEMA_VERSION}): run "
                  "`memlens reindex`")
     assert digest(db) == before
     conn = connect(db, readonly=True)
@@ -160,7 +162,7 @@ def test_traceback_only_with_debug(root):
     _garbage(db_of(root))
 
     def cli(*extra, env=None):
-        return subprocess.run([sys.executable, "-m", "tui.cli", *extra], cwd=REPO,
+        return subprocess.run([sys.executable, "-m", "cli", *extra], cwd=REPO,
                               capture_output=True, text=True, timeout=120,
                               env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})})
 

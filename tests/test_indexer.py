@@ -12,7 +12,7 @@ from engine.db import connect
 from engine.indexer import reindex
 from engine.lock import WriterBusy, writer_lock
 from engine.maintenance import rebuild_vec_index
-from engine.schema import EmbedderInfo, EmbedderMismatch, ensure_schema
+from engine.schema import SCHEMA_VERSION, EmbedderInfo, EmbedderMismatch, ensure_schema
 from tests.conftest import NOTE, CountingEmbedder, assert_consistent, slack_lines
 
 
@@ -287,5 +287,6 @@ def test_a_version_1_index_is_migrated_in_place(config, embedder):
     ensure_schema(conn)
     columns = {r[1] for r in conn.execute("PRAGMA table_info(index_state)")}
     assert {"size", "resume", "prefix_hash"} <= columns
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'vector_changes'").fetchone()
     conn.close()

@@ -9,6 +9,7 @@ import logging
 
 import pytest
 
+from cli.main import main
 from engine.config import EmbedderConfig, RerankerConfig, load_config
 from engine.db import connect
 from engine.embedder import EmbeddingError
@@ -19,7 +20,6 @@ from engine.rerank import rerank
 from engine.searcher import Searcher
 from tests.conftest import make_root
 from tests.http_fixtures import Reply, ServerFactory
-from tui.cli import main
 
 KEY = "sk-Zq8vR2mW7xKp4Ld9Tn3Yb6HcQe"
 NEWLINE_KEY = "sk-Jd4fW9qA\nr7Tz2Lm8Xc5Vb1Ny"

@@ -179,7 +179,7 @@ def test_lists_the_tools_with_their_contract(demo):
 
 def test_memlens_mcp_serves_the_same_tools(small_root, tmp_path):
     client = start(small_root, tmp_path, "memlens-mcp",
-                   entry=("-c", "import sys; from tui.cli import main; sys.exit(main())", "mcp"))
+                   entry=("-c", "import sys; from cli.main import main; sys.exit(main())", "mcp"))
     try:
         assert {t.name for t in client.tools()} == TOOLS
         assert client.ok("read_note", {"path": "notes/home/garden.md"}).startswith(
@@ -461,3 +461,25 @@ def test_provider_failure_gives_keyword_only(tmp_path, monkeypatch):
         assert "openai-compatible:test-embed" in client.ok("index_status")
     finally:
         client.close()
+
+
+def test_sort_by_date_and_decay_off_are_tool_arguments(demo):
+    _, client = demo
+    query = {"query": "climbing with Maya", "limit": 10}
+    _, relevance, _ = split_page(client.ok("hybrid_search", query))
+    header, by_date, _ = split_page(client.ok("hybrid_search", {**query, "sort": "date"}))
+    assert "sort: date (the best results, newest first; score still ranks relevance)" in header
+    dates = [field(s, "date") for _, s in by_date]
+    dated = [d for d in dates if d and d != "-"]
+    assert dated == sorted(dated, reverse=True) and dates[:len(dated)] == dated
+    assert {field(s, "id") for _, s in by_date} == {field(s, "id") for _, s in relevance}
+
+    header, rows, _ = split_page(client.ok("hybrid_search", {**query, "decay": False}))
+    assert "decay: off (asked for)" in header and rows
+    assert all("decay" not in field(s, "explain") for _, s in rows)
+    assert not any(h.startswith(("sort:", "decay:")) for h in split_page(
+        client.ok("hybrid_search", query))[0])
+
+    assert 'sort must be one of relevance, date, not "newest"' in client.error(
+        "hybrid_search", {**query, "sort": "newest"})
+    assert "decay must be true or false" in client.error("hybrid_search", {**query, "decay": 0})

@@ -14,6 +14,7 @@ from engine.config import load_config
 from engine.db import connect
 from engine.indexer import reindex
 from engine.lock import writer_lock
+from engine.schema import SCHEMA_VERSION
 from mcp_server.tools import MemlensTools
 from tests.conftest import make_root
 
@@ -111,7 +112,7 @@ def _directory(db: Path) -> None:
 @pytest.mark.parametrize("spoil, message", [
     (Path.unlink, "no index yet at data/search/memlens.db: run `memlens reindex`"),
     (_garbage, "is not a memlens index"),
-    (_v99, "index schema v99 is newer than this memlens (v2)"),
+    (_v99, f"index schema v99 is newer than this memlens (v{SCHEMA_VERSION})"),
     (_directory, "is a directory"),
 ])
 def test_bad_index_files_answer_one_line(root, spoil, message):

@@ -78,4 +78,4 @@ def test_the_wheel_holds_every_front_door():
 
     find = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
     packages = set(find_packages(str(REPO), include=find["packages"]["find"]["include"]))
-    assert {"engine", "tui", "mcp_server"} <= packages
+    assert {"engine", "cli", "tui", "mcp_server"} <= packages

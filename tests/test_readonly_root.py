@@ -87,11 +87,11 @@ def test_read_only_root_searches_and_refuses_to_write(readonly_root):
     probe = as_user(prefix, "-c", f"import os; print(os.access({str(db)!r}, os.W_OK))")
     assert probe.stdout.strip() == "False", "the test user can still write the index"
 
-    search = as_user(prefix, "-m", "tui.cli", "search", "harbor", "--root", str(root),
+    search = as_user(prefix, "-m", "cli", "search", "harbor", "--root", str(root),
                      "--json")
     assert search.returncode == 0, search.stderr
     assert json.loads(search.stdout)["results"]
-    stats = as_user(prefix, "-m", "tui.cli", "stats", "--root", str(root), "--json")
+    stats = as_user(prefix, "-m", "cli", "stats", "--root", str(root), "--json")
     assert stats.returncode == 0, stats.stderr
     assert json.loads(stats.stdout)["chunks"] == 16
 
@@ -100,14 +100,16 @@ def test_read_only_root_searches_and_refuses_to_write(readonly_root):
     for text, is_error in json.loads(mcp.stdout):
         assert not is_error, text
 
-    write = as_user(prefix, "-m", "tui.cli", "reindex", "--root", str(root))
+    write = as_user(prefix, "-m", "cli", "reindex", "--root", str(root))
     assert write.returncode == 1 and "Traceback" not in write.stderr
     assert write.stderr.startswith("memlens: ") and write.stderr.count("\n") == 1
     assert "permission denied" in write.stderr
 
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     assert not any(stat.S_IWUSR & p.stat().st_mode for p in db.parent.iterdir())
-    assert sorted(p.name for p in db.parent.iterdir()) == ["memlens.db", "memlens.db.lock"]
+    # the vector sidecar is the writer's (the fixture's reindex): readers never write it
+    assert sorted(p.name for p in db.parent.iterdir()) == ["memlens.db", "memlens.db.lock",
+                                                          "memlens.db.vectors"]
 
 
 def test_unreadable_index_is_one_line(readonly_root):
@@ -115,7 +117,7 @@ def test_unreadable_index_is_one_line(readonly_root):
     db = root / "data/search/memlens.db"
     db.chmod(0)
     for argv in (["search", "harbor"], ["stats"], ["reindex"]):
-        proc = as_user(prefix, "-m", "tui.cli", *argv, "--root", str(root))
+        proc = as_user(prefix, "-m", "cli", *argv, "--root", str(root))
         assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
         assert proc.stderr.startswith("memlens: ") and proc.stderr.count("\n") == 1
         assert "permission denied" in proc.stderr, proc.stderr
@@ -138,6 +140,6 @@ def test_unmerged_wal_in_a_read_only_folder_is_one_line(readonly_root):
         (folder / name).unlink(missing_ok=True)
     (folder / "kept-wal").rename(f"{db}-wal")
     chmod_tree(folder, writable=False)
-    proc = as_user(prefix, "-m", "tui.cli", "search", "harbor", "--root", str(root))
+    proc = as_user(prefix, "-m", "cli", "search", "harbor", "--root", str(root))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.count("\n") == 1 and "memlens.db-wal holds writes" in proc.stderr

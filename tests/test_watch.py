@@ -293,7 +293,7 @@ def test_memlens_watch_prints_a_line_per_run_and_stops_on_ctrl_c(tmp_path, root_
     args = (["--root", str(root), "watch"] if root_first else ["watch", "--root", str(root)])
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
     env.pop("MEMLENS_EMBEDDER", None)
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", *args], cwd=REPO, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
 

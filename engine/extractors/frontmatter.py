@@ -7,9 +7,8 @@ nested too deep or expanded without end through aliases are cut off.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
-
-import yaml
 
 from .base import Problems
 
@@ -29,6 +28,8 @@ def split_frontmatter(text: str, problems: Problems) -> tuple[dict[str, Any], st
         return {}, text  # a leading '---' with no closing line is a rule, not frontmatter
     raw = "\n".join(lines[1:i])
     body = "\n".join(lines[i + 1:])
+    import yaml  # only for a file with frontmatter: a search that reads none never loads it
+
     try:
         data = _load_yaml(raw, problems) if raw.strip() else None
     except yaml.YAMLError as exc:
@@ -52,21 +53,28 @@ def split_frontmatter(text: str, problems: Problems) -> tuple[dict[str, Any], st
     return _bounded(data, problems), body
 
 
-class _TextDatesLoader(yaml.SafeLoader):
-    """SafeLoader that leaves dates and timestamps as text."""
+@functools.cache
+def _text_dates_loader() -> type:
+    """A SafeLoader that leaves dates and timestamps as text."""
+    import yaml
 
+    class TextDatesLoader(yaml.SafeLoader):
+        pass
 
-_TextDatesLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    TextDatesLoader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    return TextDatesLoader
 
 
 def _load_yaml(raw: str, problems: Problems) -> Any:
+    import yaml
+
     try:
         return yaml.safe_load(raw)
     except (ValueError, OverflowError) as exc:  # date: 2026-02-30, or a 25:61 time of day
         problems.add(f"frontmatter holds an impossible date or time ({exc}); dates kept as text")
-        return yaml.load(raw, Loader=_TextDatesLoader)  # a SafeLoader: still safe
+        return yaml.load(raw, Loader=_text_dates_loader())  # a SafeLoader: still safe
 
 
 def _bounded(data: dict[str, Any], problems: Problems) -> dict[str, Any]:

@@ -339,7 +339,7 @@ class RwgpsMemoryExtractor(MarkdownExtractor):
     source_type = "rwgps_memory"
 
 
-# The seed's codebase_doc extractor is a dynamic subclass of the rwgps one.
+# The codebase_doc extractor is the rwgps one under another source type (same layout).
 CodebaseDocExtractor: type[RwgpsMemoryExtractor] = type(
     "CodebaseDocExtractor", (RwgpsMemoryExtractor,),
     {"source_type": "codebase_doc", "__doc__": "``memory/codebase/*.md``.",

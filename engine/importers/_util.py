@@ -123,16 +123,6 @@ def _deep_at(text: str) -> int:
     return 0
 
 
-def load_json_bytes(data: bytes) -> Any:
-    """Parse JSON (UTF-8, BOM allowed); raises ValueError with the line in the message."""
-    text, _ = decode_text(data)
-    return parse_json(text)
-
-
-def json_error_line(exc: Exception) -> int | None:
-    return getattr(exc, "lineno", None)
-
-
 def line_of(text: str, needle: str, start: int = 0) -> tuple[int | None, int]:
     """(1-based line of ``needle`` at or after char ``start``, position after it)."""
     pos = text.find(needle, start)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.extractors.common import parse_datetime
+from engine.present import plural
 
 from ._source import SourceTree
 from ._util import (
@@ -83,8 +84,8 @@ class ImportReport:
     def summary(self) -> str:
         """Human-readable lines for a CLI."""
         verb = "would import" if self.dry_run else "imported"
-        lines = [f"{self.kind}: {verb} {self.records_imported} records, "
-                 f"{self.records_skipped_duplicate} already present"]
+        lines = [f"{self.kind}: {verb} {plural(self.records_imported, 'record')}, "
+                 f"{self.records_skipped_duplicate:,} already present"]
         if self.records_skipped:
             lines.append("skipped: " + ", ".join(f"{n} {why}" for why, n in
                                                  sorted(self.records_skipped.items())))

@@ -16,6 +16,7 @@ from typing import Any
 
 from textual.content import Content, Span
 
+from engine.present import human_bytes as human_bytes  # one size format for every front door
 from engine.textsafe import one_line, plain
 
 HIGHLIGHT = "bold reverse $accent"  # matched terms
@@ -98,16 +99,6 @@ def highlight_terms(text: str, terms: Sequence[str] | None, style: str = HIGHLIG
         end = where[m.end() - 1] + 1
         spans.append(Span(start, end, style))
     return Content(shown, spans, strip_control_codes=False)
-
-
-def human_bytes(n: float | None) -> str:
-    if n is None:
-        return "?"
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} GB"
 
 
 def human_count(n: int) -> str:

@@ -8,17 +8,16 @@ watching itself failed, e.g. the root vanished; a failed run is one ``error:`` l
 
 from __future__ import annotations
 
-import argparse
 import signal
 import sys
+
+from .args import load_root_config
 
 
 def cmd_watch(args) -> int:
     from engine.watch import Failed, Watcher
 
-    from .cli import _config
-
-    config = _config(args)
+    config = load_root_config(args)
 
     def show(event) -> None:
         print(event.line(), file=sys.stderr if isinstance(event, Failed) else sys.stdout,
@@ -36,16 +35,7 @@ def cmd_watch(args) -> int:
     return 1 if watcher.error else 0
 
 
-def add_watch_parser(sub) -> None:
-    """``watch`` with the common options; SUPPRESS keeps ``memlens --root X watch`` working
-    (a subcommand's own default would otherwise replace the value given before it)."""
-    own = argparse.ArgumentParser(add_help=False)
-    own.add_argument("--root", default=argparse.SUPPRESS,
-                     help="data root (default: $MEMLENS_ROOT, else the demo root)")
-    own.add_argument("--db", default=argparse.SUPPRESS,
-                     help="index file (default: <root>/data/search/memlens.db)")
-    own.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                     help="show a traceback on failure (also MEMLENS_DEBUG=1)")
-    p = sub.add_parser("watch", parents=[own],
+def add_parser(sub, common) -> None:
+    p = sub.add_parser("watch", parents=[common],
                        help="reindex changed files as they change (ctrl+c stops)")
     p.set_defaults(func=cmd_watch)

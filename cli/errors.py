@@ -1,6 +1,6 @@
 """How every ``memlens`` subcommand fails: one escaped line ``memlens: <message>`` on stderr
-and exit 1; bad input (flags, dates, a missing root) exits 2, as argparse's usage errors do. A traceback is shown only with ``--debug`` or
-``MEMLENS_DEBUG=1`` (docs/reliability.md).
+and exit 1; bad input (flags, dates, a missing root) exits 2, as argparse's usage errors do.
+A traceback is shown only with ``--debug`` or ``MEMLENS_DEBUG=1`` (docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 
@@ -63,6 +62,8 @@ def run(func: Callable[[object], int], args) -> int:
         return 0
     except Exception as exc:  # noqa: BLE001 - the front door: one line, never a traceback
         if debug_wanted(args):
+            import traceback
+
             traceback.print_exc()
         line = describe(exc, getattr(args, "db_path", None))
         print(f"memlens: {one_line(line)}", file=sys.stderr)

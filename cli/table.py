@@ -1,40 +1,18 @@
-"""The search results as text: a table sized to the terminal, cut with an ellipsis; plurals.
+"""The search results as text: a table sized to the terminal, cut with an ellipsis.
 
-Everything from data goes through engine/textsafe.py's one_line first.
+Everything from data goes through engine/textsafe.py's one_line first; the explain lines are
+engine/explain.py's, as in the app and the MCP page.
 """
 
 from __future__ import annotations
 
 from rich.cells import cell_len, get_character_cell_size
 
+from engine.explain import explain_lines
 from engine.labels import type_label
+from engine.present import plural
 from engine.snippets import Snippet, marked
 from engine.textsafe import one_line
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """``1 file``, ``2,594 files``."""
-    return f"{count:,} {word if count == 1 else many or word + 's'}"
-
-
-def _explain_lines(r, rrf_k: int) -> list[str]:
-    terms = " + ".join(f"{arm} {r.fusion_terms.get(arm, f'{value:.5f}')}"
-                       for arm, value in r.rrf_terms.items())
-    lines = [f"    fusion: {terms or '-'}"]
-    if r.keyword_rank:
-        lines.append(f"    keyword: rank {r.keyword_rank}, bm25 {r.bm25:.3f}, matched "
-                     f"{one_line(', '.join(r.matched_terms or [])) or '-'}")
-    if r.semantic_rank:
-        lines.append(f"    semantic: rank {r.semantic_rank}, similarity {r.similarity:.3f}")
-    if r.decay:
-        age = "unknown age" if r.decay.age_days is None else f"age {r.decay.age_days:.0f} d"
-        lines.append(f"    decay: x{r.decay.factor:.3f} ({age}, half-life "
-                     f"{r.decay.half_life:.0f} d{', floored' if r.decay.floored else ''})")
-    flags = [f for f, on in (("stale", r.stale), ("embedding truncated",
-                                                  r.embedding_truncated)) if on]
-    lines.append(f"    mmr position: {r.mmr_position or '-'}"
-                 + (f"; {', '.join(flags)}" if flags else ""))
-    return lines
 
 
 def _cut(text: str, cells: int) -> str:
@@ -73,5 +51,6 @@ def search_lines(response, width: int, explain: bool) -> list[str]:
         shown = marked(Snippet(r.snippet, list(r.highlights)))  # the matches in «»
         lines.append(_fit(f"    {one_line(shown)}", width))
         if explain:
-            lines += [_fit(line, width) for line in _explain_lines(r, response.rrf_k)]
+            lines += [_fit(f"    {x.label}: {x.text}", width)
+                      for x in explain_lines(r, response.rrf_k)]
     return lines

@@ -1,0 +1,65 @@
+"""``memlens import KIND PATH``: turn an export into data-layer files (engine.importers)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .errors import CliError
+
+IMPORT_HELP = ("turn an export (slack, telegram, whatsapp, vtt, srt, whisper, garmin, dayone, "
+               "obsidian, mbox) into the data layer")
+
+
+def _progress_bar(args):
+    """A rich progress bar and its update callback on a terminal, else (None, None)."""
+    if args.json or not sys.stderr.isatty():
+        return None, None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    bar = Progress(TextColumn(f"importing {args.kind}"), BarColumn(), MofNCompleteColumn(),
+                   transient=True)
+    task = bar.add_task("import", total=None)
+    return bar, lambda done, total: bar.update(task, completed=done, total=total or None)
+
+
+def cmd_import(args) -> int:
+    from engine.config import resolve_root
+    from engine.importers import IMPORTERS, ImportFailed, run_import
+    from engine.textsafe import json_dumps, plain
+
+    root, is_demo = resolve_root(args.root)
+    if is_demo and not args.root:
+        raise CliError("say where to import into: --root DIR or $MEMLENS_ROOT "
+                       "(the demo root is generated, not imported into)")
+    if args.kind not in IMPORTERS:
+        raise CliError(f"unknown kind {args.kind!r}: use one of {', '.join(sorted(IMPORTERS))}")
+    bar, update = _progress_bar(args)
+    try:
+        if bar:
+            with bar:
+                report = run_import(args.kind, Path(args.path), root, people=args.people,
+                                    dry_run=args.dry_run, progress=update)
+        else:
+            report = run_import(args.kind, Path(args.path), root, people=args.people,
+                                dry_run=args.dry_run)
+    except ImportFailed as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        print(json_dumps(report.to_dict()))
+    else:
+        print(plain(report.summary()))
+        if report.ok and not args.dry_run and report.files_written:
+            print("run `memlens reindex` to index what was imported", file=sys.stderr)
+    return 0 if report.ok else 1
+
+
+def add_parser(sub, common) -> None:
+    p = sub.add_parser("import", parents=[common], help=IMPORT_HELP)
+    p.add_argument("kind")
+    p.add_argument("path", help="the export: a folder, a zip or a file")
+    p.add_argument("--people", action="store_true",
+                   help="merge the names found into profile/relationships.json aliases")
+    p.add_argument("--dry-run", action="store_true", help="print what would be written")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_import)

@@ -1,0 +1,153 @@
+"""The commands that write the index: ``reindex``, ``maintenance`` and ``demo``.
+
+Long work shows a progress bar on a terminal (rich, imported only then) and stays quiet with
+``--json``; what is printed from data goes through engine/textsafe.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .args import debug_flag, load_root_config
+
+
+def progress_printer(quiet: bool):
+    """A rich progress bar on a terminal; None when quiet or not a terminal."""
+    if quiet or not sys.stderr.isatty():
+        return None, None
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from engine.textsafe import one_line
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[detail]}", markup=False), TimeRemainingColumn(),
+                   transient=True)
+    task = bar.add_task("scanning", total=None, detail="")
+
+    def update(p) -> None:
+        if p.phase == "pending":
+            bar.update(task, description="embedding pending", total=p.pending_total or None,
+                       completed=p.pending_done, detail=f"{p.chunks_embedded} embedded")
+        elif p.phase == "index":
+            name = one_line(p.current_file or "")[-40:]
+            bar.update(task, description="indexing", total=p.files_total or None,
+                       completed=p.files_done, detail=f"{p.chunks_embedded} embedded  {name}")
+    return bar, update
+
+
+def _reindex(config, quiet: bool, **options):
+    from engine.indexer import reindex
+
+    bar, update = progress_printer(quiet)
+    if not bar:
+        return reindex(config=config, **options)
+    with bar:
+        return reindex(config=config, progress=update, **options)
+
+
+def _unchanged_chunks(config, stats) -> int:
+    """Chunks the run left as they were. The indexer counts them only in the files it re-read
+    (IndexStats.unchanged_chunks), not in files whose mtime had not moved: count the index."""
+    from engine.library import Library
+
+    overview = Library(config).overview()
+    if not overview.exists:
+        return stats.unchanged_chunks
+    return max(overview.chunks - stats.chunks, 0)
+
+
+def cmd_reindex(args) -> int:
+    from engine.present import plural
+    from engine.textsafe import json_dumps, one_line
+
+    config = load_root_config(args)
+    stats = _reindex(config, args.json, full=args.full, re_embed=args.re_embed)
+    if args.json:
+        print(json_dumps(stats.to_dict()))
+        return 1 if stats.errors and not stats.files else 0
+    print(f"indexed {plural(stats.files, 'file')} in {stats.seconds:.1f}s "
+          f"({stats.skipped:,} unchanged, {stats.removed_files:,} removed)")
+    print(f"chunks: {stats.chunks:,} written, {_unchanged_chunks(config, stats):,} "
+          f"unchanged, {stats.deleted_chunks:,} deleted; {stats.embedded:,} embedded, "
+          f"{stats.pending_embeddings:,} pending")
+    for e in stats.errors:
+        print(f"error: {one_line(e.source_file)}: {one_line(e.message)}", file=sys.stderr)
+    for w in stats.warnings:
+        print(f"warning: {one_line(w.source_file)}: {one_line(w.message)}", file=sys.stderr)
+    for e in stats.embedding_errors:
+        print(f"embedding: {one_line(e)}", file=sys.stderr)
+    if stats.cancelled:
+        print("cancelled: run `memlens reindex` again to finish", file=sys.stderr)
+    return 1 if stats.errors and not stats.files else 0
+
+
+def cmd_maintenance(args) -> int:
+    from engine.maintenance import rebuild_vec_index
+    from engine.present import human_bytes, plural
+    from engine.textsafe import json_dumps
+
+    config = load_root_config(args)
+    if not args.json and sys.stderr.isatty():
+        print("rebuilding the vector index" + ("" if args.no_vacuum else " and vacuuming")
+              + "...", file=sys.stderr)
+    stats = rebuild_vec_index(config.db_path, vacuum=not args.no_vacuum)
+    if args.json:
+        print(json_dumps(stats))
+    else:
+        print(f"rebuilt {plural(stats['vectors'], 'vector')}: "
+              f"{human_bytes(stats['size_before'])} -> {human_bytes(stats['size_after'])} "
+              f"(reclaimed {human_bytes(max(stats['reclaimed_bytes'], 0))}), dead slots "
+              f"{stats['dead_slots_before']:,} -> {stats['dead_slots_after']:,}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from engine.config import default_demo_root, load_config
+    from engine.demo import generate_demo_root
+    from engine.present import plural
+    from engine.textsafe import one_line
+
+    from .main import open_app
+
+    root = Path(args.root).expanduser().resolve() if args.root else default_demo_root()
+    print(f"demo root: {one_line(root)}", file=sys.stderr)
+    generate_demo_root(root, chunks=args.chunks)
+    config = load_config(root)
+    stats = _reindex(config, False)
+    print(f"indexed {plural(stats.chunks, 'new chunk')} "
+          f"({_unchanged_chunks(config, stats):,} unchanged) in {stats.seconds:.1f}s",
+          file=sys.stderr)
+    if args.no_app:
+        return 0
+    return open_app(root, None)
+
+
+def add_parsers(sub, common) -> None:
+    p = sub.add_parser("reindex", parents=[common], help="index new and changed files")
+    p.add_argument("--json", action="store_true", help="print the IndexStats as JSON")
+    p.add_argument("--full", action="store_true", help="re-read every file (ignore mtimes)")
+    p.add_argument("--re-embed", action="store_true",
+                   help="re-embed every chunk with the configured embedder")
+    p.set_defaults(func=cmd_reindex)
+
+    p = sub.add_parser("maintenance", parents=[common],
+                       help="rebuild the vector index and VACUUM (reclaims dead slots)")
+    p.add_argument("--no-vacuum", action="store_true", help="rebuild only")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_maintenance)
+
+    p = sub.add_parser("demo", help="create and index the demo data root, then open the app")
+    p.add_argument("--root", default=argparse.SUPPRESS,
+                   help="where to create it (default: the user data dir)")
+    p.add_argument("--chunks", type=int, help="grow the demo to about N chunks")
+    p.add_argument("--no-app", action="store_true", help="stop after indexing")
+    debug_flag(p)
+    p.set_defaults(func=cmd_demo)

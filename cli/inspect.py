@@ -1,0 +1,74 @@
+"""The commands that look at the index and the data root: ``stats`` and ``discover``.
+
+Every read goes through engine.library; it opens the index read-only, so both work on a
+read-only root.
+"""
+
+from __future__ import annotations
+
+from .args import load_root_config
+
+
+def cmd_stats(args) -> int:
+    from engine.library import Library
+    from engine.present import human_bytes, plural
+    from engine.textsafe import json_dumps, one_line
+
+    st = Library(load_root_config(args)).statistics()
+    if args.json:
+        print(json_dumps(st.to_dict()))
+        return 0
+    print(f"index      {one_line(st.db_path)} ({human_bytes(st.db_bytes)})")
+    print(f"embedder   {one_line(st.embedder or '(none yet)')}")
+    print(f"chunks     {st.chunks:,} in {plural(st.files, 'file')}; "
+          f"{plural(st.pending_embeddings, 'pending embedding')}, {st.truncated_embeddings:,} "
+          "truncated")
+    if st.bloat:
+        b = st.bloat
+        print(f"vec0       {plural(b.live_rows, 'vector')}, {plural(b.dead_slots, 'dead slot')} "
+              f"({human_bytes(b.dead_bytes)}), fill {b.slot_fill:.0%}"
+              + ("  -> run `memlens maintenance`" if b.suggest_maintenance else ""))
+    print(f"reindexed  {st.last_reindex_at or 'never'}")
+    width = max((len(t) for t in st.per_type), default=0)
+    top = max(st.per_type.values(), default=1)
+    for source_type, count in st.per_type.items():
+        print(f"  {one_line(source_type):{width}} {count:8}  "
+              f"{'#' * max(1, round(30 * count / top))}")
+    for e in st.files_with_errors:
+        print(f"error: {one_line(e['source_file'])}: {one_line(e['error'])}")
+    return 0
+
+
+def cmd_discover(args) -> int:
+    from engine.library import Library
+    from engine.present import plural
+    from engine.scanner import discover
+    from engine.textsafe import one_line
+
+    config = load_root_config(args)
+    library = Library(config)
+    if not args.pending:
+        routed = list(discover(config.root, config.routes))
+        for route in library.route_counts(routed):
+            print(f"{one_line(route.source_type):15} {route.files:6}  {one_line(route.pattern)}")
+        print(f"{plural(len(routed), 'file')} routed")
+        return 0
+    pending = library.pending()
+    todo = pending.to_index
+    for f in todo:
+        print(f"{one_line(f.source_type):15} {one_line(f.rel)}")
+    for rel in pending.vanished:
+        print(f"{'(removed)':15} {one_line(rel)}")
+    print(f"{len(todo):,} of {plural(len(pending.routed), 'file')} "
+          f"{'needs' if len(todo) == 1 else 'need'} indexing")
+    return 0
+
+
+def add_parsers(sub, common) -> None:
+    p = sub.add_parser("discover", parents=[common], help="routes and routed files")
+    p.add_argument("--pending", action="store_true", help="only files that need indexing")
+    p.set_defaults(func=cmd_discover)
+
+    p = sub.add_parser("stats", parents=[common], help="index statistics")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stats)

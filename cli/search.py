@@ -1,0 +1,82 @@
+"""``memlens search``: one page of results through engine.library, as a table or JSON.
+
+Only what a search needs is imported, and only when it runs: `memlens search` is a process
+per query, so every import is paid on each call (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+from engine.search_options import MODES, SORTS
+
+from .args import check_search_args, limit_count, load_root_config, since_date, until_date
+from .errors import UsageError
+
+
+def _jsonable(obj):
+    from dataclasses import asdict, is_dataclass
+
+    if is_dataclass(obj):
+        return {k: _jsonable(v) for k, v in asdict(obj).items()}
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    return obj
+
+
+def _output_width() -> int:
+    # piped output keeps its lines whole (up to 160 columns) unless $COLUMNS names a width
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return shutil.get_terminal_size().columns
+    return 160
+
+
+def cmd_search(args) -> int:
+    from engine.library import Library
+    from engine.searcher import SearchError
+    from engine.textsafe import json_dumps
+
+    config = load_root_config(args)
+    check_search_args(args, config.routes)
+    with Library(config) as library:
+        try:
+            response = library.search(
+                args.query, args.limit, args.source or None, mode=args.mode,
+                since=args.since, until=args.until, path_prefix=args.folder,
+                tags=args.tag or None, sort=args.sort, decay=not args.no_decay)
+        except SearchError as exc:
+            raise UsageError(str(exc)) from exc
+    if args.json:
+        print(json_dumps(_jsonable(response)))
+        return 0
+    from .table import search_lines
+
+    print("\n".join(search_lines(response, _output_width(), args.explain)))
+    return 0
+
+
+def add_parser(sub, common) -> None:
+    p = sub.add_parser("search", parents=[common], help="hybrid search from the command line")
+    p.add_argument("query")
+    p.add_argument("--limit", type=limit_count, default=10, help="how many results (default 10)")
+    p.add_argument("--source", action="append", metavar="TYPE", help="only this source type "
+                   "(repeatable)")
+    p.add_argument("--since", metavar="DATE", type=since_date,
+                   help="content dated on or after (YYYY-MM-DD, YYYY-MM or YYYY)")
+    p.add_argument("--until", metavar="DATE", type=until_date,
+                   help="content dated on or before (YYYY-MM-DD, YYYY-MM or YYYY)")
+    p.add_argument("--folder", metavar="PREFIX", help="only files under this path prefix")
+    p.add_argument("--tag", action="append", help="only notes with this tag (repeatable, ALL)")
+    p.add_argument("--mode", choices=MODES, default="hybrid")
+    p.add_argument("--sort", choices=SORTS, default="relevance",
+                   help="relevance (default) or date: the best results, newest first")
+    p.add_argument("--no-decay", action="store_true",
+                   help="rank without recency decay (old and new alike)")
+    p.add_argument("--json", action="store_true", help="the whole response as JSON")
+    p.add_argument("--explain", action="store_true",
+                   help="how each score was made: arms, fusion, decay, MMR")
+    p.set_defaults(func=cmd_search)

@@ -1,0 +1,205 @@
+"""The semantic arm over a memory-mapped vector sidecar (engine/vector_sidecar.py).
+
+Same interface as :class:`~engine.vector_index.VectorIndex`. Rows are the sidecar's segment
+rows followed by a small in-memory delta: the vectors of every rowid logged in
+``vector_changes`` after the sidecar's generation, read back from ``chunks`` (so a deleted or
+changed chunk's old vector is masked out and its current one, if any, searched exactly).
+
+Search: a float32 first pass over the projected matrix (one BLAS matrix-vector product per
+segment), then exact rescoring of the best ``rescore`` candidates from the float16 vectors.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .db import Connection
+from .vector_index import EXACT_BELOW
+from .vector_sidecar import (
+    Sidecar,
+    SidecarInvalid,
+    changed_since,
+    current_vectors,
+    index_state,
+    load_sidecar,
+    sidecar_dir,
+    snapshot,
+)
+
+RESCORE_DEPTH = 8_000  # first-pass candidates rescored exactly (docs/benchmarks.md)
+DELTA_MAX = 50_000  # beyond this many changed rows, reload (a writer publishes a newer one)
+
+
+class SidecarStale(Exception):
+    """The index moved past what this sidecar can follow (pruned log, new epoch)."""
+
+
+class SidecarIndex:
+    def __init__(self, sidecar: Sidecar, exact_below: int = EXACT_BELOW):
+        self.sidecar = sidecar
+        self.dim = sidecar.dim
+        self.basis = sidecar.basis
+        self.exact_below = exact_below
+        self.types = list(sidecar.types)
+        segs = sidecar.segments
+        self._seg_rowids = _joined([s.rowids for s in segs], np.int64)
+        self._seg_types = _joined([s.types for s in segs], np.int16)
+        self._starts = np.cumsum([0] + [len(s.rowids) for s in segs])
+        self._live = np.ones(len(self._seg_rowids), bool)
+        for seg, start in zip(segs, self._starts, strict=False):
+            if len(seg.dead):
+                self._live[start:start + len(seg.rowids)] &= ~np.isin(seg.rowids, seg.dead)
+        self._knock_out()
+        self._gen = sidecar.gen
+        self._changed = np.zeros(0, np.int64)
+        self._delta = (np.zeros(0, np.int64), np.zeros(0, np.int16),
+                       np.zeros((0, self.dim), np.float32))
+        self._data_version: int | None = None
+
+    @classmethod
+    def open(cls, db_path: str | Path, conn: Connection) -> SidecarIndex:
+        """Map and check the sidecar in one read transaction; raises SidecarInvalid."""
+        with snapshot(conn):
+            index = cls(load_sidecar(db_path, conn))
+            index._follow(conn)
+        return index
+
+    # -- keeping in step with the index -------------------------------------------------------
+    def refresh(self, conn: Connection) -> bool:
+        """Follow what changed since the last call; raises :class:`SidecarStale` when the
+        generation log no longer reaches back to this sidecar."""
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if version == self._data_version:
+            return False
+        with snapshot(conn):
+            changed = self._follow(conn)
+        self._data_version = version
+        return changed
+
+    def _follow(self, conn: Connection) -> bool:
+        gen, floor, epoch = index_state(conn)
+        if epoch != self.sidecar.epoch or floor > self._gen:
+            raise SidecarStale(f"log pruned to {floor}, this copy is at {self._gen}")
+        if gen == self._gen:
+            return False
+        changed = np.union1d(self._changed, changed_since(conn, self._gen))
+        if len(changed) > DELTA_MAX:
+            raise SidecarStale(f"{len(changed)} rows changed since the sidecar")
+        self._live &= ~np.isin(self._seg_rowids, changed)
+        self._knock_out()
+        ids, stypes, vecs = current_vectors(conn, changed, self.dim)
+        for t in stypes:
+            if t not in self.types:
+                self.types.append(t)
+        codes = np.array([self.types.index(t) for t in stypes], np.int16)
+        self._delta = (ids, codes, vecs)
+        self._changed, self._gen = changed, gen
+        return True
+
+    def _knock_out(self) -> None:
+        self._dead = np.flatnonzero(~self._live)
+        self._n_live = len(self._live) - len(self._dead)
+
+    def __len__(self) -> int:
+        return self._n_live + len(self._delta[0])
+
+    # -- masks over rows: segment rows, then delta rows ----------------------------------------
+    def type_mask(self, source_types) -> np.ndarray | None:
+        if not source_types:
+            return None
+        codes = [i for i, t in enumerate(self.types) if t in set(source_types)]
+        return np.concatenate([np.isin(self._seg_types, codes), np.isin(self._delta[1], codes)])
+
+    def rowid_mask(self, allowed_rowids: np.ndarray) -> np.ndarray:
+        return np.concatenate([np.isin(self._seg_rowids, allowed_rowids),
+                               np.isin(self._delta[0], allowed_rowids)])
+
+    # -- searching -----------------------------------------------------------------------------
+    def search(self, query: np.ndarray, k: int, mask: np.ndarray | None = None,
+               rescore: int = RESCORE_DEPTH) -> list[tuple[int, float]]:
+        """Top ``k`` (rowid, cosine similarity), exact over the rescored candidates."""
+        if k <= 0 or len(self) == 0:
+            return []
+        query = np.asarray(query, np.float32)
+        query = query / (np.linalg.norm(query) or 1.0)
+        nseg = len(self._seg_rowids)
+        allowed = self._live if mask is None else (self._live & mask[:nseg])
+        n_allowed = self._n_live if mask is None else int(allowed.sum())
+        if n_allowed <= self.exact_below:
+            idx = np.flatnonzero(allowed)
+        else:
+            pq = query @ self.basis
+            segs = self.sidecar.segments
+            scores = (segs[0].projected @ pq if len(segs) == 1
+                      else np.concatenate([s.projected @ pq for s in segs]))
+            if mask is None:  # the common case: only the few dead rows to knock out
+                scores[self._dead] = -np.inf
+            else:
+                scores[~allowed] = -np.inf
+            depth = min(n_allowed, max(rescore, k * 4))
+            idx = np.sort(np.argpartition(-scores, depth - 1)[:depth])
+        sims = self._rescore(idx, query)
+        ids = self._seg_rowids[idx]
+        d_ids, _, d_vecs = self._delta
+        if len(d_ids):
+            d_allowed = np.ones(len(d_ids), bool) if mask is None else mask[nseg:]
+            ids = np.concatenate([ids, d_ids[d_allowed]])
+            sims = np.concatenate([sims, d_vecs[d_allowed] @ query])
+        order = np.argsort(-sims, kind="stable")[:k]
+        return [(int(ids[i]), float(sims[i])) for i in order]
+
+    def _rescore(self, idx: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """Exact similarities of segment rows ``idx`` (sorted), read from the float16 maps."""
+        out = np.empty(len(idx), np.float32)
+        bounds = np.searchsorted(idx, self._starts)
+        for seg, start, lo, hi in zip(self.sidecar.segments, self._starts, bounds[:-1],
+                                      bounds[1:], strict=False):
+            if hi > lo:
+                out[lo:hi] = seg.full[idx[lo:hi] - start].astype(np.float32) @ query
+        return out
+
+
+def _joined(parts: list[np.ndarray], dtype) -> np.ndarray:
+    """One array over the segments (a single segment's mapped array is used as is)."""
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype)
+
+
+def open_vector_index(db_path: str | Path, conn: Connection, dim: int):
+    """The sidecar index when a valid sidecar exists, else the in-memory copy of vec0
+    (engine/vector_index.py), which reads every vector once."""
+    from .vector_index import VectorIndex
+
+    try:
+        return SidecarIndex.open(db_path, conn)
+    except (SidecarInvalid, SidecarStale):
+        index = VectorIndex(dim)
+        index.sidecar_stamp = _stamp(db_path)
+        return index
+
+
+def _stamp(db_path: str | Path):
+    try:
+        st = (sidecar_dir(db_path) / "manifest.json").stat()
+        return st.st_mtime_ns, st.st_ino
+    except OSError:
+        return None
+
+
+def refreshed(index, db_path: str | Path, conn: Connection):
+    """``index`` in step with the index file; a sidecar that can no longer follow is
+    replaced by a newer one, or by the in-memory copy, which gives way to a sidecar the
+    writer publishes later."""
+    if not isinstance(index, SidecarIndex) and _stamp(db_path) not in (
+            None, getattr(index, "sidecar_stamp", None)):
+        index = open_vector_index(db_path, conn, index.dim)
+    try:
+        index.refresh(conn)
+        return index
+    except SidecarStale:
+        index = open_vector_index(db_path, conn, index.dim)
+        index.refresh(conn)
+        return index

@@ -1,0 +1,278 @@
+"""The vector sidecar never serves a vector the index no longer holds, and is never trusted
+when torn or mismatched; the mapped, projected search finds the exact neighbours."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from engine.config import load_config
+from engine.db import connect, transaction
+from engine.indexer import reindex
+from engine.schema import (
+    EmbedderInfo,
+    create_vec_index,
+    ensure_schema,
+    mirror_new_rows,
+    open_reader,
+    switch_embedder,
+)
+from engine.searcher import Searcher
+from engine.sidecar_index import SidecarIndex, open_vector_index, refreshed
+from engine.vector_index import VectorIndex
+from engine.vector_sidecar import sidecar_dir, update_sidecar
+
+DIM = 64
+INFO = EmbedderInfo("test", "clusters", DIM)
+
+
+def unit(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def clustered(n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(40, DIM))
+    return unit(centres[rng.integers(0, 40, n)] + 0.6 * rng.normal(size=(n, DIM)))
+
+
+def add(conn, ids: list[str], vectors: np.ndarray, source_type: str = "slack") -> None:
+    with transaction(conn):
+        after = conn.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchone()[0]
+        conn.executemany(
+            "INSERT INTO chunks(id, source_file, source_type, content, embedding, indexed_at, "
+            "content_hash) VALUES (?, 'f.jsonl', ?, 'text', ?, 'now', 'h')",
+            [(i, source_type, v.tobytes()) for i, v in zip(ids, vectors, strict=True)])
+        mirror_new_rows(conn, after)
+
+
+def rowid_of(conn, chunk_id: str) -> int:
+    return conn.execute("SELECT rowid FROM chunks WHERE id = ?", (chunk_id,)).fetchone()[0]
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "v.db"
+    conn = connect(path, mmap=False)
+    ensure_schema(conn)
+    with transaction(conn):
+        create_vec_index(conn, INFO)
+    add(conn, [f"c{i}" for i in range(3000)], clustered(3000, seed=1))
+    yield path, conn
+    conn.close()
+
+
+def fresh(path):
+    """What a new process's Searcher does: open, check and follow the sidecar."""
+    reader = open_reader(path)
+    index = refreshed(open_vector_index(path, reader, DIM), path, reader)
+    return reader, index
+
+
+def top(index, query, k=1):
+    return index.search(query, k)
+
+
+def test_sidecar_never_serves_a_deleted_changed_or_reused_rowids_old_vector(db):
+    path, conn = db
+    assert update_sidecar(conn, path)["sidecar"] == "rebuilt"
+    vectors = clustered(3000, seed=1)
+    reader, index = fresh(path)
+    assert isinstance(index, SidecarIndex) and len(index) == 3000
+    # the writer changes things after the sidecar was written (no sidecar update yet)
+    gone, changed = rowid_of(conn, "c10"), rowid_of(conn, "c20")
+    last = rowid_of(conn, "c2999")
+    new_vec, reused_vec = clustered(2, seed=9)
+    with transaction(conn):
+        conn.execute("DELETE FROM chunks WHERE rowid = ?", (gone,))
+        conn.execute("UPDATE chunks SET embedding = ? WHERE rowid = ?",
+                     (new_vec.tobytes(), changed))
+        conn.execute("DELETE FROM chunks WHERE rowid = ?", (last,))
+    add(conn, ["reused"], reused_vec[None, :])
+    assert rowid_of(conn, "reused") == last  # SQLite hands the freed top rowid out again
+    for r, idx in ((reader, index), fresh(path)):  # the open reader follows; a new one too
+        refreshed(idx, path, r)
+        assert gone not in {x for x, _ in idx.search(vectors[10], 50)}
+        assert top(idx, new_vec)[0] == (changed, pytest.approx(1.0, abs=1e-3))
+        assert dict(idx.search(vectors[20], 3000))[changed] == pytest.approx(
+            float(new_vec @ vectors[20]), abs=1e-3)
+        assert top(idx, reused_vec)[0] == (last, pytest.approx(1.0, abs=1e-3))
+        assert dict(idx.search(vectors[2999], 3000))[last] == pytest.approx(
+            float(reused_vec @ vectors[2999]), abs=1e-3)
+        assert len(idx) == 2999
+    # the writer publishes the change as a new segment and prunes the log; readers reload
+    result = update_sidecar(conn, path)
+    assert result["sidecar"] == "appended" and result["rows"] == 2
+    assert conn.execute("SELECT count(*) FROM vector_changes").fetchone()[0] == 0
+    index = refreshed(index, path, reader)
+    for idx in (index, fresh(path)[1]):
+        assert isinstance(idx, SidecarIndex) and len(idx) == 2999
+        assert gone not in {x for x, _ in idx.search(vectors[10], 50)}
+        assert top(idx, reused_vec)[0] == (last, pytest.approx(1.0, abs=1e-3))
+        assert dict(idx.search(vectors[20], 3000))[changed] == pytest.approx(
+            float(new_vec @ vectors[20]), abs=1e-3)
+
+
+def test_re_embedding_masks_every_old_vector(db):
+    path, conn = db
+    update_sidecar(conn, path)
+    switch_embedder(conn, INFO)  # every vector dropped: all chunks pending
+    reader, index = fresh(path)
+    assert len(index) == 0 and index.search(clustered(1, seed=1)[0], 10) == []
+    other = clustered(3000, seed=5)
+    with transaction(conn):
+        conn.executemany("UPDATE chunks SET embedding = ? WHERE id = ?",
+                         [(v.tobytes(), f"c{i}") for i, v in enumerate(other)])
+    reader, index = fresh(path)
+    assert top(index, other[7])[0] == (rowid_of(conn, "c7"), pytest.approx(1.0, abs=1e-3))
+
+
+def test_torn_or_mismatched_sidecar_is_ignored(db):
+    path, conn = db
+    update_sidecar(conn, path)
+    folder = sidecar_dir(path)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    segment = folder / manifest["segments"][0]["file"]
+    assert isinstance(fresh(path)[1], SidecarIndex)
+
+    def broken_by(change) -> bool:
+        saved = {p: p.read_bytes() for p in folder.iterdir()}
+        change()
+        try:
+            return isinstance(fresh(path)[1], VectorIndex)
+        finally:
+            for p, data in saved.items():
+                p.write_bytes(data)
+
+    def edit_manifest(**fields):
+        (folder / "manifest.json").write_text(json.dumps({**manifest, **fields}))
+
+    size = segment.stat().st_size
+    assert broken_by(lambda: segment.write_bytes(segment.read_bytes()[: size // 2]))
+    assert broken_by(lambda: (folder / "manifest.json").write_text('{"format": 1, "dim"'))
+    assert broken_by(lambda: edit_manifest(gen=manifest["gen"] + 5))  # from the future
+    assert broken_by(lambda: edit_manifest(epoch="another index"))
+    assert broken_by(lambda: edit_manifest(embedder="test:other (64-d)"))
+    data = bytearray(segment.read_bytes())
+    data[40] ^= 0xFF  # a rowid changed under the manifest
+    assert broken_by(lambda: segment.write_bytes(bytes(data)))
+    # an older sidecar once the log it needs was pruned (a copy restored from a backup)
+    old = {p: p.read_bytes() for p in folder.iterdir()}
+    add(conn, ["later"], clustered(1, seed=3))
+    update_sidecar(conn, path)
+    for p in folder.iterdir():
+        p.unlink()
+    for p, data in old.items():
+        p.write_bytes(data)
+    reader, index = fresh(path)
+    assert isinstance(index, VectorIndex) and len(index) == 3001
+    assert isinstance(fresh(path)[1], VectorIndex)
+
+
+def test_a_reader_without_a_sidecar_takes_the_one_a_writer_publishes(db):
+    path, conn = db
+    reader, index = fresh(path)
+    assert isinstance(index, VectorIndex) and len(index) == 3000
+    assert refreshed(index, path, reader) is index  # nothing published: kept
+    update_sidecar(conn, path)
+    index = refreshed(index, path, reader)
+    assert isinstance(index, SidecarIndex) and len(index) == 3000
+
+
+def test_projected_path_finds_the_exact_top_k(tmp_path):
+    dim = 256  # projected onto 128 principal components, as WordLlama's vectors are
+    path = tmp_path / "p.db"
+    conn = connect(path, mmap=False)
+    ensure_schema(conn)
+    with transaction(conn):
+        create_vec_index(conn, EmbedderInfo("test", "clusters", dim))
+    rng = np.random.default_rng(1)
+    everything = unit(rng.normal(size=(60, dim))[rng.integers(0, 60, 6000)]
+                      + 0.5 * rng.normal(size=(6000, dim)))
+    add(conn, [f"c{i}" for i in range(6000)], everything)
+    add(conn, [f"e{i}" for i in range(50)], everything[:50], source_type="cgm")
+    update_sidecar(conn, path)
+    index = open_vector_index(path, open_reader(path), dim)
+    assert isinstance(index, SidecarIndex) and index.basis.shape == (dim, 128)
+    index.exact_below = 0  # force the two-pass search on this small fixture
+    rowids = np.array([rowid_of(conn, f"c{i}") for i in range(6000)])
+    for q in unit(everything[rng.integers(0, 6000, 20)] + 0.3 * rng.normal(size=(20, dim))):
+        sims = everything @ q
+        truth = np.argsort(-sims)[:10]
+        got = index.search(q, 10, index.type_mask(["slack"]), rescore=200)
+        # exact up to float16 storage: the same similarities, the same rows but for ties
+        assert np.allclose([s for _, s in got], sims[truth], atol=2e-3)
+        exact = dict(zip(rowids.tolist(), sims.tolist(), strict=True))
+        assert all(exact[r] >= sims[truth[-1]] - 2e-3 for r, _ in got)
+        assert len({r for r, _ in got} & set(rowids[truth].tolist())) >= 9
+    # a filter keeps only the allowed rows
+    got = {r for r, _ in index.search(everything[0], 50, index.type_mask(["cgm"]), rescore=200)}
+    assert got == {rowid_of(conn, f"e{i}") for i in range(50)}
+    conn.close()
+
+
+READ_ONLY_SEARCH = """
+import sys
+from engine.config import load_config
+from engine.searcher import Searcher
+s = Searcher(load_config(sys.argv[1]))
+hits = s.search("harbor bridge project", mode="semantic").results
+print(type(s.vector_index()).__name__, len(hits))
+"""
+
+
+def test_a_reader_never_writes_the_sidecar_and_falls_back_without_one(config, tmp_path):
+    reindex(config=config)
+    folder = sidecar_dir(config.db_path)
+    assert (folder / "manifest.json").exists()
+    searcher = Searcher(config)
+    assert isinstance(searcher.vector_index(), SidecarIndex)
+    assert searcher.search("harbor bridge project", mode="semantic").results
+    searcher.close()
+    for p in folder.iterdir():
+        p.unlink()
+    folder.rmdir()
+    db = config.db_path
+    before = sorted(p.name for p in db.parent.iterdir())
+    # (tests/test_readonly_root.py searches a root the process cannot write at all)
+    out = subprocess.run([sys.executable, "-c", READ_ONLY_SEARCH, str(config.root)],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "VectorIndex" and int(out[1]) > 0
+    assert sorted(p.name for p in db.parent.iterdir()) == before  # nothing written
+    reindex(config=load_config(config.root))  # the next writer puts it back
+    assert (folder / "manifest.json").exists()
+
+
+def test_maintenance_rewrites_the_sidecar_and_no_older_copy_is_trusted(db):
+    from engine.maintenance import rebuild_vec_index
+
+    path, conn = db
+    update_sidecar(conn, path)
+    folder = sidecar_dir(path)
+    old = {p.name: p.read_bytes() for p in folder.iterdir()}
+    conn.close()
+    assert rebuild_vec_index(path, vacuum=True)["sidecar_rows"] == 3000
+    reader, index = fresh(path)
+    assert isinstance(index, SidecarIndex) and len(index) == 3000
+    for p in folder.iterdir():
+        p.unlink()
+    for name, data in old.items():  # the pre-maintenance sidecar, restored
+        (folder / name).write_bytes(data)
+    assert isinstance(fresh(path)[1], VectorIndex)
+
+
+def test_a_sidecar_that_cannot_be_written_only_warns(config):
+    folder = sidecar_dir(config.db_path)
+    folder.parent.mkdir(parents=True)
+    folder.write_text("not a folder")  # mkdir and every file write inside it fail
+    stats = reindex(config=config)
+    assert stats.chunks and any("vector sidecar was not updated" in w.message
+                                for w in stats.warnings)
+    searcher = Searcher(config)
+    assert isinstance(searcher.vector_index(), VectorIndex)
+    assert searcher.search("harbor bridge project", mode="semantic").results
+    searcher.close()
