@@ -9,7 +9,9 @@ from __future__ import annotations
 from rich.cells import cell_len, get_character_cell_size
 
 from engine.explain import explain_lines
+from engine.labels import type_label
 from engine.present import plural
+from engine.snippets import Snippet, marked
 from engine.textsafe import one_line
 
 
@@ -39,14 +41,15 @@ def search_lines(response, width: int, explain: bool) -> list[str]:
     lines = [_fit(f"{plural(len(response), 'result')} in "
                   f"{response.timings_ms.get('total', 0):.0f} ms | arms: {one_line(response.arms)}"
                   f" | confidence: {response.confidence} | depth: {depth}", width)]
-    type_width = min(13, max((cell_len(one_line(r.source_type)) for r in response), default=0))
+    type_width = min(13, max((cell_len(type_label(r.source_type)) for r in response), default=0))
     for i, r in enumerate(response, 1):
         mark = " [profile]" if r.injected else ""
-        head = (f"{i:2}. {r.score:.4f} {_fit(one_line(r.source_type), type_width):{type_width}} "
+        head = (f"{i:2}. {r.score:.4f} {_fit(type_label(r.source_type), type_width):{type_width}} "
                 f"{one_line(r.content_date or ''):10} ")
         room = max(width - cell_len(head) - len(mark), 12)
         lines.append(head + _fit(one_line(r.source_file), room, keep_end=True) + mark)
-        lines.append(_fit(f"    {one_line(r.snippet)}", width))
+        shown = marked(Snippet(r.snippet, list(r.highlights)))  # the matches in «»
+        lines.append(_fit(f"    {one_line(shown)}", width))
         if explain:
             lines += [_fit(f"    {x.label}: {x.text}", width)
                       for x in explain_lines(r, response.rrf_k)]

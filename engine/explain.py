@@ -108,3 +108,47 @@ def explain_lines(r: Any, rrf_k: int) -> list[ExplainLine]:
     if flags:
         lines.append(ExplainLine("flags", ", ".join(flags)))
     return lines
+
+
+def _age_words(days: float) -> str:
+    """``3 hours old``, ``1 day old``, ``5 months old``, ``2.1 years old``."""
+    from .present import plural
+
+    if days < 1:
+        return plural(max(round(days * 24), 0), "hour") + " old"
+    if days < 60:
+        return plural(round(days), "day") + " old"
+    if days < 730:
+        return plural(round(days / 30.44), "month") + " old"
+    return f"{days / 365.25:.1f} years old"
+
+
+def plain_summary(r: Any) -> str:
+    """Why this result is here, in words: ``found by both searches: keyword #1, meaning #97;
+    1 day old, ×0.97`` (the exact numbers are :func:`explain_lines`)."""
+    if r.injected:
+        meta = r.metadata or {}
+        return (f"the profile of {json_dumps(str(meta.get('person', '')))}, shown because the "
+                f"query names {json_dumps(str(meta.get('matched', '')))}")
+    ranks = []
+    if r.keyword_rank:
+        ranks.append(f"keyword #{r.keyword_rank}")
+    if r.semantic_rank:
+        ranks.append(f"meaning #{r.semantic_rank}")
+    if len(ranks) == 2:
+        text = "found by both searches: " + ", ".join(ranks)
+    elif r.keyword_rank:
+        text = f"found by the keyword search only (#{r.keyword_rank})"
+    elif r.semantic_rank:
+        text = f"found by the meaning search only (#{r.semantic_rank})"
+    else:
+        text = "found by neither search"
+    if r.matched_terms:
+        text += "; words matched: " + ", ".join(one_line(t) for t in r.matched_terms)
+    d = r.decay
+    if d is not None:
+        age = "undated" if d.age_days is None else _age_words(d.age_days)
+        text += f"; {age}, ×{d.factor:.2f}" + (" (the oldest weight)" if d.floored else "")
+    if r.stale:
+        text += "; the file changed since it was indexed"
+    return text

@@ -48,7 +48,13 @@ from .people_filter import PersonFilter
 from .routes import route_matches
 from .scanner import SourceFile, discover, indexed_mtimes, needs_indexing, vanished
 from .schema import check_readable, stored_embedder
-from .stats import IndexStatistics, chunks_per_type, db_size, index_statistics
+from .stats import (
+    IndexStatistics,
+    chunks_per_type,
+    db_size,
+    index_statistics,
+    pending_embeddings,
+)
 from .timeline import Activity, Timeline, TimelineError
 
 __all__ = ["Activity", "Chunk", "ConversationError", "ConversationPage", "Cursor",
@@ -196,6 +202,7 @@ class _Reads(TimeReads):
                 return overview
             overview.exists = True
             overview.per_type = chunks_per_type(conn)
+            overview.pending_embeddings = pending_embeddings(conn)
             info = stored_embedder(conn)
         overview.chunks = sum(overview.per_type.values())
         overview.embedder = info.describe() if info else None

@@ -104,6 +104,7 @@ class IndexOverview:
     chunks: int = 0
     embedder: str | None = None
     db_bytes: int = 0
+    pending_embeddings: int = 0  # chunks without a vector: the semantic arm cannot find them
 
 
 @dataclass

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -47,13 +48,14 @@ from .provider_guard import query_vector
 from .schema import EmbedderMismatch, has_vec_table, open_reader, stored_embedder
 from .search_options import MAX_LIMIT, MODES, SORTS
 from .sidecar_index import SidecarIndex, open_vector_index, refreshed
+from .snippets import build as build_snippet
+from .snippets import parse_marked
 from .timeline import source_types as indexed_types
 from .timephrase import SearchTime, search_time
 from .vector_index import VectorIndex
 
 __all__ = ["Filters", "SearchError", "SearchResponse", "SearchResult", "Searcher", "search"]
 
-SNIPPET_TOKENS = 24
 REFRESH_DURING_WRITE_S = 5.0  # while a writer runs, refresh the vector index at most this often
 ROW_COLUMNS = ("c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
                "c.metadata, c.embedding_truncated")
@@ -88,6 +90,9 @@ class SearchResult:
     metadata: dict[str, Any] = field(default_factory=dict)
     rerank_score: float | None = None
     rowid: int | None = None
+    # offsets into ``snippet`` (engine/snippets.py): matched words; (start, end, kind) emphasis
+    highlights: list[tuple[int, int]] = field(default_factory=list)
+    emphasis: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -114,6 +119,8 @@ class SearchResponse(Sequence):
     fusion: str = ""  # how the arms' scores were combined, for front doors to print
     sort: str = "relevance"  # "relevance" | "date" (the page's best results, newest first)
     decay_applied: bool = False
+    # source type -> candidates of this query (after its filters, before the page is cut)
+    type_counts: dict[str, int] = field(default_factory=dict)
     # the query's time phrase as applied: 'time: 2026-03-09..2026-03-15 (from "last week")'
     time: str | None = None
     time_phrase: str | None = None  # as written in the query (a chip removes it from there)
@@ -417,6 +424,7 @@ class Searcher:
                 cand.decay = None
         fused = [c for c in fused if filters.matches(c)]
         lap("filter")
+        type_counts = dict(Counter(c.source_type for c in fused if not c.injected))
         ranked = diversity_rerank(fused, limit) if not pure_arm else fused[:limit]
         lap("mmr")
 
@@ -462,7 +470,8 @@ class Searcher:
             semantic_error=semantic_error, semantic_detail=semantic_detail,
             fusion=self.fusion_text("hybrid" if not pure_arm else
                                     ("keyword" if mode == "hybrid" else mode)),
-            sort=sort, decay_applied=not pure_arm and use_decay, **_filter_fields(when, filters))
+            sort=sort, decay_applied=not pure_arm and use_decay, type_counts=type_counts,
+            **_filter_fields(when, filters))
 
     def _by_date(self, query, when, limit, filters, mode, parsed, transition,
                  timings) -> SearchResponse:
@@ -530,26 +539,30 @@ class Searcher:
             snippet="", metadata=meta, rerank_score=c.rerank_score, rowid=c.rowid)
 
     def _add_snippets(self, results: list[SearchResult], parsed: ParsedQuery) -> None:
-        """FTS5 snippets with the matched terms in «»; the chunk head for semantic-only hits.
+        """Each result's snippet (engine/snippets.py): a window on its first match, with the
+        matches FTS5 found as offsets; the chunk head for semantic-only hits.
 
         One lookup per keyword hit, pinned to its rowid: FTS5 seeks straight to that row, where
-        a MATCH over the whole index would re-run the query (250 ms at 500k chunks).
+        a MATCH over the whole index would re-run the query (250 ms at 500k chunks). The
+        markers are control characters the stored (cleaned) text never holds.
         """
         match = build_match(parsed, "or")
         conn = self.connection()
         for r in results:
+            matches = None
             if match and r.matched_terms and not r.injected and r.rowid is not None:
                 try:
                     row = conn.execute(
-                        "SELECT snippet(chunks_fts, 0, '«', '»', '…', ?) FROM chunks_fts "
-                        "WHERE chunks_fts MATCH ? AND rowid = ?",
-                        (SNIPPET_TOKENS, match, r.rowid)).fetchone()
+                        "SELECT highlight(chunks_fts, 0, char(2), char(3)) FROM chunks_fts "
+                        "WHERE chunks_fts MATCH ? AND rowid = ?", (match, r.rowid)).fetchone()
                     if row and row[0]:
-                        r.snippet = " ".join(row[0].split())
+                        text, matches = parse_marked(row[0], "\x02", "\x03")
+                        if text != r.content:
+                            matches = None  # the text held a marker: no offsets to trust
                 except Exception:  # noqa: BLE001 - a snippet is decoration; the head will do
                     pass
-            if not r.snippet:
-                r.snippet = _head(r.content)
+            snippet = build_snippet(r.content, matches)
+            r.snippet, r.highlights, r.emphasis = snippet.text, snippet.highlights, snippet.emphasis
 
 
 def _age_clock(now: datetime, filters: Filters) -> datetime:
@@ -575,11 +588,6 @@ def _without_decay(c: Candidate) -> Candidate:
     out = object.__new__(type(c))
     out.__dict__ = {**c.__dict__, "decay": None}
     return out
-
-
-def _head(text: str, width: int = 200) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def _candidate(row) -> Candidate:

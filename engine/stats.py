@@ -95,6 +95,11 @@ def chunks_per_type(conn: Connection) -> dict[str, int]:
         "SELECT source_type, count(*) FROM chunks GROUP BY source_type ORDER BY 2 DESC"))
 
 
+def pending_embeddings(conn: Connection) -> int:
+    """Chunks without a vector yet (the partial index chunks_pending makes this a seek)."""
+    return conn.execute("SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0]
+
+
 def index_statistics(conn: Connection, db_path: Path) -> IndexStatistics:
     per_type = chunks_per_type(conn)
     per_month = dict(conn.execute(
@@ -110,8 +115,7 @@ def index_statistics(conn: Connection, db_path: Path) -> IndexStatistics:
         chunks=sum(per_type.values()),
         files=conn.execute("SELECT count(*) FROM index_state").fetchone()[0],
         files_with_errors=errors,
-        pending_embeddings=conn.execute(
-            "SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0],
+        pending_embeddings=pending_embeddings(conn),
         truncated_embeddings=conn.execute(
             "SELECT count(*) FROM chunks WHERE embedding_truncated = 1").fetchone()[0],
         embedder=info.describe() if info else None,

@@ -13,7 +13,9 @@ from pathlib import PurePosixPath
 
 from engine.explain import formula
 from engine.fts_query import ParsedQuery, matched_terms
+from engine.labels import type_label
 from engine.present import plural
+from engine.snippets import Snippet, marked
 
 from .text import cap, flat, jobject, jstr, one_line
 
@@ -36,7 +38,7 @@ def title_of(r) -> str:
     if meta.get("podcast") or meta.get("episode"):
         return ": ".join(str(meta[k]) for k in ("podcast", "episode") if meta.get(k))
     if meta.get("channel"):
-        return f"{r.source_type} {meta['channel']}"
+        return f"{type_label(r.source_type)} {meta['channel']}"
     if meta.get("session_id"):
         return f"interview {meta['session_id']}"
     return PurePosixPath(r.source_file).stem
@@ -51,22 +53,12 @@ def tags_of(r) -> str:
     return ""
 
 
-def _head(content: str, width: int = 200) -> str:
-    """The engine's fallback snippet (searcher._head): how a non-highlight is recognised."""
-    text = flat(content)
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def highlight(r) -> str | None:
-    """The keyword highlight of a row, the matched terms between « and », or None.
-
-    The one place that reads the engine's «» snippet: when results carry highlight spans
-    (offsets into the text), render them here and nothing else changes.
-    """
-    snippet = r.snippet or ""
-    if "«" in snippet and snippet != _head(r.content):
-        return snippet
-    return None
+    """The keyword highlight of a row, the matched terms between « and », or None: the
+    engine's snippet rendered from its highlight spans (engine/snippets.py)."""
+    if not getattr(r, "highlights", None):
+        return None
+    return marked(Snippet(r.snippet or "", list(r.highlights)))
 
 
 def better_arm(r) -> str | None:

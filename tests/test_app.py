@@ -333,7 +333,7 @@ async def test_facet_only_this_pushes_the_filter_into_the_engine(demo_root):
         await wait_for(pilot, lambda: app.main.idle)
         assert spy.calls[-1][1]["source_types"] == ["note"]
         assert {r.source_type for r in app.main.results.results} == {"note"}
-        assert facets.border_subtitle == f"1/{len(facets.available)}"
+        assert facets.border_subtitle == f"1/{len(facets.available)} · query counts"
         await pilot.press("space")  # toggle it off: nothing checked
         await pilot.pause(0.3)
         assert "No source type is checked" in app.main.query_one("#empty").render().plain
@@ -341,7 +341,7 @@ async def test_facet_only_this_pushes_the_filter_into_the_engine(demo_root):
         await pilot.pause(0.05)
         await wait_for(pilot, lambda: app.main.idle)
         assert spy.calls[-1][1]["source_types"] is None
-        assert facets.border_subtitle == "all"
+        assert facets.border_subtitle == "all · query counts"
 
 
 @aio
@@ -467,15 +467,22 @@ async def test_preview_explain_block_and_toggle(demo_root):
         body = app.main.query_one("#pv-body").render().plain
         assert result.content.splitlines()[0][:40] in body
         explain = app.main.query_one("#pv-explain").render().plain
-        assert "fusion" in explain and "keyword 0.85 ×" in explain
-        assert "half-life" in explain and "age" in explain and "MMR" in explain
-        assert "similarity" in explain and "flags" in explain
+        assert "Why here" in explain and "found by both searches: keyword #" in explain
         meta = app.main.query_one("#pv-meta").render().plain
         assert "Metadata" in meta
-        await pilot.press("enter", "x")
+        await pilot.press("enter", "x")  # in words → the exact numbers
+        await pilot.pause()
+        explain = app.main.query_one("#pv-explain").render().plain
+        assert "fusion" in explain and "keyword 0.85 ×" in explain
+        assert "half-life" in explain and "age" in explain and "mmr" in explain
+        assert "similarity" in explain
+        await pilot.press("x")
+        await pilot.pause()
         assert not app.main.query_one("#pv-explain").display
         await pilot.press("x")
+        await pilot.pause()
         assert app.main.query_one("#pv-explain").display
+        assert "Why here" in app.main.query_one("#pv-explain").render().plain
 
 
 @aio
@@ -662,7 +669,7 @@ async def test_reindex_progress_search_meanwhile_refuse_second_and_cancel(writab
         gate.release.set()
         await wait_for(pilot, lambda: app.job is None, what="the cancelled run")
         await wait_for(pilot, lambda: not panel.display, what="the panel to close")
-        assert "Reindex cancelled" in notes_text(app) and "1 files indexed" in notes_text(app)
+        assert "Reindex cancelled" in notes_text(app) and "1 file indexed" in notes_text(app)
 
 
 @aio
@@ -677,7 +684,7 @@ async def test_reindex_finishes_with_summary_and_refreshed_counts(writable_root)
         await wait_for(pilot, lambda: app.job is None, what="the reindex")
         await wait_for(pilot, lambda: facets.counts["telegram"] == before + 4, what="counts")
         assert "Reindex finished" in notes_text(app)
-        assert "1 files indexed" in notes_text(app) and "4 chunks written" in notes_text(app)
+        assert "1 file indexed" in notes_text(app) and "4 chunks written" in notes_text(app)
         await search(pilot, "zephyrine kayak")
         assert app.main.results.results[0].source_file == "data/telegram/kayak.jsonl"
 
@@ -817,7 +824,7 @@ async def test_import_whatsapp_progress_then_automatic_reindex_then_search(
         # the reindex starts on its own, and refreshes the counts when it is done
         await wait_for(pilot, lambda: "Reindex finished" in notes_text(app) and app.job is None,
                        what="the automatic reindex")
-        assert "1 files indexed" in notes_text(app)
+        assert "1 file indexed" in notes_text(app)
         await wait_for(pilot, lambda: not panel.display, what="the panel to close")
         assert (writable_root / "data/telegram/whatsapp-Maya-Chen.jsonl").exists()
         await search(pilot, "pelican kite")
@@ -1029,9 +1036,15 @@ def test_text_helpers_neutralise_data():
     from tui.widgets.text import plain, snippet_content
 
     assert plain("a\x1b[31mb\x07\r\nc\u202e\x9b") == "a␛[31mb␇\nc\ufffd\ufffd"
-    content = snippet_content("x «tile» [link=file:///etc]y[/link] «a «b» c»")
-    assert content.plain == "x tile [link=file:///etc]y[/link] «a b c»"
-    assert [content.plain[s.start:s.end] for s in content.spans] == ["tile", "b"]
+    from types import SimpleNamespace
+
+    row = SimpleNamespace(snippet="x tile [link=file:///etc]y[/link] \x1b «a b» \udce9 zoom",
+                          content="", highlights=[(2, 6), (42, 43)], emphasis=[(44, 48, "code")])
+    content = snippet_content(row)  # spans, not markers: a literal « stays text
+    assert content.plain == "x tile [link=file:///etc]y[/link] ␛ «a b» \\xe9 zoom"
+    assert [(content.plain[s.start:s.end], str(s.style)) for s in content.spans] == [
+        ("tile", "bold reverse $accent"), ("\\xe9", "bold reverse $accent"),
+        ("zoom", "$text-secondary")]
 
 
 def test_stats_health_suggests_maintenance():
@@ -1084,3 +1097,25 @@ def test_import_summary_and_typed_paths(tmp_path):
     assert clean_path(str(spaced).replace(" ", "\\ ")) == spaced
     assert clean_path("  ") is None
     assert clean_path("~/x.txt") == Path.home() / "x.txt"
+
+
+@aio
+async def test_a_job_message_forwarded_to_the_main_screen_is_handled_once(demo_root,
+                                                                           monkeypatch):
+    """A JobProgress the App forwards must not bubble back to the App: it was forwarded again,
+    a message loop that kept the UI thread busy (and starved the reindex) while a job ran."""
+    from engine.indexer import Progress
+    from tui.actions import JobKind
+    from tui.app import Job
+    from tui.messages import JobProgress
+
+    calls = []
+    monkeypatch.setattr(JobPanel, "progress", lambda self, p, elapsed: calls.append(p))
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.job = Job(JobKind.REINDEX, threading.Event())
+        app.post_message(JobProgress("reindex", Progress("scan"), 0.1))
+        await pilot.pause(0.3)
+        app.job = None
+    assert len(calls) == 1

@@ -89,7 +89,8 @@ async def test_preview_found_by_has_a_space_after_the_badge(demo_root):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await search(pilot, "maya birthday dinner")
-        await pilot.press("enter")
+        await pilot.press("enter", "x")  # the exact numbers
+        await pilot.pause()
         explain = app.main.query_one("#pv-explain").render().plain
         line = next(ln for ln in explain.splitlines() if "found by" in ln)
         assert re.search(r"found by\s+(KS|K |S ) ?\s*(keyword|semantic)", line), line

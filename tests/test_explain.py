@@ -53,3 +53,19 @@ def test_a_profile_row_names_the_person_as_a_json_string():
     assert text == ('profile of "Maya \\"M\\" Chen\\u001b" injected at the median score '
                     '(the query names "maya")')
     assert [(x.label, x.text) for x in explain_lines(r, 60)] == [("profile", text)]
+
+
+def test_plain_summary_says_it_in_words():
+    from engine.explain import plain_summary
+
+    both = result(**{**BOTH, "semantic_rank": 97,
+                     "decay": Decay(factor=0.97, age_days=1.2, half_life=35)})
+    assert plain_summary(both) == ("found by both searches: keyword #1, meaning #97; words "
+                                   "matched: harbor; 1 day old, ×0.97")
+    meaning = result(semantic_rank=3, matched_terms=None, stale=True,
+                     decay=Decay(factor=0.3, age_days=800, half_life=35, floored=True))
+    assert plain_summary(meaning) == ("found by the meaning search only (#3); 2.2 years old, "
+                                      "×0.30 (the oldest weight); the file changed since it "
+                                      "was indexed")
+    profile = result(injected=True, metadata={"person": "Maya Chen", "matched": "maya"})
+    assert plain_summary(profile).startswith('the profile of "Maya Chen"')

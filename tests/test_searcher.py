@@ -58,7 +58,8 @@ def test_hybrid_response_carries_header_fields(searcher):
     assert top.rrf_terms["keyword"] == pytest.approx(0.85)
     assert top.fusion_terms["keyword"].startswith("0.85 × ")
     assert r.fusion.startswith("convex (local): keyword 0.85 × bm25/best + semantic 0.15 × ")
-    assert "«harbor»" in top.snippet and top.matched_terms == ["harbor", "bridge", "dashboard"]
+    assert [top.snippet[a:b] for a, b in top.highlights] == ["harbor", "bridge", "dashboard"]
+    assert "«" not in top.snippet and top.matched_terms == ["harbor", "bridge", "dashboard"]
     assert top.section_path == ["Checklist"] and top.decay.half_life == 365.0
 
 

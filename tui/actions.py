@@ -92,7 +92,7 @@ ACTIONS: tuple[Action, ...] = (
     Action("stats", "stats", "Index statistics",
            "Index statistics (charts, size, bloat, embedder)", label="Stats", menu=True),
     Action("explain", "toggle_explain", "Toggle explain",
-           "Show/hide the explain block in the preview",
+           "The preview's explain: words → numbers → off",
            label="Explain", menu=True),
     Action("theme", "change_theme", "Theme", "Pick a colour theme", menu=True),
     Action("help", "help", "Help", "Every key and its id (remap in memlens.toml)", menu=True),

@@ -94,7 +94,7 @@ class MemlensApp(App[int]):
             searcher = Searcher(config, embedder)
         self.searcher = searcher
         self.job: Job | None = None
-        self.explain = True
+        self.explain = "plain"  # the preview's explain: plain → exact → off (x cycles)
         self.main: MainScreen | None = None
         self.last_import: ImportRequest | None = None  # the dialog starts from it
         self.heap_settled = False
@@ -195,9 +195,12 @@ class MemlensApp(App[int]):
             self.push_screen(DiscoverScreen())
 
     def action_toggle_explain(self) -> None:
-        self.explain = not self.explain
+        from .widgets.preview import EXPLAIN_MODES
+
+        self.explain = EXPLAIN_MODES[(EXPLAIN_MODES.index(self.explain) + 1) % len(EXPLAIN_MODES)]
         self._tell_main(ExplainToggled())
-        self.notify(f"Explain {'on' if self.explain else 'off'}", timeout=2)
+        words = {"plain": "in words", "exact": "exact numbers", "off": "off"}
+        self.notify(f"Explain: {words[self.explain]}", timeout=2)
 
     # -- index jobs ------------------------------------------------------------------------
     @property
@@ -206,6 +209,9 @@ class MemlensApp(App[int]):
 
     def _tell_main(self, message: Any) -> None:
         if self.main is not None:
+            # for the main screen only: bubbling back up, a forwarded JobProgress reached this
+            # App's handler again and was forwarded again, a loop for as long as a job ran
+            message.bubble = False
             self.main.post_message(message)
 
     def action_reindex(self) -> None:

@@ -65,9 +65,15 @@ class Overview:
     chunks: int = 0
     embedder: str | None = None
     db_bytes: int = 0
+    pending_embeddings: int = 0  # chunks without a vector (semantic search cannot see them)
     people: list[Any] = field(default_factory=list)
     people_error: str | None = None
     error: str | None = None  # the index exists but could not be read
+
+    @property
+    def semantic_coverage(self) -> float | None:
+        """The share of chunks with a vector (None without chunks)."""
+        return 1 - self.pending_embeddings / self.chunks if self.chunks else None
 
 
 @dataclass

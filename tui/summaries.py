@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.present import plural
+
 from .widgets.text import human_bytes, one_line, plain
 
 
@@ -25,13 +27,13 @@ def job_summary(kind: str, result: Any, elapsed: float) -> str:
                 f"{result.get('dead_slots_before', 0):,} → {result.get('dead_slots_after', 0):,}"
                 f" · {elapsed:.1f} s")
     s = result
-    text = (f"{s.files:,} files indexed ({s.skipped:,} unchanged, {s.removed_files:,} removed) · "
-            f"{s.chunks:,} chunks written, {s.unchanged_chunks:,} unchanged, "
-            f"{s.deleted_chunks:,} deleted · {s.embedded:,} embedded · "
-            f"{s.pending_embeddings:,} pending · {s.seconds:.1f} s")
+    text = (f"{plural(s.files, 'file')} indexed ({s.skipped:,} unchanged, "
+            f"{s.removed_files:,} removed) · {plural(s.chunks, 'chunk')} written, "
+            f"{s.unchanged_chunks:,} unchanged, {s.deleted_chunks:,} deleted · "
+            f"{s.embedded:,} embedded · {s.pending_embeddings:,} pending · {s.seconds:.1f} s")
     if s.errors:
         first = s.errors[0]
-        text += (f"\n{len(s.errors)} file(s) failed, e.g. {one_line(first.source_file)}: "
+        text += (f"\n{plural(len(s.errors), 'file')} failed, e.g. {one_line(first.source_file)}: "
                  f"{one_line(first.message)[:120]} (F3 lists them)")
     if s.embedding_errors:
         text += f"\nembedding: {one_line(s.embedding_errors[0])[:160]}"
@@ -54,7 +56,7 @@ def import_summary(report: Any, elapsed: float, reindexing: bool) -> str:
     lines[0] += f" · {elapsed:.1f} s"
     if report.problems:
         n = len(report.problems)
-        lines.append(f"{n:,} problem{'s' if n != 1 else ''} (listed in the dialog)")
+        lines.append(f"{plural(n, 'problem')} (listed in the dialog)")
     if report.dry_run:
         lines.append("Dry run: nothing was written.")
     elif reindexing:

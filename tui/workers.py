@@ -61,7 +61,7 @@ def read_overview(config: Config) -> Overview:
     ov = Library(config).overview()
     return Overview(exists=ov.exists, db_path=ov.db_path, per_type=ov.per_type,
                     chunks=ov.chunks, embedder=ov.embedder, db_bytes=ov.db_bytes,
-                    people=list(people.people), people_error=people.load_error)
+                    pending_embeddings=ov.pending_embeddings, people=list(people.people), people_error=people.load_error)
 
 
 def overview_job(config: Config, post: Post) -> None:

@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from .. import keys
+from ..widgets.legend import legend_content
 
 KEY_WIDTH = 18
 
@@ -58,6 +59,7 @@ def help_content(app, width: int = 100) -> Content:
                 lines.append(Content.assemble(
                     (f"  {key:<{KEY_WIDTH}}", "bold $text-primary"), text,
                     (f"  {bid}" if bid else "", "dim")))
+    lines += [Content(""), legend_content(KEY_WIDTH)]
     return Content("\n").join(lines)
 
 

@@ -42,6 +42,7 @@ from ..widgets.chips import FilterChips
 from ..widgets.empty import EmptyState
 from ..widgets.facets import FacetList
 from ..widgets.jobpanel import JobPanel
+from ..widgets.legend import BORDER_KEY
 from ..widgets.preview import Preview
 from ..widgets.query import QueryInput
 from ..widgets.results import ResultList
@@ -86,7 +87,8 @@ class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
         query = self.query_one(QueryInput)
         if self.app.frozen:
             query.cursor_blink = False
-        self.query_one("#results-pane").border_title = "Results"
+        pane = self.query_one("#results-pane")
+        pane.border_title, pane.border_subtitle = "Results", BORDER_KEY
         self.query_one(JobPanel).display = False
         self.query_one(InfoBar).show(self.app.config.root, None)
         self._show_chips()
@@ -134,6 +136,8 @@ class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
             facets.set_counts(overview.per_type, all_types)
         if not self.query_one(QueryInput).value.strip():
             self._show_idle()
+        else:
+            self._show_status()  # the semantic coverage may have changed
 
     def show_infobar(self) -> None:
         self.query_one(InfoBar).show(self.app.config.root, self.overview, self.app.job_title)
@@ -225,6 +229,8 @@ class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
             keep = rows[-1].id
         # the highlight's OptionHighlighted fills the preview, after the list is painted
         self.results.show(rows, keep=keep)
+        self.query_one(FacetList).show_query_counts(
+            getattr(message.response, "type_counts", None))
         if rows:
             self._show_results_pane(True)
         else:
@@ -242,6 +248,7 @@ class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
             self._show_status()
             return
         self.results.show([])
+        self.query_one(FacetList).show_query_counts(None)
         from engine.schema import EmbedderMismatch
 
         if isinstance(message.error, EmbedderMismatch):
@@ -280,6 +287,7 @@ class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
 
     def _show_idle(self) -> None:
         self.results.show([])
+        self.query_one(FacetList).show_query_counts(None)  # no query: the index's counts
         self.preview.show_nothing()
         ov = self.overview
         if ov is not None and not ov.exists:
@@ -305,7 +313,8 @@ class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
         parts = search_parts(self.session, frozen=self.app.frozen,
                              mismatch=self.mismatch is not None,
                              job_running=self.app.job is not None,
-                             describe_error=describe_error)
+                             describe_error=describe_error,
+                             coverage=self.overview.semantic_coverage if self.overview else None)
         parts.append(Content.assemble(("mode: ", "dim"), self.session.filters.mode))
         active = self._filter_summary()
         if active:

@@ -40,9 +40,11 @@ def type_colour(source_type: str) -> str:
     return _TYPES.get(source_type, (source_type, "#bcbcbc"))[1]
 
 
-def type_badge(source_type: str, width: int = BADGE_WIDTH) -> Content:
-    """A coloured, fixed-width label for a source type (black on the type's colour)."""
-    short = _TYPES.get(source_type, (source_type, ""))[0][:width]
+def type_badge(source_type: str, width: int = BADGE_WIDTH, text: str | None = None
+               ) -> Content:
+    """A coloured, fixed-width label for a source type (black on the type's colour); ``text``
+    in place of the short name (the preview shows the readable label)."""
+    short = (text or _TYPES.get(source_type, (source_type, ""))[0])[:width]
     return Content.styled(f" {short.ljust(width)} ", f"bold #000000 on {type_colour(source_type)}",
                           strip_control_codes=False)
 

@@ -8,7 +8,9 @@ from typing import Any
 from textual.content import Content
 from textual.widgets import Static
 
-from .text import human_bytes, human_count, plain
+from engine.present import plural
+
+from .text import human_bytes, plain
 
 
 def display_path(path: Path) -> str:
@@ -36,7 +38,11 @@ class InfoBar(Static):
         elif not overview.exists:
             parts += [sep, ("no index yet", "$text-warning")]
         else:
-            parts += [sep, f"{human_count(overview.chunks)} chunks", sep,
+            parts += [sep, plural(overview.chunks, "chunk")]
+            if overview.pending_embeddings:
+                parts += [sep, (f"{plural(overview.pending_embeddings, 'embedding')} pending",
+                                "bold $text-warning")]
+            parts += [sep,
                       human_bytes(overview.db_bytes), sep,
                       (plain(overview.embedder or "no embedder yet"), "")]
         if job:

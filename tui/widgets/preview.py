@@ -10,9 +10,12 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from engine.explain import explain_lines, plain_summary
+from engine.labels import type_label
+
 from .. import keys
 from .badges import arms_badge, decay_badge, type_badge
-from .text import highlight_terms, human_days, one_line, plain, safe
+from .text import highlight_terms, one_line, plain, safe
 
 LABEL_WIDTH = 11
 MAX_META_VALUE = 240
@@ -38,49 +41,27 @@ def _meta_value(value: Any) -> str:
     return text if len(text) <= MAX_META_VALUE else text[: MAX_META_VALUE - 1] + "…"
 
 
-def explain_block(result: Any, rank: int | None, total: int, rrf_k: int) -> Content:
-    """Everything the engine says about why this result is here."""
-    lines = [Content.styled("Explain", "bold underline")]
+EXPLAIN_MODES = ("plain", "exact", "off")  # what x cycles through (the app holds the mode)
+
+
+def explain_block(result: Any, mode: str, rank: int | None, total: int, rrf_k: int
+                  ) -> Content | None:
+    """Why this result is here (engine/explain.py): in words, or every exact number."""
+    if mode == "plain":
+        return Content.assemble(
+            Content.styled("Why here", "bold underline"), ("  x: exact numbers", "dim"), "\n  ",
+            safe(plain_summary(result)), strip_control_codes=False)
+    if mode != "exact":
+        return None
+    lines = [Content.assemble(Content.styled("Explain", "bold underline"),
+                              ("  exact numbers · x: off", "dim"))]
     if rank is not None:
         lines.append(_line("score", f"{result.score:.6f}", (f"   rank {rank} of {total}", "dim")))
-    terms = []
-    for arm, value in (result.rrf_terms or {}).items():
-        terms.append(f"{arm} {(result.fusion_terms or {}).get(arm, f'{value:.6f}')}")
-    lines.append(_line("fusion", " + ".join(terms) if terms else ("—", "dim")))
-    if result.keyword_rank:
-        matched = ", ".join(one_line(t) for t in result.matched_terms or []) or "—"
-        bm25 = f" · bm25 {result.bm25:.3f}" if result.bm25 is not None else ""
-        lines.append(_line("keyword", f"rank {result.keyword_rank}{bm25} · matched: {matched}"))
-    else:
-        lines.append(_line("keyword", ("not found by the keyword arm", "dim")))
-    if result.semantic_rank:
-        sim = f" · similarity {result.similarity:.3f}" if result.similarity is not None else ""
-        lines.append(_line("semantic", f"rank {result.semantic_rank}{sim}"))
-    else:
-        lines.append(_line("semantic", ("not found by the semantic arm", "dim")))
-    d = result.decay
-    if d is not None:
-        if d.age_days is None:
-            age = "undated"
-        else:
-            age = f"age {human_days(d.age_days)}"
-            if not age.endswith(" d") and not age.endswith(" h"):
-                age += f" ({d.age_days:.0f} d)"
-        lines.append(_line("decay", decay_badge(d.factor, d.floored),
-                           f" · {age} · half-life {d.half_life:.0f} d",
-                           (" · at the floor" if d.floored else "", "$text-warning")))
-    else:
-        lines.append(_line("decay", ("not applied (single arm)", "dim")))
-    lines.append(_line("MMR", f"position {result.mmr_position}" if result.mmr_position
-                       else ("outside the diversified head", "dim")))
-    found = " + ".join(result.found_by or []) or ("injected" if result.injected else "—")
-    lines.append(_line("found by", arms_badge(result.found_by, result.injected), " ", found))
-    if result.section_path:
-        lines.append(_line("section", " › ".join(one_line(s) for s in result.section_path)))
-    flags = [name for name, on in (("stale (file changed since indexed)", result.stale),
-                                   ("embedding truncated", result.embedding_truncated),
-                                   ("injected profile", result.injected)) if on]
-    lines.append(_line("flags", ", ".join(flags) if flags else ("none", "dim")))
+    for line in explain_lines(result, rrf_k):
+        text = safe(line.text, "" if line.applies else "dim")
+        if line.label == "found by":
+            text = Content.assemble(arms_badge(result.found_by, result.injected), " ", text)
+        lines.append(_line(line.label, text))
     if getattr(result, "rerank_score", None) is not None:
         lines.append(_line("rerank", f"{result.rerank_score:.4f}"))
     return Content("\n").join(lines)
@@ -166,7 +147,7 @@ class Preview(VerticalScroll, can_focus=True):
         self._set(Content(""), message if isinstance(message, Content) else Content(message),
                   None, None)
 
-    def show_result(self, result: Any, *, terms: list[str], explain: bool, rank: int,
+    def show_result(self, result: Any, *, terms: list[str], explain: str, rank: int,
                     total: int, rrf_k: int, person: Any = None) -> None:
         self.result = result
         self.chunk = {"id": result.id, "content": result.content,
@@ -180,7 +161,7 @@ class Preview(VerticalScroll, can_focus=True):
         else:
             body = highlight_terms(result.content, terms)
         self._set(title, body, metadata_block(result.metadata),
-                  explain_block(result, rank, total, rrf_k) if explain else None)
+                  explain_block(result, explain, rank, total, rrf_k))
 
     def show_chunk(self, chunk: dict, *, terms: list[str], position: tuple[int, int] | None
                    ) -> None:
@@ -201,12 +182,20 @@ class Preview(VerticalScroll, can_focus=True):
 
     @staticmethod
     def _title(chunk: dict, result: Any | None) -> Content:
+        """Type, date, age weight and the file; the chunk's place in it (the id's suffix: the
+        id repeats the path) on the same line."""
+        label = plain(type_label(chunk["source_type"]))
         parts: list[Content | str | tuple[str, str]] = [
-            type_badge(chunk["source_type"]), " ",
+            type_badge(chunk["source_type"], len(label), text=label), " ",
             (chunk.get("content_date") or "undated", "bold"), "  ",
         ]
         if result is not None and result.decay is not None:
             parts += [decay_badge(result.decay.factor, result.decay.floored), "  "]
-        parts += [safe(one_line(chunk["source_file"]), "bold $text-primary"), "\n",
-                  safe(one_line(chunk["id"]), "dim"), "\n"]
+        path, chunk_id = chunk["source_file"], chunk["id"]
+        parts.append(safe(one_line(path), "bold $text-primary"))
+        if chunk_id.startswith(path):
+            parts.append(safe(one_line(chunk_id[len(path):]), "dim"))
+        else:
+            parts += ["\n", safe(one_line(chunk_id), "dim")]
+        parts.append("\n")
         return Content.assemble(*parts, strip_control_codes=False)

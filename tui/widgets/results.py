@@ -45,7 +45,7 @@ def result_row(rank: int, result: Any, top_score: float) -> Content:
         head.append((where, "dim"))
         if result.stale:
             head.append(("  stale", "$text-warning"))
-    snippet = snippet_content(result.snippet or result.content)
+    snippet = snippet_content(result)
     return Content.assemble(*head, "\n     ", snippet, strip_control_codes=False)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from textual.content import Content, Span
 
@@ -19,7 +20,6 @@ from engine.present import human_bytes as human_bytes  # one size format for eve
 from engine.textsafe import one_line, plain
 
 HIGHLIGHT = "bold reverse $accent"  # matched terms
-OPEN_MARK, CLOSE_MARK = "«", "»"
 
 
 def safe(text: object, style: str = "") -> Content:
@@ -27,37 +27,28 @@ def safe(text: object, style: str = "") -> Content:
     return Content.styled(plain(text), style, strip_control_codes=False) if text else Content("")
 
 
-def snippet_content(snippet: str, style: str = HIGHLIGHT) -> Content:
-    """The engine's snippet with its «…» markers turned into highlight spans (markers removed).
+EMPHASIS = {"bold": "bold", "em": "italic", "code": "$text-secondary"}  # markdown, shown
 
-    A marker without its partner (a literal « in the data) is kept as text.
-    """
-    text = one_line(snippet)
+
+def snippet_content(result: Any, style: str = HIGHLIGHT) -> Content:
+    """A result's snippet with the engine's spans (engine/snippets.py) as styles: its
+    highlights (the matched words) and its markdown emphasis (markers already removed)."""
+    text = result.snippet or one_line(result.content)
+    marks = [(s, e, style) for s, e in getattr(result, "highlights", None) or ()]
+    marks += [(s, e, EMPHASIS.get(kind, "")) for s, e, kind in
+              getattr(result, "emphasis", None) or ()]
+    cuts = sorted({0, len(text), *(b for s, e, _ in marks for b in (s, e) if 0 <= b <= len(text))})
     out: list[str] = []
-    spans: list[Span] = []
+    where: dict[int, int] = {}  # an engine offset -> its offset in the shown text
     pos = 0
-    i = 0
-    while i < len(text):
-        start = text.find(OPEN_MARK, i)
-        if start < 0:
-            break
-        end = text.find(CLOSE_MARK, start + 1)
-        inner_open = text.find(OPEN_MARK, start + 1)
-        if end < 0 or (0 <= inner_open < end):
-            out.append(text[i:start + 1])
-            pos += start + 1 - i
-            i = start + 1
-            continue
-        before = text[i:start]
-        out.append(before)
-        pos += len(before)
-        word = text[start + 1:end]
-        out.append(word)
-        if word:
-            spans.append(Span(pos, pos + len(word), style))
-        pos += len(word)
-        i = end + 1
-    out.append(text[i:])
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        where[a] = pos
+        piece = plain(text[a:b], keep_newlines=False)  # a stand-in may be wider than 1
+        out.append(piece)
+        pos += len(piece)
+    where[len(text)] = pos
+    spans = [Span(where[s], where[e], st) for s, e, st in marks
+             if s in where and e in where and e > s and st]
     return Content("".join(out), spans, strip_control_codes=False)
 
 

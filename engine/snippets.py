@@ -1,0 +1,137 @@
+"""A result's snippet: a window of its text around the first matched word, with spans.
+
+The engine hands front doors plain text plus offsets: ``highlights`` (the matched words) and
+``emphasis`` (markdown ``**bold**``, ``*em*``, `` `code` ``, shown as styling: the markers
+are removed). No marker character travels in the text; each front door renders the spans its
+own way (the app as styles, MCP and the CLI as «»).
+
+The window starts a few words before the first match (``LEAD`` characters) unless the match
+is within ``2 * LEAD`` of the start: the result list shows as few as ~40 cells of the snippet
+line at 120 columns, so a match further in would be cut off. Pure functions, no SQL (tests/test_snippets.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+WIDTH = 200  # characters of text in a snippet (the fallback head had the same)
+LEAD = 20  # characters of context kept before the first match
+
+_EMPHASIS = (  # (kind, pattern): code first, its inside is never emphasis
+    ("code", re.compile(r"`([^`\n]+)`")),
+    ("bold", re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")),
+    ("bold", re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)")),
+    ("em", re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")),
+    ("em", re.compile(r"(?<![\w_])_(?=[^\s_])([^_\n]+?)(?<=[^\s_])_(?![\w_])")),
+)
+
+
+@dataclass(frozen=True)
+class Snippet:
+    text: str
+    highlights: list[tuple[int, int]] = field(default_factory=list)  # [start, end) of matches
+    emphasis: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, kind)
+
+
+def parse_marked(marked: str, open_mark: str, close_mark: str
+                 ) -> tuple[str, list[tuple[int, int]]]:
+    """Text with matches between ``open_mark`` and ``close_mark`` (FTS5 ``highlight()``) as
+    (text, match spans); an unpaired marker is dropped."""
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    pos, start = 0, None
+    for ch in marked:
+        if ch == open_mark:
+            start = pos
+        elif ch == close_mark:
+            if start is not None and pos > start:
+                spans.append((start, pos))
+            start = None
+        else:
+            out.append(ch)
+            pos += 1
+    return "".join(out), spans
+
+
+def build(text: str, matches: list[tuple[int, int]] | None = None, width: int = WIDTH,
+          lead: int = LEAD) -> Snippet:
+    """The snippet of ``text``: whitespace flattened, markdown emphasis turned into spans, a
+    window of ``width`` characters starting ``lead`` characters (at a word start) before the
+    first of ``matches`` (offsets into ``text``), cut with "…" at either end."""
+    # only the stretch around the first match is read (a chunk can be many KB): ~1.7 ms per
+    # 2,000 characters otherwise, times every row of a 200-row page
+    full = len(text)
+    first_raw = min((s for s, _ in matches or ()), default=0)
+    cut = max(0, first_raw - 8 * lead)
+    text = text[cut:first_raw + 2 * width]
+    cut_end = cut + len(text) < full
+    n = len(text)
+    hit = [False] * n
+    for s, e in matches or ():
+        for i in range(max(s - cut, 0), min(e - cut, n)):
+            hit[i] = True
+    style: list[str | None] = [None] * n
+    drop = [False] * n
+    for kind, pattern in _EMPHASIS:
+        for m in pattern.finditer(text):
+            a, b = m.span()
+            inner = range(m.start(1), m.end(1))
+            if any(drop[i] or style[i] == "code" for i in range(a, b)):
+                continue
+            for i in (*range(a, m.start(1)), *range(m.end(1), b)):
+                drop[i] = True
+            for i in inner:
+                style[i] = style[i] or kind
+    # the kept characters, whitespace runs flattened to one space
+    kept: list[tuple[str, bool, str | None]] = []
+    for i, ch in enumerate(text):
+        if drop[i]:
+            continue
+        if ch.isspace():
+            if kept and kept[-1][0] != " ":
+                kept.append((" ", False, style[i]))
+            continue
+        kept.append((ch, hit[i], style[i]))
+    while kept and kept[-1][0] == " ":
+        kept.pop()
+    first = next((i for i, k in enumerate(kept) if k[1]), 0)
+    start = first - lead if first > 2 * lead else 0  # a match that near the head shows
+    if start:  # begin at a word: after the first space in the lead, if there is one
+        space = next((i for i in range(start, first) if kept[i][0] == " "), None)
+        start = space + 1 if space is not None else start
+    end = min(len(kept), start + width)
+    if end < len(kept):  # end at a word, if one ends within the window after the match
+        space = next((i for i in range(end, first, -1) if kept[i][0] == " "), None)
+        end = space if space is not None and space > first else end
+    window = kept[start:end]
+    prefix = "…" if start or cut else ""
+    body = prefix + "".join(k[0] for k in window) + ("…" if end < len(kept) or cut_end else "")
+    return Snippet(body, _runs([k[1] for k in window], len(prefix)),
+                   [(s, e, kind) for s, e, kind in _kinds([k[2] for k in window], len(prefix))])
+
+
+def _runs(flags: list[bool], offset: int) -> list[tuple[int, int]]:
+    return [(s, e) for s, e, _ in _kinds([True if f else None for f in flags], offset)]
+
+
+def _kinds(values: list, offset: int) -> list[tuple[int, int, str]]:
+    """Runs of equal non-None values as (start, end, value), shifted by ``offset``."""
+    out: list[tuple[int, int, str]] = []
+    start = None
+    for i, v in enumerate([*values, None]):
+        if start is not None and v != values[start]:
+            out.append((start + offset, i + offset, values[start]))
+            start = None
+        if start is None and v is not None:
+            start = i
+    return out
+
+
+def marked(snippet: Snippet, open_mark: str = "«", close_mark: str = "»") -> str:
+    """The snippet's text with each highlight between markers (for text-only front doors)."""
+    text, out, pos = snippet.text, [], 0
+    for s, e in snippet.highlights:
+        out += [text[pos:s], open_mark, text[s:e], close_mark]
+        pos = e
+    return "".join(out) + text[pos:]

@@ -1,0 +1,28 @@
+"""What the result rows' marks mean: a one-line key for the results' border and the lines
+the help screen lists (one text for both)."""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+BORDER_KEY = "K keyword S meaning ×age █ score"  # fits the pane at 120 columns
+
+LEGEND: tuple[tuple[str, str], ...] = (
+    ("K", "found by the keyword search (the words themselves, BM25)"),
+    ("S", "found by the meaning search (semantic: similar wording, embeddings)"),
+    ("KS", "found by both searches"),
+    ("◆", "a person's profile, shown because the query names them"),
+    ("×0.59", "the age weight: newer results keep more of their score (1.00 = today)"),
+    ("██▌", "the score bar: this result's score against the first result's"),
+    ("—", "no age weight (one search only, or no date)"),
+)
+
+
+def legend_content(key_width: int = 18) -> Content:
+    """The legend as help-screen lines (a heading, then one line a mark)."""
+    lines = [Content.styled("Result marks", "bold underline")]
+    lines += [Content.assemble((f"  {mark:<{key_width}}", "bold $text-primary"), text)
+              for mark, text in LEGEND]
+    lines.append(Content.assemble((f"  {'x':<{key_width}}", "bold $text-primary"),
+                                  "the preview's explain: in words → exact numbers → off"))
+    return Content("\n").join(lines)
