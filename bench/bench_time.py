@@ -5,7 +5,8 @@
 Prints JSON: the time-phrase detector per query (every prefix of 20 queries, as typed), the
 timeline over a day / week / month / year and a year's activity calendar, and opening the
 largest messaging log of the index at its middle window (first open in this process, reopen,
-and a page of 40 back).
+and a page of 40 back, through the read facade), and searches with a time phrase and with a
+person filter (median of 5 after one warm-up).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from datetime import UTC, datetime
 from common import machine, percentiles
 
 from engine.config import load_config
-from engine.conversation import open_conversation, read_page
 from engine.db import connect
+from engine.library import Library
 from engine.timeline import activity, timeline
 from engine.timephrase import parse_time_phrase
 
@@ -28,6 +29,10 @@ QUERIES = ["what did I do in March", "dinner with Maya last week", "how did I sl
            "2026-03-14", "I may go to the gym", "march on", "Sunday roast recipe",
            "route importer GPX elevation", "climbing trip logistics", "last summer",
            "March 2026", "this month", "on this day", "a date with Sam", "second opinion"]
+
+SEARCHES = [("dinner with Maya", {}), ("dinner with Maya last week", {}),
+            ("what did I do in March", {}), ("dinner", {"person": "Maya Chen"}),
+            ("", {"person": "Maya Chen"})]
 
 
 def timed(fn) -> tuple[float, object]:
@@ -42,6 +47,7 @@ def main() -> None:
     args = parser.parse_args()
     config = load_config(args.root)
     conn = connect(config.db_path, readonly=True)
+    library = Library(config)
     now = datetime.now(UTC)
     keystrokes = [q[:i] for q in QUERIES for i in range(1, len(q) + 1)]
     parse = [timed(lambda q=q: parse_time_phrase(q, now))[0] for q in keystrokes]
@@ -59,17 +65,24 @@ def main() -> None:
     if log is not None:
         middle = f"{log[0]}#w{log[2] // 2}"
         size = (config.root / log[0]).stat().st_size
-        first_ms, page = timed(lambda: open_conversation(conn, config.root, middle))
-        again_ms, _ = timed(lambda: open_conversation(conn, config.root, middle))
-        back_ms, _ = timed(lambda: read_page(config.root, log[0], log[1], page.before, -1))
+        first_ms, page = timed(lambda: library.conversation(middle))
+        again_ms, _ = timed(lambda: library.conversation(middle))
+        back_ms, _ = timed(lambda: library.conversation_page(log[0], log[1], page.before, -1))
         conv = {"log": log[0], "windows": log[2], "mb": round(size / 1e6, 1),
                 "open_middle_ms": round(first_ms, 2), "reopen_ms": round(again_ms, 2),
                 "page_back_40_ms": round(back_ms, 2)}
+    searches = {}
+    for query, options in SEARCHES:
+        library.search(query, 10, now=now, **options)
+        runs = sorted(timed(lambda q=query, o=options: library.search(q, 10, now=now, **o))[0]
+                      for _ in range(5))
+        searches[f"{query} {options or ''}".strip()] = round(runs[2], 2)
+    library.close()
     print(json.dumps({"machine": machine(), "chunks": conn.execute(
         "SELECT count(*) FROM chunks").fetchone()[0],
         "phrase_per_keystroke_ms": percentiles(parse), "timeline": tl,
         "activity_year": {"ms": round(act_ms, 2), "days": len(act.days)},
-        "conversation": conv}, indent=2))
+        "conversation": conv, "search_ms": searches}, indent=2))
 
 
 if __name__ == "__main__":

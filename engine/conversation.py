@@ -9,8 +9,9 @@ hits of the same file, are marked. Messages are parsed by the source type's own 
 sender, time and text read exactly as in the chunk.
 
 Paging is by :class:`Cursor` (a position and, for logs, a byte offset), so each page is a seek,
-not a re-read from the top. Only files inside the data root are opened (links resolved); the
-caller may pass its own ``resolve`` (the facade's path-safety rules) instead of the default.
+not a re-read from the top. Files are opened only through the caller's ``resolve``: the read
+facade passes its path-safety rules (:meth:`engine.data_files.DataFiles.resolve`), so there is
+one rule for every file a front door may open.
 """
 
 from __future__ import annotations
@@ -79,30 +80,10 @@ class ConversationPage:
     stale: bool = False  # the file changed since it was indexed: positions may be off
 
 
-def inside_root(root: str | Path) -> Resolver:
-    """The default path check: a root-relative file that stays inside the root after links."""
-    base = Path(root).resolve()
-
-    def resolve(rel: str) -> Path:
-        try:
-            path = (base / rel).resolve()
-        except (OSError, RuntimeError, ValueError):
-            raise ConversationError(f"cannot resolve {rel!r:.120}") from None
-        if not path.is_relative_to(base):
-            raise ConversationError(f"{rel!r:.120} leaves the data root; refused")
-        if not path.is_file():
-            raise ConversationError(f"{rel!r:.120} is not a file in the data root "
-                                    "(moved or deleted since it was indexed?)")
-        return path
-
-    return resolve
-
-
 # -- opening at a chunk --------------------------------------------------------------------------
 
-def open_conversation(conn: Connection, root: str | Path, chunk_id: str, *, before: int = 20,
-                      after: int = 20, hit_ids: Iterable[str] = (),
-                      resolve: Resolver | None = None) -> ConversationPage:
+def open_conversation(conn: Connection, resolve: Resolver, chunk_id: str, *, before: int = 20,
+                      after: int = 20, hit_ids: Iterable[str] = ()) -> ConversationPage:
     """The messages of ``chunk_id`` with up to ``before``/``after`` messages around them.
 
     ``hit_ids`` (e.g. the current query's results) are marked too where they are in the same
@@ -116,7 +97,7 @@ def open_conversation(conn: Connection, root: str | Path, chunk_id: str, *, befo
     if source_type not in CONVERSATION_TYPES:
         raise ConversationError(f"{source_type} chunks are not conversations (only "
                                 f"{', '.join(CONVERSATION_TYPES)})")
-    path = (resolve or inside_root(root))(source_file)
+    path = resolve(source_file)
     stale = _stale(conn, path, source_file)
     siblings = _hit_rows(conn, source_file, [chunk_id, *hit_ids])
     if source_type in MESSAGING:
@@ -147,13 +128,12 @@ def open_conversation(conn: Connection, root: str | Path, chunk_id: str, *, befo
                      stale)
 
 
-def read_page(root: str | Path, source_file: str, source_type: str, cursor: Cursor,
-              direction: int, *, count: int = 40, hits: Sequence[Span] = (),
-              resolve: Resolver | None = None) -> ConversationPage:
+def read_page(resolve: Resolver, source_file: str, source_type: str, cursor: Cursor,
+              direction: int, *, count: int = 40, hits: Sequence[Span] = ()) -> ConversationPage:
     """``count`` messages before (``direction`` < 0) or from (> 0) ``cursor``."""
     if source_type not in CONVERSATION_TYPES:
         raise ConversationError(f"{source_type} files are not conversations")
-    path = (resolve or inside_root(root))(source_file)
+    path = resolve(source_file)
     hits = tuple(hits)
     if source_type in MESSAGING:
         return _log_page(path, source_file, source_type, cursor, direction, count, hits)

@@ -64,7 +64,15 @@ def clean_text(text: str) -> str:
     ``x\\x00y`` is two words rather than a token FTS5 might choke on.
     """
     text = unicodedata.normalize("NFC", text[:MAX_QUERY_CHARS])
-    return "".join(" " if unicodedata.category(ch) in ("Cc", "Cf") else ch for ch in text)
+    # each distinct character looked up once (a chunk has ~100 in ~1,000), then one regex
+    # pass: a per-character loop took 0.15 ms a chunk, a problem for the person filter's check
+    blank = "".join(sorted(ch for ch in set(text) if unicodedata.category(ch) in ("Cc", "Cf")))
+    return _blanker(blank).sub(" ", text) if blank else text
+
+
+@functools.lru_cache(maxsize=256)
+def _blanker(chars: str) -> re.Pattern:
+    return re.compile("[" + re.escape(chars) + "]")
 
 
 def tokenize(query: str) -> list[str]:

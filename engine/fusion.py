@@ -6,7 +6,7 @@ mutated, so a stage can be tested (and a pipeline re-run) in isolation.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -171,25 +171,8 @@ def sort_by_date(cands: list[Candidate]) -> list[Candidate]:
     return dated + undated
 
 
-# --- filters --------------------------------------------------------------------------------
-
-def strict_equal(a: Any, b: Any) -> bool:
-    """Equality that also requires equal types, all the way down: "0" != 0, True != 1, 1 != 1.0.
-
-    Frontmatter filters compare YAML values, where a quoted "1" and a bare 1 mean different
-    things; Python's ``==`` would conflate True with 1 (also inside lists).
-    """
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, list | tuple):
-        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(strict_equal(a[key], b[key]) for key in a)
-    return a == b
-
-
 def _as_date(value: str | date | None) -> date | None:
-    """A filter bound or a content_date reduced to its calendar date (None if unparseable)."""
+    """A content_date reduced to its calendar date (None if unparseable)."""
     if value is None:
         return None
     if isinstance(value, datetime):
@@ -200,71 +183,6 @@ def _as_date(value: str | date | None) -> date | None:
         return date.fromisoformat(str(value).strip()[:10])
     except ValueError:
         return None
-
-
-def in_date_range(content_date: str | None, since: str | date | None,
-                  until: str | date | None) -> bool:
-    """since <= date part of content_date <= until (both inclusive; None = open).
-
-    With a bound set, an undated chunk fails: it cannot be shown to be in range.
-    """
-    if since is None and until is None:
-        return True
-    day = _as_date(content_date)
-    if day is None:
-        return False
-    lo, hi = _as_date(since), _as_date(until)
-    return (lo is None or day >= lo) and (hi is None or day <= hi)
-
-
-def has_tags(metadata: Mapping[str, Any], tags: Iterable[str]) -> bool:
-    """Every requested tag is in metadata["tags"] (a list, or a single string)."""
-    present = metadata.get("tags") or []
-    if isinstance(present, str):
-        present = [present]
-    return all(tag in present for tag in tags)
-
-
-def matches_frontmatter(metadata: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
-    """Every requested key is in metadata["frontmatter"] with a strictly equal value."""
-    fm = metadata.get("frontmatter")
-    if not isinstance(fm, Mapping):
-        return not wanted
-    return all(key in fm and strict_equal(fm[key], value) for key, value in wanted.items())
-
-
-def passes_filters(c: Candidate, source_types: Collection[str] | None = None,
-                   since: str | date | None = None, until: str | date | None = None,
-                   path_prefix: str | None = None, tags: Iterable[str] | None = None,
-                   frontmatter: Mapping[str, Any] | None = None) -> bool:
-    """One candidate against every filter. An empty source_types means no type filter.
-
-    An injected profile passes when the type filter is absent or includes "profile"; the other
-    filters do not apply to it: it has no date, file path, tags or frontmatter of its own, and
-    the user named the person, so hiding the profile for lacking those would only lose recall.
-    """
-    if source_types and c.source_type not in source_types:
-        return False
-    if c.injected:
-        return True
-    return (in_date_range(c.content_date, since, until)
-            and (not path_prefix or c.source_file.startswith(path_prefix))
-            and (not tags or has_tags(c.metadata, tags))
-            and (not frontmatter or matches_frontmatter(c.metadata, frontmatter)))
-
-
-def filter_candidates(cands: list[Candidate], source_types: Collection[str] | None = None,
-                      since: str | date | None = None, until: str | date | None = None,
-                      path_prefix: str | None = None, tags: Iterable[str] | None = None,
-                      frontmatter: Mapping[str, Any] | None = None) -> list[Candidate]:
-    """The post-fusion re-check of the caller's filters (they are also pushed into each arm).
-
-    Re-checking after fusion guarantees nothing outside the filters slips in from an arm that
-    could not apply one exactly; order is preserved.
-    """
-    tags = list(tags) if tags else None
-    return [c for c in cands
-            if passes_filters(c, source_types, since, until, path_prefix, tags, frontmatter)]
 
 
 # --- diversity (MMR) ------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 Front doors never see SQL. Every read is a method here: search (the :class:`Searcher`
 pipeline), a chunk by id, its neighbours in file order, a data file or one markdown section
 (with the path-safety rules of :mod:`engine.data_files`), the overview and statistics, what
-is pending, per-route counts and the index status (docs/architecture.md lists them).
+is pending, per-route counts and the index status; the timeline, "on this day", activity, a
+hit's conversation and a person (:mod:`engine.library_time`). docs/architecture.md lists them.
 
 Each call reads in one read transaction of its own; ``with library.snapshot() as snap:`` runs
 several reads in ONE transaction, so they all see the same index even while a reindex commits
@@ -22,9 +23,12 @@ from typing import Any
 
 from . import staleness
 from .config import Config
+from .conversation import ConversationError, ConversationPage, Cursor
 from .data_files import DataFiles, IndexedLookup
 from .db import Connection, connect
 from .db import Error as DBError
+from .library_time import TimeReads
+from .library_time import indexed_file as _indexed_file
 from .library_types import (
     Chunk,
     EmbedderMatch,
@@ -40,14 +44,17 @@ from .library_types import (
     file_order_key,
     parse_metadata,
 )
+from .people_filter import PersonFilter
 from .routes import route_matches
 from .scanner import SourceFile, discover, indexed_mtimes, needs_indexing, vanished
 from .schema import check_readable, stored_embedder
 from .stats import IndexStatistics, chunks_per_type, db_size, index_statistics
+from .timeline import Activity, Timeline, TimelineError
 
-__all__ = ["Chunk", "EmbedderMatch", "FileText", "IndexOverview", "IndexStatistics",
-           "IndexStatus", "IndexUnavailable", "Library", "Neighbours", "PendingFiles",
-           "ReadRefused", "RouteCount", "Snapshot"]
+__all__ = ["Activity", "Chunk", "ConversationError", "ConversationPage", "Cursor",
+           "EmbedderMatch", "FileText", "IndexOverview", "IndexStatistics", "IndexStatus",
+           "IndexUnavailable", "Library", "Neighbours", "PendingFiles", "PersonFilter",
+           "ReadRefused", "RouteCount", "Snapshot", "Timeline", "TimelineError"]
 
 CHUNK_COLUMNS = ("id, source_file, source_type, content, content_date, metadata, "
                  "embedding_truncated")
@@ -66,8 +73,9 @@ def _chunk(row: Any) -> Chunk:
                  embedding_truncated=bool(row["embedding_truncated"]))
 
 
-class _Reads:
-    """Every read but search, over whatever connection ``_reading`` yields (None: no index)."""
+class _Reads(TimeReads):
+    """Every read but search, over whatever connection ``_reading`` yields (None: no index);
+    the reads by time, conversation and person are :class:`engine.library_time.TimeReads`."""
 
     config: Config
 
@@ -240,12 +248,6 @@ def index_unavailable(config: Config) -> IndexUnavailable:
         return IndexMissing("the index is being built (a first reindex is running): try "
                             "again shortly")
     return IndexMissing(f"no index yet at {_where(config)}: run `memlens reindex` first")
-
-
-def _indexed_file(conn: Connection, rel: str) -> tuple[str | None, float] | None:
-    row = conn.execute("SELECT source_type, mtime FROM index_state WHERE source_file = ?",
-                       (rel,)).fetchone()
-    return None if row is None else (row[0], row[1])
 
 
 def _pending(files: list[SourceFile], mtimes: dict[str, float]) -> PendingFiles:

@@ -98,12 +98,15 @@ class PersonFilter:
             return normalize_key(str(meta.get("person", ""))) == normalize_key(self.name)
         if get("source_file") in self.entity_files:
             return True
+        needles = [[light_stem(w) for w in words] for words in self.phrases]
         for text in (get("content") or "", get("source_file") or ""):
             stems = [light_stem(t) for t in tokenize(text)]
-            for words in self.phrases:
-                needle = [light_stem(w) for w in words]
+            present = set(stems)  # most chunks hold no word of the name: one set test each
+            for needle in needles:
+                if not present.issuperset(needle):
+                    continue
                 n = len(needle)
-                if any(stems[i:i + n] == needle for i in range(len(stems) - n + 1)):
+                if any(stems[i:i + n] == needle for i, s in enumerate(stems) if s == needle[0]):
                     return True
         return False
 

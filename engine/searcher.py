@@ -10,18 +10,18 @@ them together, times them, and explains every result.
 from __future__ import annotations
 
 import functools
-import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from . import staleness
 from .calibration import calibration_for
 from .candidates import Candidate, Decay
 from .config import Config, load_config, resolve_root
@@ -30,29 +30,32 @@ from .db import Connection
 from .embedder import Embedder, EmbeddingError, get_embedder
 from .entities import inject_entity, load_people
 from .evidence import drop_weak_semantic, strong_evidence
-from .fts_query import ParsedQuery, build_match, matched_terms, parse_query
+from .filters import Filters, SearchError
+from .fts_query import FTS5_STOP_WORDS, ParsedQuery, build_match, matched_terms, parse_query
 from .fusion import (
     apply_recency_decay,
     diversity_rerank,
-    filter_candidates,
     rrf_merge,
     sort_by_date,
 )
 from .keyword_arm import keyword_search
 from .lock import active_writer
+from .people_filter import person_filter
 from .provider_guard import query_vector
 from .schema import EmbedderMismatch, has_vec_table, open_reader, stored_embedder
+from .timeline import source_types as indexed_types
+from .timephrase import SearchTime, search_time
 from .vector_index import VectorIndex
+
+__all__ = ["Filters", "SearchError", "SearchResponse", "SearchResult", "Searcher", "search"]
 
 MODES = ("hybrid", "keyword", "semantic")
 SORTS = ("relevance", "date")
 MAX_LIMIT = 200
 SNIPPET_TOKENS = 24
 REFRESH_DURING_WRITE_S = 5.0  # while a writer runs, refresh the vector index at most this often
-
-
-class SearchError(ValueError):
-    """The caller asked for something invalid (bad mode, limit, filter)."""
+ROW_COLUMNS = ("c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
+               "c.metadata, c.embedding_truncated")
 
 
 @dataclass
@@ -110,6 +113,10 @@ class SearchResponse(Sequence):
     fusion: str = ""  # how the arms' scores were combined, for front doors to print
     sort: str = "relevance"  # "relevance" | "date" (the page's best results, newest first)
     decay_applied: bool = False
+    # the query's time phrase as applied: 'time: 2026-03-09..2026-03-15 (from "last week")'
+    time: str | None = None
+    time_phrase: str | None = None  # as written in the query (a chip removes it from there)
+    person: str | None = None  # the person filter: 'person: Robert Okafor (as "Robert Okafr")'
 
     def __len__(self) -> int:
         return len(self.results)
@@ -119,72 +126,6 @@ class SearchResponse(Sequence):
 
     def __iter__(self) -> Iterator[SearchResult]:
         return iter(self.results)
-
-
-# -- filters pushed into both arms -------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Filters:
-    source_types: tuple[str, ...] | None = None
-    since: str | None = None
-    until: str | None = None
-    path_prefix: str | None = None
-    tags: tuple[str, ...] | None = None
-    frontmatter: tuple[tuple[str, Any], ...] | None = None
-
-    @property
-    def beyond_type(self) -> bool:
-        return any(v is not None for v in (self.since, self.until, self.path_prefix, self.tags,
-                                            self.frontmatter))
-
-    @property
-    def any(self) -> bool:
-        return bool(self.source_types) or self.beyond_type
-
-    def sql(self, alias: str = "c") -> tuple[str, list]:
-        """A WHERE fragment over chunks (exact, so pushing it down never changes results)."""
-        clauses, args = [], []
-        if self.source_types:
-            clauses.append(f"{alias}.source_type IN ({','.join('?' * len(self.source_types))})")
-            args += list(self.source_types)
-        if self.since:
-            clauses.append(f"{alias}.content_date >= ?")
-            args.append(self.since[:10])
-        if self.until:
-            clauses.append(f"{alias}.content_date <= ?")
-            args.append(self.until[:10])
-        if self.path_prefix:
-            clauses.append(f"substr({alias}.source_file, 1, ?) = ?")
-            args += [len(self.path_prefix), self.path_prefix]
-        for tag in self.tags or ():
-            clauses.append(
-                f"EXISTS (SELECT 1 FROM json_each({alias}.metadata, '$.tags') WHERE value = ?)")
-            args.append(tag)
-        for key, value in self.frontmatter or ():
-            path = '$.frontmatter."' + key.replace('"', '') + '"'
-            kind, sql_value = _json_type(value)
-            clauses.append(f"json_type({alias}.metadata, ?) = ?"
-                           + ("" if sql_value is None else f" AND json_extract({alias}.metadata, ?) = ?"))
-            args += [path, kind] + ([] if sql_value is None else [path, sql_value])
-        return (" AND ".join(clauses) or "1=1"), args
-
-
-def _json_type(value: Any) -> tuple[str, Any]:
-    """SQLite's json_type name for a Python value: strict typing ("0" never equals 0)."""
-    if value is True:
-        return "true", None
-    if value is False:
-        return "false", None
-    if value is None:
-        return "null", None
-    if isinstance(value, int):
-        return "integer", value
-    if isinstance(value, float):
-        return "real", value
-    if isinstance(value, str):
-        return "text", value
-    raise SearchError(f"frontmatter values must be strings, numbers, booleans or null, "
-                      f"not {type(value).__name__}")
 
 
 # -- the searcher -------------------------------------------------------------------------------
@@ -271,7 +212,9 @@ class Searcher:
         except Exception:  # noqa: BLE001
             return []
 
-    def vector_index(self) -> VectorIndex | None:
+    def vector_index(self, writing: bool | None = None) -> VectorIndex | None:
+        """The warm vector index, refreshed from vec0; ``writing``: whether a writer runs
+        (asked of the lock file when not given: a search asks once and passes it)."""
         conn = self.connection()
         if not has_vec_table(conn):
             return None
@@ -283,7 +226,7 @@ class Searcher:
         if self._vectors is None:
             self._vectors = VectorIndex(info.dim)
         elif (time.monotonic() - self._refreshed_at < REFRESH_DURING_WRITE_S
-              and active_writer(self.config.db_path)):
+              and (active_writer(self.config.db_path) if writing is None else writing)):
             # a reindex commits every file: re-assembling the matrix for each one would make
             # every search during it slow; rows deleted meanwhile are dropped at fetch time
             return self._vectors
@@ -291,20 +234,18 @@ class Searcher:
         self._refreshed_at = time.monotonic()
         return self._vectors
 
-    def vector_hits(self, query_vec: np.ndarray, depth: int,
+    def vector_hits(self, index: VectorIndex | None, query_vec: np.ndarray, depth: int,
                     filters: Filters) -> Future | None:
         """Start the KNN (numpy, off the GIL) on the worker thread; None when no vectors.
 
         The filter masks are built first, here, because they need the connection.
         """
-        index = self.vector_index()
         if index is None or len(index) == 0:
             return None
         mask = index.type_mask(filters.source_types)
-        if filters.beyond_type:
-            where, args = filters.sql()
-            allowed = np.fromiter((r[0] for r in self.connection().execute(
-                f"SELECT c.rowid FROM chunks c WHERE {where}", args)), np.int64)
+        for sql, args in filters.rowid_queries():
+            allowed = np.fromiter((r[0] for r in self.connection().execute(sql, args)),
+                                  np.int64)
             rmask = index.rowid_mask(allowed)
             mask = rmask if mask is None else (mask & rmask)
         return self._pool.submit(index.search, query_vec, depth, mask)
@@ -325,10 +266,26 @@ class Searcher:
     def search(self, query: str, limit: int = 10, source_types: Sequence[str] | None = None,
                *, mode: str = "hybrid", since: str | None = None, until: str | None = None,
                path_prefix: str | None = None, tags: Sequence[str] | None = None,
-               frontmatter: dict[str, Any] | None = None, rerank: bool = False,
-               now: datetime | None = None, weights=None, sort: str = "relevance",
-               decay: bool = True) -> SearchResponse:
+               frontmatter: dict[str, Any] | None = None, person: str | None = None,
+               rerank: bool = False, now: datetime | None = None, sort: str = "relevance",
+               decay: bool = True, weights=None) -> SearchResponse:
         """Run the pipeline. ``weights`` is accepted for backward compatibility and ignored.
+
+        Time phrases ("last week", "in March", "2026-03-14", "on this day": the rules are in
+        :mod:`engine.timephrase`) are read against ``now`` (default: the local clock), become
+        since/until (and a month-day) pushed into both arms, and are taken out of the text
+        both arms see; ``response.time`` says so. Explicit ``since``/``until`` win over a
+        phrase, which then stays in the text as words. ``person`` keeps chunks with or about
+        that person (:mod:`engine.people_filter`; typos forgiven), in both arms.
+
+        Recency decay and a time range: decay prefers recent chunks when the caller named no
+        time; inside a period they named it must not push that period's own chunks down. So a
+        range with both ends (or "on this day") ranks without decay, and a range open at the
+        start ("before 2025") measures age from its end, not from ``now``.
+
+        When nothing is left to rank by (no word but stop words: "last week", "what did I do
+        in March", or a blank query with a date or person filter), the results are the
+        filtered chunks, newest first (``sort="date"``).
 
         ``sort="date"`` shows the page's results newest first; ``decay=False`` ranks without
         recency decay.
@@ -340,17 +297,22 @@ class Searcher:
             raise SearchError(f"sort must be one of {', '.join(SORTS)}")
         if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
             raise SearchError(f"limit must be between 1 and {MAX_LIMIT}")
-        filters = Filters(
-            tuple(source_types) if source_types else None, since, until, path_prefix or None,
-            tuple(tags) if tags else None,
-            tuple(sorted(frontmatter.items())) if frontmatter else None)
-        if filters.frontmatter:
-            for _, value in filters.frontmatter:
-                _json_type(value)
-        now = now or datetime.now(UTC)
+        now = now or datetime.now().astimezone()  # local: "today" is the user's date
         query = query if isinstance(query, str) else str(query)
+        when = search_time(query, now, since, until)
         with self._lock:
-            return self._search(query, limit, filters, mode, rerank, now, sort, bool(decay))
+            filters = Filters.build(source_types, when.since, when.until, when.month_day,
+                                    path_prefix, tags, frontmatter, self._person(person))
+            return self._search(query, when, limit, filters, mode, rerank, now, sort,
+                                bool(decay))
+
+    def _person(self, name: str | None):
+        if name is None or not str(name).strip():
+            return None
+        found = person_filter(self.connection(), self.config.root, str(name))
+        if found is None:
+            raise SearchError("person must be a name of at least two letters")
+        return found
 
     def weights(self) -> tuple[float, float | None]:
         """(semantic weight, similarity floor): the config's, else the embedder's calibration."""
@@ -374,8 +336,8 @@ class Searcher:
         weight, floor = self.weights()
         return describe(weight, floor, self.config.embedder.provider)
 
-    def _search(self, query, limit, filters, mode, rerank, now, sort="relevance",
-                use_decay=True) -> SearchResponse:
+    def _search(self, query, when: SearchTime, limit, filters, mode, rerank, now,
+                sort="relevance", use_decay=True) -> SearchResponse:
         timings: dict[str, float] = {}
         clock = time.perf_counter()
 
@@ -386,17 +348,22 @@ class Searcher:
             clock = t
 
         depth = max(limit * 5, 50)
-        parsed = parse_query(query)
+        text = when.text  # the query without its time phrase: what both arms see
+        transition = active_writer(self.config.db_path)
+        parsed = parse_query(text)
         lap("parse")
+        if _only_stop_words(parsed) and (filters.dated or filters.person is not None):
+            return self._by_date(query, when, limit, filters, mode, parsed, transition, timings)
 
         semantic_error = semantic_detail = None
-        query_vec = None
-        if mode in ("hybrid", "semantic") and query.strip():
+        query_vec = index = None
+        if mode in ("hybrid", "semantic") and text.strip():
             try:
                 # within a time budget, behind a breaker shared by the process
-                query_vec = query_vector(self.embedder, query[: self.config.max_embed_chars],
+                query_vec = query_vector(self.embedder, text[: self.config.max_embed_chars],
                                          self.config.embedder.query_timeout)
-                self.vector_index()  # refuses another embedder's vectors before they are used
+                # refuses another embedder's vectors before they are used
+                index = self.vector_index(bool(transition))
             except EmbeddingError as exc:
                 semantic_error, semantic_detail, query_vec = exc.kind, str(exc), None
             except EmbedderMismatch as exc:
@@ -404,7 +371,7 @@ class Searcher:
             lap("embed")
 
         # the two arms run at once: the KNN on the worker thread, BM25 here (2 cores)
-        knn = (self.vector_hits(query_vec, max(depth, REF_RANK), filters)
+        knn = (self.vector_hits(index, query_vec, max(depth, REF_RANK), filters)
                if query_vec is not None else None)
         keyword = (self.keyword_arm(parsed, depth, filters)
                    if mode in ("hybrid", "keyword") else [])
@@ -417,6 +384,8 @@ class Searcher:
         fused = self.fuse(keyword, semantic, sim_ref)
         lap("fusion")
         pure_arm = mode != "hybrid" or semantic_error is not None
+        # decay inside a named period: see search()'s docstring
+        use_decay, now = use_decay and not filters.closed_range, _age_clock(now, filters)
         if not pure_arm:
             fused = drop_weak_semantic(fused, self.weights()[1])
             if use_decay:
@@ -429,28 +398,24 @@ class Searcher:
             people = load_people(self.config.root / "profile" / "relationships.json")
             # the median of the page the caller will see, not of the whole candidate pool:
             # the profile must survive truncation to ``limit`` (seed: "near the median")
-            fused = inject_entity(fused[:limit], query, people) + fused[limit:]
+            fused = inject_entity(fused[:limit], text, people) + fused[limit:]
             lap("entities")
         else:
             for cand in fused:  # shown in the explain view, not applied: arm order is kept
                 cand.decay = None
-        fused = filter_candidates(
-            fused, source_types=filters.source_types, since=filters.since,
-            until=filters.until, path_prefix=filters.path_prefix, tags=filters.tags,
-            frontmatter=dict(filters.frontmatter) if filters.frontmatter else None)
+        fused = [c for c in fused if filters.matches(c)]
         lap("filter")
         ranked = diversity_rerank(fused, limit) if not pure_arm else fused[:limit]
         lap("mmr")
 
         reranked, rerank_reason = False, "not_requested"
         if rerank:
-            ranked, reranked, rerank_reason = self._rerank(query, ranked)
+            ranked, reranked, rerank_reason = self._rerank(text, ranked)
             lap("rerank")
         if sort == "date":
             ranked = sort_by_date(ranked)
 
-        results = [self._result(c, parsed) for c in ranked]
-        self._add_snippets(results, parsed)
+        results = self._results(ranked, parsed)
         lap("explain")
         wanted = len(parsed.terms) + len(parsed.phrases)
         matched_all = not parsed.empty and (
@@ -481,11 +446,50 @@ class Searcher:
             confidence="low" if low else "ok", terms=list(parsed.terms),
             matched_all_terms=matched_all, best_similarity=best_sim, rrf_k=self.config.rrf_k,
             reranked=reranked, rerank_reason=None if reranked else rerank_reason,
-            timings_ms=timings, index_transition=active_writer(self.config.db_path),
+            timings_ms=timings, index_transition=transition,
             semantic_error=semantic_error, semantic_detail=semantic_detail,
             fusion=self.fusion_text("hybrid" if not pure_arm else
                                     ("keyword" if mode == "hybrid" else mode)),
-            sort=sort, decay_applied=not pure_arm and use_decay)
+            sort=sort, decay_applied=not pure_arm and use_decay, **_filter_fields(when, filters))
+
+    def _by_date(self, query, when, limit, filters, mode, parsed, transition,
+                 timings) -> SearchResponse:
+        """Nothing to rank by: the filtered chunks, newest first. A person's chunks come
+        from one FTS5 lookup, then sorted (9 ms at 100k chunks); else one backwards walk per
+        source type of the (source_type, content_date) index, ``limit`` rows each (one walk
+        per type with the person's lookup in each took 166 ms)."""
+        started = time.perf_counter()
+        conn = self.connection()
+        where, args = filters.sql()
+        newest = "ORDER BY c.content_date DESC, c.rowid DESC LIMIT ?"
+        dated = f"SELECT {ROW_COLUMNS} FROM chunks c WHERE c.content_date IS NOT NULL AND {where}"
+        if filters.person is not None:
+            rows = conn.execute(f"{dated} {newest}", [*args, limit]).fetchall()
+        else:
+            rows = []
+            for source_type in indexed_types(conn, filters.source_types):
+                rows += conn.execute(f"{dated} AND c.source_type = ? {newest}",
+                                     [*args, source_type, limit]).fetchall()
+        rows.sort(key=lambda r: (r["content_date"], r["rowid"]), reverse=True)
+        results = self._results([_candidate(r) for r in rows[:limit]], parsed)
+        timings["by_date"] = round((time.perf_counter() - started) * 1000, 2)
+        timings["total"] = round(sum(timings.values()), 2)
+        return SearchResponse(
+            query=query, results=results, mode=mode,
+            arms="none (nothing to rank by: the filtered chunks, newest first)", arm_depth={},
+            confidence="ok", terms=[], matched_all_terms=False, best_similarity=None,
+            rrf_k=self.config.rrf_k, reranked=False, rerank_reason="not_requested",
+            timings_ms=timings, index_transition=transition, fusion="none", sort="date",
+            decay_applied=False, **_filter_fields(when, filters))
+
+    def _results(self, ranked: list[Candidate], parsed: ParsedQuery) -> list[SearchResult]:
+        """The page as results, with stale flags (one query for the page) and snippets."""
+        stale = staleness.stale_files(self.connection(), self.config.root,
+                                      {c.source_file for c in ranked if not c.injected})
+        results = [self._result(c, parsed, c.source_file in stale and not c.injected)
+                   for c in ranked]
+        self._add_snippets(results, parsed)
+        return results
 
     def _rerank(self, query: str, ranked: list[Candidate]):
         from .rerank import rerank as call_reranker
@@ -497,7 +501,7 @@ class Searcher:
             c.rerank_score = outcome.scores.get(i)
         return [ranked[i] for i in outcome.order], True, None
 
-    def _result(self, c: Candidate, parsed: ParsedQuery) -> SearchResult:
+    def _result(self, c: Candidate, parsed: ParsedQuery, stale: bool) -> SearchResult:
         meta = c.metadata or {}
         return SearchResult(
             id=c.id, content=c.content, source_file=c.source_file, source_type=c.source_type,
@@ -508,21 +512,10 @@ class Searcher:
             similarity=c.similarity, bm25=c.bm25, rrf_terms=dict(c.rrf_terms),
             fusion_terms=dict(c.fusion_terms), decay=c.decay,
             mmr_position=None if c.mmr_position is None else c.mmr_position + 1,
-            found_by=c.found_by, injected=c.injected, stale=self._is_stale(c),
+            found_by=c.found_by, injected=c.injected, stale=stale,
             embedding_truncated=c.embedding_truncated,
             section_path=meta.get("section_path"), section=meta.get("section"),
             snippet="", metadata=meta, rerank_score=c.rerank_score, rowid=c.rowid)
-
-    def _is_stale(self, c: Candidate) -> bool:
-        """The source file changed (or vanished) after it was indexed."""
-        if c.injected:
-            return False
-        row = self.connection().execute(
-            "SELECT mtime FROM index_state WHERE source_file = ?", (c.source_file,)).fetchone()
-        try:
-            return row is None or os.stat(self.config.root / c.source_file).st_mtime != row[0]
-        except OSError:
-            return True
 
     def _add_snippets(self, results: list[SearchResult], parsed: ParsedQuery) -> None:
         """FTS5 snippets with the matched terms in «»; the chunk head for semantic-only hits.
@@ -545,6 +538,25 @@ class Searcher:
                     pass
             if not r.snippet:
                 r.snippet = _head(r.content)
+
+
+def _age_clock(now: datetime, filters: Filters) -> datetime:
+    """Where decay measures age from: the end of the date range when it ends before now."""
+    if not filters.until:
+        return now
+    return min(now, datetime.combine(date.fromisoformat(filters.until), datetime.min.time(),
+                                     now.tzinfo))
+
+
+def _only_stop_words(parsed: ParsedQuery) -> bool:
+    """Nothing to rank by: no phrase, and every word a stop word ("what did I do")."""
+    return not parsed.phrases and all(t in FTS5_STOP_WORDS for t in parsed.raw_tokens)
+
+
+def _filter_fields(when: SearchTime, filters: Filters) -> dict[str, str | None]:
+    """The response's time and person fields."""
+    return {"time": when.header, "time_phrase": when.found.phrase if when.applied else None,
+            "person": filters.person.label() if filters.person is not None else None}
 
 
 def _without_decay(c: Candidate) -> Candidate:
@@ -610,16 +622,16 @@ def get_searcher(root: str | Path | None = None, config: Config | None = None) -
         return searcher
 
 
-def search(query: str, limit: int = 10, weights=None, source_types: Sequence[str] | None = None,
+def search(query: str, limit: int = 10, source_types: Sequence[str] | None = None,
            *, root: str | Path | None = None, config: Config | None = None,
            **options) -> SearchResponse:
     """Hybrid search over the index of ``root`` (default: $MEMLENS_ROOT, else the demo root).
 
     Returns a :class:`SearchResponse`: iterate it for :class:`SearchResult` rows (the seed's
     fields plus explain fields); its header fields say which arms ran, how deep, how confident.
-    ``weights`` is deprecated and ignored (the seed kept it for backward compatibility).
-    Options: mode, since, until, path_prefix, tags, frontmatter, rerank, now,
-    sort ("relevance" | "date": the page's best results newest first), decay (False: none).
+    The arguments are :meth:`Searcher.search`'s, in the same order: mode, since, until,
+    path_prefix, tags, frontmatter, person, rerank, now, sort ("relevance" | "date": the page's
+    best results newest first), decay (False: none); ``weights=`` is accepted and ignored (the
+    seed's, deprecated). Time phrases in the query filter by date (see Searcher.search).
     """
-    return get_searcher(root, config).search(query, limit, source_types, weights=weights,
-                                             **options)
+    return get_searcher(root, config).search(query, limit, source_types, **options)

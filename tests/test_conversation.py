@@ -1,4 +1,5 @@
-"""The conversation view's engine: messages around a hit, paged through the whole file."""
+"""The conversation view's engine: messages around a hit, paged through the whole file, read
+through the facade (one read transaction each, the facade's path-safety rules)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,10 @@ import pytest
 
 from engine import log_reader
 from engine.config import load_config
-from engine.conversation import (
-    ConversationError,
-    Cursor,
-    adjacent_hit,
-    inside_root,
-    open_conversation,
-    read_page,
-)
+from engine.conversation import ConversationError
 from engine.db import connect
 from engine.indexer import reindex
+from engine.library import Cursor, Library, ReadRefused
 from tests.conftest import NOTE, slack_lines
 
 LOG = "data/slack/general.jsonl"
@@ -58,7 +53,8 @@ def indexed(tmp_path):
     config = load_config(root)
     assert not reindex(config=config).errors
     conn = connect(config.db_path, readonly=True)
-    yield root, conn
+    with Library(config) as library:
+        yield root, conn, library
     conn.close()
 
 
@@ -68,8 +64,8 @@ def content_lines(conn, chunk_id: str) -> list[str]:
 
 
 def test_opens_a_window_with_messages_around_it(indexed):
-    root, conn = indexed
-    page = open_conversation(conn, root, f"{LOG}#w3", before=5, after=5)
+    root, conn, library = indexed
+    page = library.conversation(f"{LOG}#w3", before=5, after=5)
     assert [m.position for m in page.messages] == list(range(28, 48))
     hit = [m for m in page.messages if m.hit]
     assert [m.position for m in hit] == list(range(33, 43))  # window 3: lines 33..42
@@ -80,15 +76,15 @@ def test_opens_a_window_with_messages_around_it(indexed):
 
 
 def test_pages_through_the_whole_log_both_ways(indexed):
-    root, conn = indexed
-    start = open_conversation(conn, root, f"{LOG}#w5", before=0, after=0)
+    root, conn, library = indexed
+    start = library.conversation(f"{LOG}#w5", before=0, after=0)
     seen, page = list(start.messages), start
     while page.before is not None:
-        page = read_page(root, LOG, "slack", page.before, -1, count=7, hits=start.hits)
+        page = library.conversation_page(LOG, "slack", page.before, -1, count=7, hits=start.hits)
         seen = page.messages + seen
     page = start
     while page.after is not None:
-        page = read_page(root, LOG, "slack", page.after, 1, count=7, hits=start.hits)
+        page = library.conversation_page(LOG, "slack", page.after, 1, count=7, hits=start.hits)
         seen += page.messages
     assert len(seen) == 95  # the blank and the broken line are no messages
     assert [m.text for m in seen] == [f"message {i} about the harbor bridge project"
@@ -98,38 +94,38 @@ def test_pages_through_the_whole_log_both_ways(indexed):
 
 
 def test_other_hits_are_marked_and_stepped_through(indexed):
-    root, conn = indexed
+    root, conn, library = indexed
     hits = [f"{LOG}#w1", f"{LOG}#w4", "notes/elsewhere.md#s0"]
-    page = open_conversation(conn, root, f"{LOG}#w2", before=10, after=10, hit_ids=hits)
+    page = library.conversation(f"{LOG}#w2", before=10, after=10, hit_ids=hits)
     marked = {m.position for m in page.messages if m.hit}
     assert set(range(11, 23)) - {21, 22} <= marked  # w1 (lines 11..22) and w2 are marked
-    assert adjacent_hit(conn, f"{LOG}#w2", hits, +1) == f"{LOG}#w4"
-    assert adjacent_hit(conn, f"{LOG}#w2", hits, -1) == f"{LOG}#w1"
-    assert adjacent_hit(conn, f"{LOG}#w1", hits, -1) is None
-    assert adjacent_hit(conn, f"{LOG}#w4", hits, +1) is None
+    assert library.adjacent_hit(f"{LOG}#w2", hits, +1) == f"{LOG}#w4"
+    assert library.adjacent_hit(f"{LOG}#w2", hits, -1) == f"{LOG}#w1"
+    assert library.adjacent_hit(f"{LOG}#w1", hits, -1) is None
+    assert library.adjacent_hit(f"{LOG}#w4", hits, +1) is None
 
 
 def test_a_meeting_opens_at_its_segments(indexed):
-    root, conn = indexed
+    root, conn, library = indexed
     part1 = f"{MEETING}#c1"
-    page = open_conversation(conn, root, part1, before=1, after=1)
+    page = library.conversation(part1, before=1, after=1)
     hit = [m for m in page.messages if m.hit]
     assert hit and page.title == "Q2 planning"
     body = content_lines(conn, part1)[1:]
     assert [f"[{m.time}] {m.sender}: {m.text}" for m in hit] == body
     assert page.messages[0].position == hit[0].position - 1
-    summary = open_conversation(conn, root, f"{MEETING}#summary", before=0, after=3)
+    summary = library.conversation(f"{MEETING}#summary", before=0, after=3)
     assert [m.position for m in summary.messages] == [1, 2, 3, 4]
     assert summary.before is None and not any(m.hit for m in summary.messages)
-    rest = read_page(root, MEETING, "meeting", summary.after, 1, count=100)
+    rest = library.conversation_page(MEETING, "meeting", summary.after, 1, count=100)
     assert rest.after is None and rest.messages[-1].position == 12
 
 
 def test_a_transcript_reads_speakers_and_marks_the_section(indexed):
-    root, conn = indexed
+    root, conn, library = indexed
     teams = conn.execute("SELECT id FROM chunks WHERE source_file = ? AND content LIKE "
                          "'%Candor%'", (TRANSCRIPT,)).fetchone()[0]
-    page = open_conversation(conn, root, teams, before=10, after=10)
+    page = library.conversation(teams, before=10, after=10)
     rows = [(m.kind, m.sender, m.text, m.hit) for m in page.messages]
     assert ("message", "Sam", "Candor. I'd rather hear bad news early.", True) in rows
     assert ("heading", "", "Values interview > Teams", True) in rows
@@ -137,26 +133,28 @@ def test_a_transcript_reads_speakers_and_marks_the_section(indexed):
 
 
 def test_only_conversations_and_only_inside_the_root(indexed, tmp_path):
-    root, conn = indexed
+    root, conn, library = indexed
     with pytest.raises(ConversationError, match="not conversations"):
-        open_conversation(conn, root, "notes/garden.md#s1")
+        library.conversation("notes/garden.md#s1")
     with pytest.raises(ConversationError, match="no chunk"):
-        open_conversation(conn, root, "notes/garden.md#s99")
+        library.conversation("notes/garden.md#s99")
     outside = tmp_path / "outside.jsonl"
     outside.write_text((root / LOG).read_text())
     (root / LOG).unlink()
     (root / LOG).symlink_to(outside)
-    with pytest.raises(ConversationError, match="leaves the data root"):
-        open_conversation(conn, root, f"{LOG}#w0")
-    with pytest.raises(ConversationError, match="leaves the data root"):
-        inside_root(root)("../outside.jsonl")
+    with pytest.raises(ReadRefused, match="leaves the data root"):
+        library.conversation(f"{LOG}#w0")
+    with pytest.raises(ReadRefused, match="'..' is refused"):
+        library.conversation_page("../outside.jsonl", "slack", Cursor(1), 1)
+    with pytest.raises(ReadRefused, match="not part of the data layer"):
+        library.conversation_page("secrets/log.jsonl", "slack", Cursor(1), 1)
 
 
 def test_an_appended_log_is_flagged_stale_and_still_opens(indexed):
-    root, conn = indexed
+    root, conn, library = indexed
     with (root / LOG).open("a") as fh:
         fh.write(slack_lines(3, start=95))
-    page = open_conversation(conn, root, f"{LOG}#w9", before=0, after=50)
+    page = library.conversation(f"{LOG}#w9", before=0, after=50)
     assert page.stale and page.after is None
     assert page.messages[-1].text == "message 97 about the harbor bridge project"
 

@@ -12,11 +12,9 @@ from engine.config import Config
 from engine.fusion import (
     apply_recency_decay,
     diversity_rerank,
-    filter_candidates,
     pair_similarity,
     recency_factor,
     rrf_merge,
-    strict_equal,
     truncate,
 )
 
@@ -137,63 +135,6 @@ def test_apply_recency_decay_multiplies_and_resorts():
     assert [(c.id, c.score) for c in out] == [("new", 0.03), ("old", 0.02), ("nodate", 0.01)]
     assert out[1].decay == Decay(0.5, 35.0, 35.0, False)
     assert cands[0].score == 0.04 and cands[0].decay is None  # input untouched
-
-
-# --- filters --------------------------------------------------------------------------------
-
-def test_strict_equal():
-    assert strict_equal(1, 1) and strict_equal("a", "a") and strict_equal([1, "x"], [1, "x"])
-    assert not strict_equal("0", 0)
-    assert not strict_equal(True, 1)
-    assert not strict_equal(1, 1.0)
-    assert not strict_equal([True], [1])
-    assert not strict_equal({"a": 1}, {"a": True})
-
-
-def test_filter_frontmatter_strict_types():
-    a = cand("a", source_type="note", metadata={"frontmatter": {"draft": False, "rev": 0}})
-    b = cand("b", source_type="note", metadata={"frontmatter": {"draft": 0, "rev": "0"}})
-    c = cand("c", source_type="note")
-    assert [x.id for x in filter_candidates([a, b, c], frontmatter={"draft": False})] == ["a"]
-    assert [x.id for x in filter_candidates([a, b, c], frontmatter={"rev": "0"})] == ["b"]
-    assert [x.id for x in filter_candidates([a, b, c], frontmatter={"rev": 0})] == ["a"]
-    assert filter_candidates([a, b, c], frontmatter={"missing": None}) == []
-
-
-def test_filter_tags_all_required():
-    a = cand("a", metadata={"tags": ["garden", "home"]})
-    b = cand("b", metadata={"tags": ["garden"]})
-    c = cand("c", metadata={"tags": "garden"})
-    assert [x.id for x in filter_candidates([a, b, c], tags=["garden"])] == ["a", "b", "c"]
-    assert [x.id for x in filter_candidates([a, b, c], tags=["garden", "home"])] == ["a"]
-
-
-def test_filter_dates_inclusive_on_date_part():
-    cs = [cand("a", content_date="2026-03-01"), cand("b", content_date="2026-03-15T23:59:00"),
-          cand("c", content_date="2026-03-31"), cand("d", content_date=None)]
-    got = filter_candidates(cs, since="2026-03-01", until="2026-03-15")
-    assert [x.id for x in got] == ["a", "b"]
-    assert [x.id for x in filter_candidates(cs, since="2026-03-15")] == ["b", "c"]
-    assert [x.id for x in filter_candidates(cs)] == ["a", "b", "c", "d"]
-
-
-def test_filter_source_types_and_path_prefix():
-    cs = [cand("a", source_type="slack", source_file="data/slack/general.jsonl"),
-          cand("b", source_type="note", source_file="notes/garden.md"),
-          cand("c", source_type="note", source_file="notes/work/x.md")]
-    assert [x.id for x in filter_candidates(cs, source_types=["note"])] == ["b", "c"]
-    assert [x.id for x in filter_candidates(cs, path_prefix="notes/work/")] == ["c"]
-    assert [x.id for x in filter_candidates(cs, source_types=[])] == ["a", "b", "c"]
-
-
-def test_filter_injected_profile_passes_only_with_profile_type_allowed():
-    p = cand("profile:maya", source_type="profile", source_file="profile/relationships.json",
-             injected=True)
-    n = cand("n", source_type="note", content_date="2026-01-01")
-    assert filter_candidates([p, n], since="2025-01-01", tags=None) == [p, n]
-    assert filter_candidates([p, n], tags=["x"]) == [p]
-    assert filter_candidates([p, n], source_types=["note"]) == [n]
-    assert filter_candidates([p, n], source_types=["note", "profile"]) == [p, n]
 
 
 # --- diversity ------------------------------------------------------------------------------

@@ -5,17 +5,20 @@ from __future__ import annotations
 import json
 import os
 import threading
+from datetime import UTC, datetime
 
 import pytest
 
 from engine import staleness
 from engine.config import load_config
+from engine.conversation import ConversationError
 from engine.db import connect
 from engine.embedder import LocalEmbedder
 from engine.indexer import reindex
 from engine.library import Library
 from engine.library_types import IndexUnavailable, ReadRefused, file_order_key
 from engine.lock import writer_lock
+from engine.timeline import TimelineError
 from tests.conftest import slack_lines
 
 GENERAL = "data/slack/general.jsonl"
@@ -366,3 +369,59 @@ def test_an_index_damaged_during_a_search_is_one_line(indexed):
     message = str(caught.value)
     assert message.startswith("the index at data/search/memlens.db cannot be read (")
     assert "malformed" in message and str(indexed.root) not in message
+
+
+# -- time, conversations and people (engine/library_time.py) ----------------------------------
+
+NOW = datetime(2026, 4, 10, 12, 0, tzinfo=UTC)
+
+
+def test_timeline_on_this_day_and_activity_read_the_index(library):
+    line = library.timeline("2026-03-01..2026-04-05", limit=5)
+    assert [d.date for d in line.days] == ["2026-03-01", "2026-04-02"]
+    assert line.counts == {"slack": 12, "note": 4} and line.total == 16 and line.shown == 5
+    assert line.phrase == "2026-03-01..2026-04-05"
+    assert library.timeline("last month", ["note"], now=NOW).total == 0  # March: slack only
+    assert library.timeline("last month", now=NOW).counts == {"slack": 12}
+    with library.snapshot() as snap:
+        assert snap.activity(2026).days == {"2026-03-01": 12, "2026-04-02": 4}
+        assert snap.activity(2026, "note").total == 4
+    assert library.on_this_day(datetime(2027, 3, 1, tzinfo=UTC)).total == 12
+    with pytest.raises(TimelineError) as err:
+        library.timeline("whenever")
+    assert "\n" not in str(err.value) and "not a date" in str(err.value)
+
+
+def test_a_conversation_opens_through_the_facade(library):
+    page = library.conversation(f"{GENERAL}#w1", before=2, after=2,
+                                hit_ids=[f"{GENERAL}#w3"])
+    assert page.anchor == f"{GENERAL}#w1" and sum(m.hit for m in page.messages) == 10
+    more = library.conversation_page(GENERAL, "slack", page.after, 1, count=30, hits=page.hits)
+    assert more.messages[0].position == page.messages[-1].position + 1
+    assert any(m.hit for m in more.messages)  # w3, from the hit list
+    assert library.adjacent_hit(f"{GENERAL}#w1", [f"{GENERAL}#w3"], 1) == f"{GENERAL}#w3"
+    with pytest.raises(ConversationError, match="not conversations"):
+        library.conversation(f"{GARDEN}#s1")
+
+
+def test_person_resolves_typos_and_search_filters_by_it(library, indexed):
+    (indexed.root / "profile").mkdir()
+    (indexed.root / "profile/relationships.json").write_text(json.dumps({"people": [
+        {"name": "Sam Rivera", "aliases": ["Sammy"], "relationship": "colleague"}]}))
+    who = library.person("Sam Rivra")
+    assert who.name == "Sam Rivera" and who.label() == 'person: Sam Rivera (as "Sam Rivra")'
+    assert library.person("x") is None
+    r = library.search("harbor bridge", 10, person="Sam Rivra", now=NOW)
+    assert r.person == who.label() and r.results
+    assert all("Sam Rivera" in x.content for x in r)
+    assert not library.search("dahlias", 5, person="Sam Rivera", mode="keyword").results
+
+
+def test_search_through_the_facade_reads_a_time_phrase(library):
+    r = library.search("harbor bridge in March", 5, now=NOW)
+    assert r.time == 'time: 2026-03-01..2026-03-31 (from "in March")'
+    assert r.results and all(x.source_type == "slack" for x in r)
+    week = library.search("last week", 5, now=NOW)  # 2026-03-30..2026-04-05
+    assert [x.source_type for x in week] == ["note"] * 4 and week.sort == "date"
+    day = library.search("2026-04-02", 10, now=NOW)
+    assert {x.id for x in day} == {f"{GARDEN}#s{i}" for i in range(4)} and day.sort == "date"

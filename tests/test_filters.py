@@ -1,0 +1,111 @@
+"""One Filters class, two forms: the SQL pushed into the arms and the in-memory re-check agree
+on a table of chunks and filters (real SQLite, its JSON functions), and each filter means what
+it says."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import pytest
+
+from engine.candidates import Candidate
+from engine.db import connect
+from engine.filters import Filters, SearchError, strict_equal
+
+CHUNKS = [  # id, source_type, source_file, content_date, metadata
+    ("a", "slack", "data/slack/general.jsonl", "2026-03-01", {}),
+    ("b", "note", "notes/garden.md", "2026-03-15", {"tags": ["garden", "home"]}),
+    ("c", "note", "notes/work/x.md", "2026-03-31", {"tags": "garden",
+                                                     "frontmatter": {"draft": False, "rev": 0}}),
+    ("d", "note", "notes/work/y.md", None, {"frontmatter": {"draft": 0, "rev": "0"}}),
+    ("e", "journal", "data/journal/2025.jsonl", "2025-03-15", {"tags": [1, "Garden"]}),
+    ("f", "journal", "data/journal/2024.jsonl", "2024-03-15",
+     {"frontmatter": {"status": None, "score": 1.5}}),
+    ("g", "cgm", "data/health/cgm/2026-04-01.json", "2026-04-01", {"tags": {"k": "garden"}}),
+    ("h", "note", "notes/odd.md", "2026-03-15T23:59:00", {}),  # not the documented form
+]
+
+CASES = [
+    ({}, "abcdefgh"),
+    ({"source_types": ["note"]}, "bcdh"),
+    ({"source_types": []}, "abcdefgh"),
+    ({"since": "2026-03-01", "until": "2026-03-15"}, "abh"),
+    ({"since": "2026-03-15"}, "bcgh"),
+    ({"until": "2025-12-31"}, "ef"),
+    ({"since": date(2026, 3, 31), "until": "2026-03-31T08:00"}, "c"),
+    ({"month_day": "03-15"}, "befh"),
+    ({"month_day": "03-15", "until": "2025-12-31"}, "ef"),
+    ({"path_prefix": "notes/work/"}, "cd"),
+    ({"tags": ["garden"]}, "bcg"),
+    ({"tags": ["garden", "home"]}, "b"),
+    ({"tags": ["1"]}, ""),  # a number is no string tag
+    ({"frontmatter": {"draft": False}}, "c"),
+    ({"frontmatter": {"rev": "0"}}, "d"),
+    ({"frontmatter": {"rev": 0}}, "c"),
+    ({"frontmatter": {"status": None}}, "f"),
+    ({"frontmatter": {"score": 1.5}}, "f"),
+    ({"frontmatter": {"missing": None}}, ""),
+    ({"source_types": ["note", "journal"], "since": "2025-01-01", "tags": ["garden"]}, "bc"),
+]
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    conn = connect(tmp_path_factory.mktemp("filters") / "t.db")
+    conn.execute("CREATE TABLE chunks (id TEXT, source_type TEXT, source_file TEXT, "
+                 "content_date TEXT, metadata TEXT)")
+    conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?)",
+                     [(i, t, f, d, json.dumps(m)) for i, t, f, d, m in CHUNKS])
+    yield conn
+    conn.close()
+
+
+def candidate(row, **kw) -> Candidate:
+    cid, source_type, source_file, content_date, meta = row
+    return Candidate(id=cid, content=f"content of {cid}", source_file=source_file,
+                     source_type=source_type, content_date=content_date, metadata=meta, **kw)
+
+
+@pytest.mark.parametrize(("kwargs", "expected"), CASES)
+def test_sql_and_matches_agree(table, kwargs, expected):
+    filters = Filters.build(**kwargs)
+    where, args = filters.sql("c")
+    by_sql = {r[0] for r in table.execute(f"SELECT c.id FROM chunks c WHERE {where}", args)}
+    by_memory = {row[0] for row in CHUNKS if filters.matches(candidate(row))}
+    assert by_sql == by_memory == set(expected)
+
+
+def test_the_vector_mask_queries_select_the_same_chunks(table):
+    filters = Filters.build(source_types=["note"], since="2026-03-15", path_prefix="notes/")
+    (sql, args), = filters.rowid_queries()  # the type is masked by the vector index itself
+    got = {r[0] for r in table.execute(f"SELECT id FROM chunks WHERE rowid IN ({sql})", args)}
+    assert got == {"b", "c", "h"}
+    assert Filters.build(source_types=["note"]).rowid_queries() == []
+
+
+def test_an_injected_profile_passes_everything_but_the_type_filter():
+    profile = Candidate(id="profile:maya", content="Maya Chen", source_file="profile/r.json",
+                        source_type="profile", injected=True)
+    assert Filters.build(since="2025-01-01", tags=["x"]).matches(profile)
+    assert not Filters.build(source_types=["note"]).matches(profile)
+    assert Filters.build(source_types=["note", "profile"]).matches(profile)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"since": "last week"}, {"until": "2026-13-01"}, {"source_types": "slack"},
+    {"source_types": {"keyword": 1.0}}, {"tags": "garden"}, {"frontmatter": {"a": {"b": 1}}},
+    {"frontmatter": {'we"ird': 1}}, {"frontmatter": ["a"]}])
+def test_bad_filters_are_one_search_error(kwargs):
+    with pytest.raises(SearchError) as err:
+        Filters.build(**kwargs)
+    assert "\n" not in str(err.value)
+
+
+def test_strict_equal():
+    assert strict_equal(1, 1) and strict_equal("a", "a") and strict_equal([1, "x"], [1, "x"])
+    assert not strict_equal("0", 0)
+    assert not strict_equal(True, 1)
+    assert not strict_equal(1, 1.0)
+    assert not strict_equal([True], [1])
+    assert not strict_equal({"a": 1}, {"a": True})
