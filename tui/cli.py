@@ -150,7 +150,8 @@ def cmd_search(args) -> int:
     try:
         response = searcher.search(
             args.query, limit=args.limit, source_types=args.source or None, mode=args.mode,
-            since=args.since, until=args.until, path_prefix=args.folder, tags=args.tag or None)
+            since=args.since, until=args.until, path_prefix=args.folder, tags=args.tag or None,
+            person=args.person)
     except SearchError as exc:
         raise UsageError(str(exc)) from exc
     finally:
@@ -360,6 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="content dated on or before (YYYY-MM-DD, YYYY-MM or YYYY)")
     p.add_argument("--folder", metavar="PREFIX", help="only files under this path prefix")
     p.add_argument("--tag", action="append", help="only notes with this tag (repeatable, ALL)")
+    p.add_argument("--person", metavar="NAME", help="only chunks with or about this person")
     p.add_argument("--mode", choices=["hybrid", "keyword", "semantic"], default="hybrid")
     p.add_argument("--json", action="store_true", help="the whole response as JSON")
     p.add_argument("--explain", action="store_true", help="ranks, RRF terms, decay, MMR")
@@ -397,8 +399,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_import)
 
+    from .cli_timeline import add_timeline_parser
     from .cli_watch import add_watch_parser
 
+    add_timeline_parser(sub, common)
     add_watch_parser(sub)
 
     p = sub.add_parser("mcp", parents=[common],
