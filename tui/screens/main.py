@@ -52,9 +52,10 @@ from .chunk_actions import ChunkActions
 from .filter_actions import FilterActions
 from .modals import describe_error
 from .panes import PaneActions
+from .time_actions import TimeActions
 
 
-class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
+class MainScreen(TimeActions, ChunkActions, FilterActions, PaneActions, Screen[None]):
     BINDINGS = keys.MAIN
     # narrow: preview below the results; compact and narrow: facets only on ctrl+f
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (90, "-compact"), (120, "-medium"), (150, "-wide")]
