@@ -33,7 +33,7 @@ APP = [
     act("ctrl+o", "import", show=False),
     act("f3", "stats", key_display="F3"),
     act("f4", "discover", show=False, key_display="F4"),
-    act("f5", "timeline", key_display="F5"),
+    act("f5", "timeline", show=False, key_display="F5"),
     act("x", "explain", show=False),
     act("f9", "theme", show=False, key_display="F9"),
     act("ctrl+g", "cancel_job", priority=True),
