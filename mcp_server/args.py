@@ -73,10 +73,11 @@ class SearchArgs:
     since: str | None
     until: str | None
     rerank: bool
+    person: str | None = None
 
 
 SEARCH_KEYS = ("query", "limit", "folder", "tags", "frontmatter", "source_types", "since",
-               "until", "rerank")
+               "until", "rerank", "person")
 
 
 def parse_search_args(args: dict) -> SearchArgs:
@@ -128,8 +129,11 @@ def parse_search_args(args: dict) -> SearchArgs:
         rerank = False
     if not isinstance(rerank, bool):
         raise ToolFailure("rerank must be true or false")
+    person = args.get("person")
+    if person is not None and not isinstance(person, str):
+        raise ToolFailure("person must be a name (a string), e.g. \"Maya Chen\"")
     return SearchArgs(query.strip(), limit, folder, tags, frontmatter, source_types, since,
-                      until, rerank)
+                      until, rerank, (person or "").strip() or None)
 
 
 SECTION = re.compile(r"^#?s?(\d+)(?:\.\d+)?$")
