@@ -196,9 +196,9 @@ class MainScreen(TimeActions, ChunkActions, FilterActions, PaneActions, Screen[N
 
     def _search(self, seq: int) -> None:
         request = self.session.request
-        if not request.engine_query or request.source_types == ():
+        if not request.asks or request.source_types == ():
             self.session.settle(seq)
-            if request.source_types == () and request.engine_query:
+            if request.source_types == () and request.asks:
                 self.results.show([])
                 self._empty().no_types()
                 self._show_results_pane(False)
@@ -364,7 +364,7 @@ class MainScreen(TimeActions, ChunkActions, FilterActions, PaneActions, Screen[N
         self.show_infobar()
         if message.refresh:
             self.reload_overview()
-            if self.session.request.engine_query or self.session.error is not None:
+            if self.session.request.asks or self.session.error is not None:
                 self.search_again()
 
     def on_embedder_repaired(self, _: EmbedderRepaired) -> None:
