@@ -105,7 +105,7 @@ class TimelineScreen(Screen[None]):
         self.query_one(ActivityCalendar).set_data(
             activity, marked, ", ".join(self.types) if self.types else "all sources")
         items = self.query_one("#tl-items", OptionList)
-        options, self.items = timeline_options(timeline)
+        options, self.items = timeline_options(timeline, max(items.size.width - 4, 40))
         items.set_options(options)
         items.highlighted = next((i for i, o in enumerate(options) if not o.disabled), None)
         items.focus()

@@ -26,9 +26,14 @@ def clock(item) -> str:
     return stamp[11:16] if len(stamp) >= 16 and stamp[13:14] == ":" else ""
 
 
-def timeline_options(timeline) -> tuple[list[Option], list]:
+def _fit(text: str, cells: int) -> str:
+    text = plain(one_line(text))
+    return text if len(text) <= cells else text[: max(cells - 1, 0)] + "…"
+
+
+def timeline_options(timeline, width: int = 116) -> tuple[list[Option], list]:
     """(options, items): an item's option id is ``i<n>``, its index in ``items``; day and type
-    lines are disabled (the cursor skips them)."""
+    lines are disabled (the cursor skips them). An item is one line of ``width`` cells."""
     options: list[Option] = []
     items: list = []
     if not timeline.days:
@@ -44,11 +49,12 @@ def timeline_options(timeline) -> tuple[list[Option], list]:
                 "  ", type_badge(group.source_type), (f" {group.count:,}", "bold")),
                 disabled=True))
             for item in group.items:
+                name = _fit(item.source_file.rsplit("/", 1)[-1], 30)
+                room = max(width - 10 - 2 - len(name) - 1, 12)
                 options.append(Option(Content.assemble(
                     (f"    {clock(item):5} ", "dim"),
-                    Content.styled(plain(one_line(item.title)), "", strip_control_codes=False),
-                    (f"  {plain(one_line(item.source_file.rsplit('/', 1)[-1]))}", "dim")),
-                    id=f"i{len(items)}"))
+                    Content.styled(_fit(item.title, room), "", strip_control_codes=False),
+                    (f"  {name}", "dim")), id=f"i{len(items)}"))
                 items.append(item)
             hidden = group.count - len(group.items)
             if hidden > 0:
