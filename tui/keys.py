@@ -111,21 +111,21 @@ VIEWER = [
 
 TIMELINE = [
     Binding("escape,q", "close", "Back", id="timeline_close"),
-    Binding("left_square_bracket,left", "move('day', -1)", "Day", id="timeline_prev_day",
+    Binding("left_square_bracket,left", "move('day', -1)", "Day", id="prev_day",
             key_display="[", show=False, tooltip="The day before"),
-    Binding("right_square_bracket,right", "move('day', 1)", "Day", id="timeline_next_day",
+    Binding("right_square_bracket,right", "move('day', 1)", "Day", id="next_day",
             key_display="]", tooltip="The day after ([ the day before)"),
-    Binding("left_curly_bracket", "move('week', -1)", "Week", id="timeline_prev_week",
+    Binding("left_curly_bracket", "move('week', -1)", "Week", id="prev_week",
             key_display="{", show=False, tooltip="The week before (Monday to Sunday)"),
-    Binding("right_curly_bracket", "move('week', 1)", "Week", id="timeline_next_week",
+    Binding("right_curly_bracket", "move('week', 1)", "Week", id="next_week",
             key_display="}", tooltip="The week after ({ the week before)"),
-    Binding("less_than_sign", "move('month', -1)", "Month", id="timeline_prev_month",
+    Binding("less_than_sign", "move('month', -1)", "Month", id="prev_month",
             key_display="<", show=False, tooltip="The month before"),
-    Binding("greater_than_sign", "move('month', 1)", "Month", id="timeline_next_month",
+    Binding("greater_than_sign", "move('month', 1)", "Month", id="next_month",
             key_display=">", tooltip="The month after (< the month before)"),
     Binding("slash,colon", "jump", "Go to", id="timeline_jump", key_display="/",
-            tooltip="Go to a date, range or phrase (2026-03-14, March, last week…)"),
-    Binding("o", "on_this_day", "On this day", id="timeline_on_this_day",
+            tooltip="Go to a date, range or phrase (2026-03, last week…)"),
+    Binding("o", "on_this_day", "On this day", id="on_this_day",
             tooltip="This month-day in every earlier year"),
     Binding("s", "source", "Source", id="timeline_source",
             tooltip="All sources, then one source type at a time"),
@@ -133,12 +133,12 @@ TIMELINE = [
 ]
 
 CONVERSATION = [
-    Binding("escape,q", "close", "Back", id="conversation_close"),
-    Binding("n", "hit(1)", "Next hit", id="conversation_next_hit",
+    Binding("escape,q", "close", "Back", id="conv_close"),
+    Binding("n", "hit(1)", "Next hit", id="next_hit",
             tooltip="The query's next hit in this conversation"),
-    Binding("N", "hit(-1)", "Previous hit", id="conversation_prev_hit",
+    Binding("N", "hit(-1)", "Previous hit", id="prev_hit",
             tooltip="The query's previous hit in this conversation"),
-    Binding("c", "center", "To hit", id="conversation_center", show=False,
+    Binding("c", "center", "To hit", id="conv_center", show=False,
             tooltip="Back to the message opened at"),
 ]
 
