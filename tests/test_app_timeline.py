@@ -140,6 +140,8 @@ async def test_t_and_c_from_a_result_and_n_between_the_querys_hits(demo_root):  
         tl = await timeline_loaded(pilot)
         day = date.fromisoformat(rows[chats[0]].content_date)
         assert shown(tl) == TimeRange(day, day)
+        listing = tl.query_one("#tl-items")
+        assert tl.items[int(listing.highlighted_option.id[1:])].id == rows[chats[0]].id
         await pilot.press("escape")
         await pilot.press("c")
         conv = await conversation_loaded(pilot)

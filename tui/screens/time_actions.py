@@ -35,7 +35,7 @@ class TimeActions:
             return
         from .timeline import TimelineScreen
 
-        self.app.push_screen(TimelineScreen(day, "day"))
+        self.app.push_screen(TimelineScreen(day, "day", chunk["id"]))
 
     def action_conversation(self) -> None:
         chunk = self.preview.chunk

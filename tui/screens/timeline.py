@@ -26,13 +26,15 @@ UNITS = ("day", "week", "month")
 
 
 class TimelineScreen(Screen[None]):
-    """``TimelineScreen(at, unit)``: ``unit`` is day, week or month (the period holding
-    ``at``); a phrase or "on this day" is shown by ``jump_to``."""
+    """``TimelineScreen(at, unit, focus)``: ``unit`` is day, week or month (the period holding
+    ``at``); ``focus``, a chunk id, is highlighted when listed (the result it was opened
+    from); a phrase or "on this day" is shown by ``jump_to``."""
 
     BINDINGS = keys.TIMELINE
 
-    def __init__(self, at: date, unit: str = "week") -> None:
+    def __init__(self, at: date, unit: str = "week", focus: str | None = None) -> None:
         super().__init__()
+        self.focus = focus
         self.anchor, self.unit = at, unit
         self.phrase: str | None = None  # unit "phrase": what was typed
         self.types: list[str] | None = None  # None: every source
@@ -107,7 +109,10 @@ class TimelineScreen(Screen[None]):
         items = self.query_one("#tl-items", OptionList)
         options, self.items = timeline_options(timeline, max(items.size.width - 4, 40))
         items.set_options(options)
-        items.highlighted = next((i for i, o in enumerate(options) if not o.disabled), None)
+        at = next((i for i, o in enumerate(options)
+                   if o.id and self.items[int(o.id[1:])].id == self.focus), None)
+        items.highlighted = at if at is not None else next(
+            (i for i, o in enumerate(options) if not o.disabled), None)
         items.focus()
         self.loaded = True
 
