@@ -44,6 +44,8 @@ def timed(fn) -> tuple[float, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", required=True)
+    parser.add_argument("--views", action="store_true",
+                        help="also the app's timeline and conversation screens (bench_time_views)")
     args = parser.parse_args()
     config = load_config(args.root)
     conn = connect(config.db_path, readonly=True)
@@ -82,7 +84,15 @@ def main() -> None:
         "SELECT count(*) FROM chunks").fetchone()[0],
         "phrase_per_keystroke_ms": percentiles(parse), "timeline": tl,
         "activity_year": {"ms": round(act_ms, 2), "days": len(act.days)},
-        "conversation": conv, "search_ms": searches}, indent=2))
+        "conversation": conv, "search_ms": searches, **_views(args)}, indent=2))
+
+
+def _views(args) -> dict:
+    if not args.views:
+        return {}
+    from bench_time_views import views  # imports the app: only when asked
+
+    return {"views": views(args.root)}
 
 
 if __name__ == "__main__":

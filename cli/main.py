@@ -1,6 +1,6 @@
 """The ``memlens`` command: the app by default, plus search/reindex/stats/... subcommands.
 
-Each command family is a module of this package (search, index, inspect, importer, watch); it
+Each command family is a module of this package (search, index, inspect, importer, watch, timeline); it
 imports the engine only when its command runs, so ``memlens search`` loads no more than a
 search needs, and the Textual app is imported only by the commands that open it. Errors are one
 clear line on stderr and a non-zero exit (cli/errors.py).
@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import importer, index, inspect, search, watch
+from . import importer, index, inspect, search, timeline, watch
 from .args import VersionAction, common_options, existing
 from .errors import CliError, OneLineParser, run
 
@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_parsers(sub, common)  # discover, stats
     importer.add_parser(sub, common)
     watch.add_parser(sub, common)
+    timeline.add_parser(sub, common)
     p = sub.add_parser("mcp", parents=[common], help="serve search to AI agents over MCP (stdio)")
     p.set_defaults(func=cmd_mcp)
     return parser

@@ -76,10 +76,11 @@ class SearchArgs:
     rerank: bool
     sort: str = "relevance"
     decay: bool = True
+    person: str | None = None
 
 
 SEARCH_KEYS = ("query", "limit", "folder", "tags", "frontmatter", "source_types", "since",
-               "until", "rerank", "sort", "decay")
+               "until", "rerank", "sort", "decay", "person")
 
 
 def bool_arg(args: dict, name: str, default: bool) -> bool:
@@ -138,9 +139,12 @@ def parse_search_args(args: dict) -> SearchArgs:
     sort = args.get("sort") or "relevance"
     if sort not in SORTS:
         raise ToolFailure(f"sort must be one of {', '.join(SORTS)}, not {jstr(sort)}")
+    person = args.get("person")
+    if person is not None and not isinstance(person, str):
+        raise ToolFailure("person must be a name (a string), e.g. \"Maya Chen\"")
     return SearchArgs(query.strip(), limit, folder, tags, frontmatter, source_types, since,
                       until, bool_arg(args, "rerank", False), sort,
-                      bool_arg(args, "decay", True))
+                      bool_arg(args, "decay", True), (person or "").strip() or None)
 
 
 SECTION = re.compile(r"^#?s?(\d+)(?:\.\d+)?$")

@@ -195,6 +195,9 @@ def header_lines(response, threshold: float | None = None) -> list[str]:
     lines.append(f"arm_depth: {', '.join(depth)} chunks")
     if response.semantic_error is not None and response.semantic_detail:
         lines.append(f"semantic_unavailable: {one_line(response.semantic_detail)}")
+    for applied in (getattr(response, "time", None), getattr(response, "person", None)):
+        if applied:  # 'time: 2026-03-09..2026-03-15 (from "last week")', 'person: Maya Chen'
+            lines.append(one_line(applied))
     lines.append(f"confidence: {response.confidence}")
     if response.confidence == "low":
         best = response.best_similarity

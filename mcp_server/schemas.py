@@ -8,6 +8,8 @@ from engine.search_options import SORTS
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
 MAX_NEIGHBORS = 10
+MAX_MESSAGES = 50  # get_neighborhood with messages: true
+MAX_TIMELINE = 200
 
 
 def search_schema() -> dict:
@@ -32,9 +34,12 @@ def search_schema() -> dict:
                                                         "enum": list(SOURCE_TYPES)},
                              "description": "Optional source types to keep."},
             "since": {"type": "string", "description": "Optional first content date, "
-                      "YYYY-MM-DD (inclusive)."},
+                      "YYYY-MM-DD (inclusive); wins over a time phrase in the query."},
             "until": {"type": "string", "description": "Optional last content date, "
-                      "YYYY-MM-DD (inclusive)."},
+                      "YYYY-MM-DD (inclusive); wins over a time phrase in the query."},
+            "person": {"type": "string", "description": "Optional person: only chunks where "
+                       "they take part, are named (name or alias, typos forgiven), or their "
+                       "entity file / profile."},
             "rerank": {"type": "boolean", "default": False,
                        "description": "Reorder the candidates with the deployment's reranker."},
             "sort": {"type": "string", "enum": list(SORTS), "default": "relevance",
@@ -66,12 +71,34 @@ NEIGHBORHOOD_SCHEMA = {
     "type": "object",
     "properties": {
         "id": {"type": "string", "description": "A chunk id from a search row's id: field."},
-        "before": {"type": "integer", "minimum": 0, "maximum": MAX_NEIGHBORS, "default": 2,
-                   "description": "Chunks before it (default 2)."},
-        "after": {"type": "integer", "minimum": 0, "maximum": MAX_NEIGHBORS, "default": 2,
-                  "description": "Chunks after it (default 2)."},
+        "before": {"type": "integer", "minimum": 0, "maximum": MAX_MESSAGES,
+                   "description": "Chunks before it (default 2, at most 10); with messages: "
+                   "messages before it (default 10, at most 50)."},
+        "after": {"type": "integer", "minimum": 0, "maximum": MAX_MESSAGES,
+                  "description": "Chunks after it (default 2, at most 10); with messages: "
+                  "messages after it (default 10, at most 50)."},
+        "messages": {"type": "boolean", "default": False,
+                     "description": "Individual messages (sender, time, text) around a chat, "
+                     "meeting, voice or transcript hit instead of whole chunks."},
     },
     "required": ["id"],
+    "additionalProperties": False,
+}
+
+TIMELINE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "when": {"type": "string", "description": "A date (2026-03-14), a range "
+                 "(2026-03-01..2026-03-15, 2026-03) or a time phrase (\"last week\", "
+                 "\"March\", \"two weeks ago\", \"on this day\")."},
+        "source_types": {"type": "array", "items": {"type": "string",
+                                                    "enum": list(SOURCE_TYPES)},
+                         "description": "Optional source types to keep."},
+        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_TIMELINE, "default": 50,
+                  "description": "Rows listed at most (default 50, at most 200); the counts "
+                  "cover the whole range."},
+    },
+    "required": ["when"],
     "additionalProperties": False,
 }
 

@@ -23,8 +23,15 @@ from .descriptions import (
     READ_NOTE_DESCRIPTION,
     SEMANTIC_DESCRIPTION,
     STATUS_DESCRIPTION,
+    TIMELINE_DESCRIPTION,
 )
-from .schemas import NEIGHBORHOOD_SCHEMA, READ_NOTE_SCHEMA, STATUS_SCHEMA, search_schema
+from .schemas import (
+    NEIGHBORHOOD_SCHEMA,
+    READ_NOTE_SCHEMA,
+    STATUS_SCHEMA,
+    TIMELINE_SCHEMA,
+    search_schema,
+)
 from .tools import MemlensTools
 
 SERVER_NAME = "memlens"
@@ -38,6 +45,7 @@ TOOL_SPECS: tuple[tuple[str, str, str, Callable[[], dict]], ...] = (
     ("get_neighborhood", "Chunks around a result", NEIGHBORHOOD_DESCRIPTION,
      lambda: NEIGHBORHOOD_SCHEMA),
     ("index_status", "Index status", STATUS_DESCRIPTION, lambda: STATUS_SCHEMA),
+    ("timeline", "Timeline", TIMELINE_DESCRIPTION, lambda: TIMELINE_SCHEMA),
 )
 
 

@@ -20,6 +20,7 @@ from engine.config import Config
 from engine.entities import PROFILE_RELATIVE_PATH, load_people, match_person, person_to_content
 from engine.fts_query import parse_query
 from engine.library import IndexUnavailable, Library, ReadRefused, index_unavailable
+from engine.scanner import SOURCE_TYPES
 from engine.searcher import SearchError
 
 from . import answers
@@ -34,6 +35,7 @@ from .args import (
 from .page import format_search
 from .schemas import MAX_NEIGHBORS
 from .text import DEFAULT_MAX_CHARS, MIN_MAX_CHARS, jstr, machine_paths, one_line, scrub_paths
+from .time_tools import messages_text, timeline_text
 
 log = logging.getLogger("memlens.mcp")
 
@@ -72,6 +74,7 @@ class MemlensTools:
             "read_note": self.read_note,
             "get_neighborhood": self.get_neighborhood,
             "index_status": self.index_status,
+            "timeline": self.timeline,
         }
 
     def close(self) -> None:
@@ -115,8 +118,8 @@ class MemlensTools:
         try:
             response = self.library.search(
                 a.query, a.limit, a.source_types, mode=mode, since=a.since, until=a.until,
-                path_prefix=a.folder, tags=a.tags, frontmatter=a.frontmatter, rerank=a.rerank,
-                sort=a.sort, decay=a.decay)
+                path_prefix=a.folder, tags=a.tags, frontmatter=a.frontmatter, person=a.person,
+                rerank=a.rerank, sort=a.sort, decay=a.decay)
         except SearchError as exc:
             raise ToolFailure(one_line(exc)) from None
         if mode == "semantic" and response.semantic_error:
@@ -160,11 +163,16 @@ class MemlensTools:
 
     # -- get_neighborhood -----------------------------------------------------------------
     def get_neighborhood(self, args: dict) -> str:
-        check_keys(args, ("id", "before", "after"))
+        check_keys(args, ("id", "before", "after", "messages"))
         chunk_id = args.get("id")
         if not isinstance(chunk_id, str) or not chunk_id.strip():
             raise ToolFailure("id must be a chunk id from a search row (its id: field)")
         chunk_id = chunk_id.strip()
+        messages = args.get("messages", False)
+        if messages not in (None, True, False):
+            raise ToolFailure("messages must be true or false")
+        if messages:
+            return messages_text(self.library, chunk_id, args, self.max_chars)
         before = int_arg(args, "before", 2, 0, MAX_NEIGHBORS)
         after = int_arg(args, "after", 2, 0, MAX_NEIGHBORS)
         people = load_people(self.root / PROFILE_RELATIVE_PATH)
@@ -188,6 +196,10 @@ class MemlensTools:
             person, matched = found
             profile = answers.person_line(person.name, matched, person_to_content(person))
         return answers.neighbourhood_text(run, profile, self.max_chars)
+
+    # -- timeline -----------------------------------------------------------------------
+    def timeline(self, args: dict) -> str:
+        return timeline_text(self.library, args, self.max_chars, SOURCE_TYPES)
 
     # -- index_status -------------------------------------------------------------------
     def index_status(self, args: dict) -> str:

@@ -91,6 +91,9 @@ ACTIONS: tuple[Action, ...] = (
            "Discover: routes and files waiting to be indexed", menu=True),
     Action("stats", "stats", "Index statistics",
            "Index statistics (charts, size, bloat, embedder)", label="Stats", menu=True),
+    Action("timeline", "timeline", "Timeline",
+           "Timeline: everything dated, day by day, with a calendar",
+           menu=True),
     Action("explain", "toggle_explain", "Toggle explain",
            "The preview's explain: words → numbers → off",
            label="Explain", menu=True),
@@ -121,6 +124,12 @@ ACTIONS: tuple[Action, ...] = (
            scope="main", needs_chunk=True),
     Action("edit", "edit", "Open in $EDITOR", "Open the file in $EDITOR (the app resumes "
            "after)", label="Editor", scope="main", needs_chunk=True),
+    Action("timeline_here", "timeline_here", "Timeline at this date",
+           "Open the timeline at the shown result's date", label="Timeline", scope="main",
+           needs_chunk=True),
+    Action("conversation", "conversation", "Conversation",
+           "A chat, meeting or transcript hit inside its conversation",
+           label="Conversation", scope="main", needs_chunk=True),
     Action("copy", "copy", "Copy chunk", "Copy the chunk text", label="Copy", scope="main",
            needs_chunk=True),
 )

@@ -194,6 +194,13 @@ class MemlensApp(App[int]):
         if not isinstance(self.screen, DiscoverScreen):
             self.push_screen(DiscoverScreen())
 
+    def action_timeline(self) -> None:
+        from .screens.timeline import TimelineScreen
+
+        if not isinstance(self.screen, TimelineScreen):
+            today = (self.now or datetime.now().astimezone()).date()
+            self.push_screen(TimelineScreen(today, "week"))
+
     def action_toggle_explain(self) -> None:
         from .widgets.preview import EXPLAIN_MODES
 

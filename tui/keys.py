@@ -33,6 +33,7 @@ APP = [
     act("ctrl+o", "import", show=False),
     act("f3", "stats", key_display="F3"),
     act("f4", "discover", show=False, key_display="F4"),
+    act("f5", "timeline", show=False, key_display="F5"),
     act("x", "explain", show=False),
     act("f9", "theme", show=False, key_display="F9"),
     act("ctrl+g", "cancel_job", priority=True),
@@ -53,6 +54,8 @@ MAIN = [
     act("right_square_bracket", "next_chunk", key_display="]"),
     act("e", "edit", show=False),
     act("y", "copy", show=False),
+    act("t", "timeline_here", show=False),
+    act("c", "conversation", show=False),
 ]
 
 QUERY = [
@@ -106,6 +109,39 @@ VIEWER = [
     Binding("c", "center", "To chunk", id="viewer_center", tooltip="Back to the chunk"),
 ]
 
+TIMELINE = [
+    Binding("escape,q", "close", "Back", id="timeline_close"),
+    Binding("left_square_bracket,left", "move('day', -1)", "Day", id="prev_day",
+            key_display="[", show=False, tooltip="The day before"),
+    Binding("right_square_bracket,right", "move('day', 1)", "Day", id="next_day",
+            key_display="]", tooltip="The day after ([ the day before)"),
+    Binding("left_curly_bracket", "move('week', -1)", "Week", id="prev_week",
+            key_display="{", show=False, tooltip="The week before (Monday to Sunday)"),
+    Binding("right_curly_bracket", "move('week', 1)", "Week", id="next_week",
+            key_display="}", tooltip="The week after ({ the week before)"),
+    Binding("less_than_sign", "move('month', -1)", "Month", id="prev_month",
+            key_display="<", show=False, tooltip="The month before"),
+    Binding("greater_than_sign", "move('month', 1)", "Month", id="next_month",
+            key_display=">", tooltip="The month after (< the month before)"),
+    Binding("slash,colon", "jump", "Go to", id="timeline_jump", key_display="/",
+            tooltip="Go to a date, range or phrase (2026-03, last week…)"),
+    Binding("o", "on_this_day", "On this day", id="on_this_day",
+            tooltip="This month-day in every earlier year"),
+    Binding("s", "source", "Source", id="timeline_source",
+            tooltip="All sources, then one source type at a time"),
+    Binding("t", "today", "Today", id="timeline_today", show=False, tooltip="Back to today"),
+]
+
+CONVERSATION = [
+    Binding("escape,q", "close", "Back", id="conv_close"),
+    Binding("n", "hit(1)", "Next hit", id="next_hit",
+            tooltip="The query's next hit in this conversation"),
+    Binding("N", "hit(-1)", "Previous hit", id="prev_hit",
+            tooltip="The query's previous hit in this conversation"),
+    Binding("c", "center", "To hit", id="conv_center", show=False,
+            tooltip="Back to the message opened at"),
+]
+
 STATS = [
     Binding("escape,q", "close", "Back", id="stats_close"),
     Binding("r", "refresh", "Refresh", id="stats_refresh"),
@@ -136,6 +172,8 @@ SECTIONS: list[tuple[str, list[Binding]]] = [
     ("Facets", FACETS),
     ("Preview", PREVIEW),
     ("File viewer", VIEWER),
+    ("Timeline", TIMELINE),
+    ("Conversation", CONVERSATION),
     ("Index statistics", STATS),
     ("Discover", DISCOVER),
     ("Dialogs", MODAL),
@@ -148,6 +186,8 @@ EXTRA_HELP = [
     ("Everywhere", "^q", "Quit"),
     ("Everywhere", "tab / shift+tab", "Move focus"),
     ("Query box", "enter / esc", "Go to the results"),
+    ("Timeline", "enter", "Open the item: a conversation, else the file at the chunk"),
+    ("Conversation", "j k / pgup pgdn", "Scroll; older and newer messages load at either end"),
 ]
 
 ALL_IDS = {b.id for _, group in SECTIONS for b in group if b.id}

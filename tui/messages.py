@@ -31,12 +31,13 @@ class SearchRequest:
 
     @property
     def engine_query(self) -> str:
-        """The text sent to the engine: the query plus the chosen person's name (a phrase)."""
-        q = self.query.strip()
-        if self.person:
-            name = self.person.replace('"', "")
-            q = f'{q} "{name}"'.strip()
-        return q
+        """The text sent to the engine (the person is a filter of its own, ``person=``)."""
+        return self.query.strip()
+
+    @property
+    def asks(self) -> bool:
+        """Something to search: a query, or a person alone (their chunks, newest first)."""
+        return bool(self.engine_query or self.person)
 
 
 class SearchDone(Message):

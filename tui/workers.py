@@ -45,7 +45,8 @@ def search_job(searcher: Any, request: SearchRequest, seq: int, now: datetime | 
         response = searcher.search(
             request.engine_query, limit=request.limit,
             source_types=list(request.source_types) if request.source_types else None,
-            mode=request.mode, since=request.since, until=request.until, now=now)
+            mode=request.mode, since=request.since, until=request.until,
+            person=request.person, now=now)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a message, never a crash
         post(SearchFailed(seq, request, exc))
         return

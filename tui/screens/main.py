@@ -53,9 +53,10 @@ from .chunk_actions import ChunkActions
 from .filter_actions import FilterActions
 from .modals import describe_error
 from .panes import PaneActions
+from .time_actions import TimeActions
 
 
-class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
+class MainScreen(TimeActions, ChunkActions, FilterActions, PaneActions, Screen[None]):
     BINDINGS = keys.MAIN
     # narrow: preview below the results; compact and narrow: facets only on ctrl+f
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (90, "-compact"), (120, "-medium"), (150, "-wide")]
@@ -199,9 +200,9 @@ class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
 
     def _search(self, seq: int) -> None:
         request = self.session.request
-        if not request.engine_query or request.source_types == ():
+        if not request.asks or request.source_types == ():
             self.session.settle(seq)
-            if request.source_types == () and request.engine_query:
+            if request.source_types == () and request.asks:
                 self.results.show([])
                 self._empty().no_types()
                 self._show_results_pane(False)
@@ -372,7 +373,7 @@ class MainScreen(ChunkActions, FilterActions, PaneActions, Screen[None]):
         self.show_infobar()
         if message.refresh:
             self.reload_overview()
-            if self.session.request.engine_query or self.session.error is not None:
+            if self.session.request.asks or self.session.error is not None:
                 self.search_again()
 
     def on_embedder_repaired(self, _: EmbedderRepaired) -> None:

@@ -1,0 +1,193 @@
+"""The timeline screen and the conversation view, driven by keys on the indexed demo root."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from engine.config import load_config
+from engine.library import Library
+from engine.timerange import TimeRange
+from tests.test_app import aio, demo_root, make_app, ready, search, wait_for  # noqa: F401
+from tui.screens.conversation import ConversationScreen
+from tui.screens.jump import JumpScreen
+from tui.screens.timeline import TimelineScreen
+from tui.screens.viewer import FileViewerScreen
+
+SIZE = (120, 40)
+
+
+async def timeline_loaded(pilot) -> TimelineScreen:
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, TimelineScreen)
+                   and pilot.app.screen.loaded, what="the timeline")
+    await pilot.pause()
+    return pilot.app.screen
+
+
+async def conversation_loaded(pilot) -> ConversationScreen:
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConversationScreen)
+                   and pilot.app.screen.loaded, what="the conversation")
+    await pilot.pause()
+    return pilot.app.screen
+
+
+def shown(screen) -> TimeRange:
+    return screen.timeline.range
+
+
+@aio
+async def test_f5_opens_this_week_and_keys_move_by_day_week_and_month(demo_root):  # noqa: F811 - the imported fixture
+    library = Library(load_config(demo_root))
+    app = make_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("escape", "f5")
+        tl = await timeline_loaded(pilot)
+        week = TimeRange(date(2026, 11, 30), date(2026, 12, 6))
+        assert shown(tl) == week and tl.timeline.total == library.timeline(week).total > 0
+        assert {it.content_date for it in tl.items} <= {"2026-11-30", "2026-12-01"}
+        await pilot.press("right_square_bracket")
+        tl = await timeline_loaded(pilot)
+        assert shown(tl) == TimeRange(date(2026, 12, 1), date(2026, 12, 1))
+        await pilot.press("left_curly_bracket")
+        tl = await timeline_loaded(pilot)
+        assert shown(tl) == TimeRange(date(2026, 11, 23), date(2026, 11, 29))
+        await pilot.press("less_than_sign")
+        tl = await timeline_loaded(pilot)
+        assert shown(tl) == TimeRange(date(2026, 10, 1), date(2026, 10, 31))
+        assert tl.timeline.total == library.timeline("2026-10").total > 100
+        await pilot.press("greater_than_sign", "greater_than_sign")
+        tl = await timeline_loaded(pilot)
+        assert shown(tl).since == date(2026, 12, 1)
+        await pilot.press("t")
+        tl = await timeline_loaded(pilot)
+        assert shown(tl) == TimeRange(date(2026, 11, 30), date(2026, 11, 30))
+
+
+@aio
+async def test_go_to_a_phrase_on_this_day_and_one_source(demo_root):  # noqa: F811 - the imported fixture
+    app = make_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("escape", "f5")
+        await timeline_loaded(pilot)
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: isinstance(app.screen, JumpScreen), what="the prompt")
+        await pilot.press(*"last month", "enter")
+        tl = await timeline_loaded(pilot)
+        assert shown(tl) == TimeRange(date(2026, 10, 1), date(2026, 10, 31))
+        assert tl.phrase == "last month"
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: isinstance(app.screen, JumpScreen), what="the prompt")
+        await pilot.press("ctrl+u", *"march on", "enter")  # not a date: said, view kept
+        await wait_for(pilot, lambda: any("not a date" in n[1] for n in app.notes),
+                       what="the refusal")
+        tl = await timeline_loaded(pilot)
+        assert shown(tl) == TimeRange(date(2026, 10, 1), date(2026, 10, 31))
+        await pilot.press("right_square_bracket")  # moves on from the range shown
+        tl = await timeline_loaded(pilot)
+        assert shown(tl) == TimeRange(date(2026, 10, 2), date(2026, 10, 2))
+        await pilot.press("o")
+        tl = await timeline_loaded(pilot)
+        assert shown(tl).month_day == (10, 2)
+        assert all(d.date[5:] == "10-02" and d.date < "2026" for d in tl.timeline.days)
+        await pilot.press("less_than_sign", "s")
+        tl = await timeline_loaded(pilot)
+        first = tl.types[0]
+        assert set(tl.timeline.counts) <= {first} and tl.query_one("ActivityCalendar") \
+            .activity.source_type == first
+
+
+@aio
+async def test_enter_opens_a_conversation_or_the_file(demo_root):  # noqa: F811 - the imported fixture
+    app = make_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("escape", "f5")
+        tl = await timeline_loaded(pilot)
+        listing = tl.query_one("#tl-items")
+        chat = next(i for i, it in enumerate(tl.items) if it.source_type == "slack")
+        listing.highlighted = next(i for i, o in enumerate(listing._options)
+                                   if o.id == f"i{chat}")
+        await pilot.press("enter")
+        conv = await conversation_loaded(pilot)
+        assert conv.page.source_file == tl.items[chat].source_file
+        assert any(m.hit for m in conv.messages)
+        await pilot.press("escape")
+        await timeline_loaded(pilot)
+        other = next(i for i, it in enumerate(tl.items) if it.source_type == "checkin")
+        listing.highlighted = next(i for i, o in enumerate(listing._options)
+                                   if o.id == f"i{other}")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, FileViewerScreen),
+                       what="the file viewer")
+        assert app.screen.chunk["id"] == tl.items[other].id
+
+
+@aio
+async def test_t_and_c_from_a_result_and_n_between_the_querys_hits(demo_root):  # noqa: F811 - the imported fixture
+    app = make_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await search(pilot, "maya birthday dinner")
+        main = app.main
+        rows = main.results.results
+        chats = [i for i, r in enumerate(rows) if r.source_type == "telegram"]
+        assert len({rows[i].source_file for i in chats}) == 1 and len(chats) >= 2
+        main.results.focus()
+        main.results.highlighted = chats[0]
+        await pilot.pause()
+        await pilot.press("t")
+        tl = await timeline_loaded(pilot)
+        day = date.fromisoformat(rows[chats[0]].content_date)
+        assert shown(tl) == TimeRange(day, day)
+        listing = tl.query_one("#tl-items")
+        assert tl.items[int(listing.highlighted_option.id[1:])].id == rows[chats[0]].id
+        await pilot.press("escape")
+        await pilot.press("c")
+        conv = await conversation_loaded(pilot)
+        assert conv.chunk_id == rows[chats[0]].id
+        assert set(conv.hit_ids) == {r.id for r in rows if not r.injected}
+        hit_lines = {m.position for m in conv.messages if m.hit}
+        assert conv.target in hit_lines
+        first = conv.chunk_id
+        await pilot.press("n")
+        await wait_for(pilot, lambda: conv.chunk_id != first, what="the next hit")
+        await wait_for(pilot, lambda: conv.loaded, what="the next hit's page")
+        others = {rows[i].id for i in chats[1:]}
+        if conv.chunk_id not in others:  # the first result was the later hit: step back
+            await pilot.press("N", "N")
+            await wait_for(pilot, lambda: conv.chunk_id in others, what="the previous hit")
+        await pilot.press("escape")
+        main.results.highlighted = next(i for i, r in enumerate(rows)
+                                        if r.source_type == "quote")
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.screen is main and any("Only chat" in n[1] for n in app.notes)
+
+
+@aio
+async def test_the_conversation_pages_back_and_forward_at_either_end(demo_root):  # noqa: F811 - the imported fixture
+    library = Library(load_config(demo_root))
+    window = library.timeline("2026-06", ["slack"], 500)
+    middle = next(it for d in window.days for g in d.groups for it in g.items
+                  if it.source_file.endswith("general.jsonl"))
+    app = make_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        app.push_screen(ConversationScreen(middle.id))
+        conv = await conversation_loaded(pilot)
+        held, before, after = len(conv.messages), conv.before, conv.after
+        assert before is not None and after is not None
+        oldest = conv.messages[0].position
+        await pilot.press("home")
+        await wait_for(pilot, lambda: conv.before != before, what="the older page")
+        assert len(conv.messages) > held and conv.messages[0].position < oldest
+        assert conv.query_one("#conv-messages").highlighted > 0  # the cursor stayed put
+        held = len(conv.messages)
+        newest = conv.messages[-1].position
+        await pilot.press("end")
+        await wait_for(pilot, lambda: len(conv.messages) > held, what="the newer page")
+        assert conv.messages[-1].position > newest
+        positions = [m.position for m in conv.messages]
+        assert positions == sorted(set(positions))  # no message twice, in file order
