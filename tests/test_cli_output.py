@@ -1,0 +1,68 @@
+"""What a new user reads: the search header says how the query was read, nothing the user
+asked for is cut at 80 columns, an empty query is refused, and counts read as English."""
+
+from __future__ import annotations
+
+import pytest
+from rich.cells import cell_len
+
+from cli.main import main
+from engine.importers.base import ImportReport
+from tests.conftest import make_root
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    root = make_root(tmp_path_factory.mktemp("output") / "root")
+    assert main(["reindex", "--root", str(root)]) == 0
+    return root
+
+
+def run(capsys, *argv):
+    capsys.readouterr()
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_header_names_the_time_phrase_it_read(root, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, err = run(capsys, "search", "harbor bridge in March 2026", "--root", str(root))
+    assert code == 0, err
+    assert 'time: 2026-03-01..2026-03-31 (from "in March 2026")' in out, out
+
+
+def test_header_and_explain_wrap_instead_of_losing_their_end(root, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    code, out, err = run(capsys, "search", "harbor bridge", "--root", str(root), "--limit", "2",
+                         "--explain")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert all(cell_len(line) <= 60 for line in lines), max(lines, key=cell_len)
+    head = " ".join(lines[:3])
+    assert "depth: keyword" in head and "semantic " in head.split("depth:")[1], lines[:3]
+    # an explain line answers "why": it wraps (indented deeper) and its number is never cut
+    at = next(i for i, line in enumerate(lines) if line.startswith("    fusion:"))
+    block = [lines[at]] + [line for line in lines[at + 1:at + 4] if line.startswith("      ")]
+    assert len(block) > 1 and not any(line.endswith("…") for line in block), block
+    assert block[-1].rstrip()[-1].isdigit(), block
+
+
+@pytest.mark.parametrize("query", ["", "   "])
+def test_an_empty_query_is_refused(root, capsys, query):
+    code, out, err = run(capsys, "search", query, "--root", str(root))
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("memlens: ") and "empty" in err
+
+
+def test_import_skips_read_as_english():
+    report = ImportReport(kind="dayone")
+    report.records_skipped = {"entries without text": 1, "attachments (non-Markdown files)": 1,
+                              "template notes": 2, "JSON files that are not daily health data": 1,
+                              "empty segments": 1200}
+    line = report.summary().splitlines()[1]
+    assert "1 entry without text" in line and "1 attachment (non-Markdown files)" in line
+    assert "2 template notes" in line and "1,200 empty segments" in line
+    assert "1 JSON file that is not daily health data" in line
+    for wrong in ("1 entries", "1 attachments", "1 JSON files"):
+        assert wrong not in line, line
