@@ -66,3 +66,16 @@ def test_import_skips_read_as_english():
     assert "1 JSON file that is not daily health data" in line
     for wrong in ("1 entries", "1 attachments", "1 JSON files"):
         assert wrong not in line, line
+
+
+def test_watch_lines_count_in_english():
+    from engine.index_stats import FileError, IndexStats
+    from engine.watch import Reindexed
+
+    one = IndexStats(files=1, chunks=1, embedded=1, pending_embeddings=1,
+                     errors=[FileError("notes/a.md", "unreadable")])
+    line = Reindexed(one, ("notes/a.md",)).line()
+    assert line.startswith("reindexed: 1 file, 1 chunk written, 0 deleted, 1 embedded, "
+                           "1 pending, 1 file error in "), line
+    many = Reindexed(IndexStats(files=1200, chunks=2), ()).line()
+    assert many.startswith("caught up: 1,200 files, 2 chunks written"), many
