@@ -79,3 +79,21 @@ def test_watch_lines_count_in_english():
                            "1 pending, 1 file error in "), line
     many = Reindexed(IndexStats(files=1200, chunks=2), ()).line()
     assert many.startswith("caught up: 1,200 files, 2 chunks written"), many
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["import", "facebook", "."], "unknown kind 'facebook'"),
+    (["import", "telegram", "no-such-export.json"], "no such file or folder"),
+])
+def test_bad_import_input_is_exit_2(root, capsys, argv, fragment):
+    code, out, err = run(capsys, *argv, "--root", str(root))
+    assert code == 2 and out == "" and err.count("\n") == 1, (code, err)
+    assert fragment in err and not (root / "data/telegram").exists()
+
+
+def test_import_without_a_root_is_exit_2(capsys, monkeypatch, tmp_path):
+    monkeypatch.delenv("MEMLENS_ROOT", raising=False)
+    export = tmp_path / "result.json"
+    export.write_text('{"name": "x", "type": "personal_chat", "messages": []}')
+    code, out, err = run(capsys, "import", "telegram", str(export))
+    assert code == 2 and "--root" in err, (code, err)
