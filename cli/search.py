@@ -54,7 +54,8 @@ def cmd_search(args) -> int:
             response = library.search(
                 args.query, args.limit, args.source or None, mode=args.mode,
                 since=args.since, until=args.until, path_prefix=args.folder,
-                tags=args.tag or None, sort=args.sort, decay=not args.no_decay)
+                tags=args.tag or None, sort=args.sort, decay=not args.no_decay,
+                person=args.person or None)
         except SearchError as exc:
             raise UsageError(str(exc)) from exc
     if args.json:
@@ -79,6 +80,8 @@ def add_parser(sub, common) -> None:
                    help=f"content dated on or before ({DATE_HELP})")
     p.add_argument("--folder", metavar="PREFIX", help="only files under this path prefix")
     p.add_argument("--tag", action="append", help="only notes with this tag (repeatable, ALL)")
+    p.add_argument("--person", metavar="NAME",
+                   help="only chunks with or about this person (typos forgiven)")
     p.add_argument("--mode", choices=MODES, default="hybrid",
                    help="both arms fused (default), BM25 only, or vectors only")
     p.add_argument("--sort", choices=SORTS, default="relevance",

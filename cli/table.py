@@ -48,12 +48,11 @@ def _wrap(text: str, width: int, indent: str, more: str) -> list[str]:
 
 def _header(response, width: int) -> list[str]:
     """What the search did, in parts joined by " | " and wrapped between parts: the count and
-    time, how the query was read (a time phrase), arms, confidence, depth."""
+    time, how the query was read (a time phrase, a person), arms, confidence, depth."""
     depth = ", ".join(f"{arm} {n}/{d}" for arm, (n, d) in response.arm_depth.items())
     parts = [f"{plural(len(response), 'result')} in "
              f"{response.timings_ms.get('total', 0):.0f} ms"]
-    if getattr(response, "time", None):
-        parts.append(one_line(response.time))
+    parts += [one_line(x) for x in (response.time, response.person) if x]
     parts += [f"arms: {one_line(response.arms)}", f"confidence: {response.confidence}",
               f"depth: {depth}"]
     lines = [parts[0]]

@@ -97,3 +97,13 @@ def test_import_without_a_root_is_exit_2(capsys, monkeypatch, tmp_path):
     export.write_text('{"name": "x", "type": "personal_chat", "messages": []}')
     code, out, err = run(capsys, "import", "telegram", str(export))
     assert code == 2 and "--root" in err, (code, err)
+
+
+def test_person_filters_the_search_and_the_header_says_who(root, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    code, out, err = run(capsys, "search", "harbor bridge", "--root", str(root),
+                         "--person", "Ola", "--limit", "50")
+    assert code == 0, err
+    paths = {line.split()[-1] for line in out.splitlines() if line[:3].strip().endswith(".")}
+    assert paths == {"data/slack/random.jsonl"}, out
+    assert "person: Ola" in out.splitlines()[0]
