@@ -53,8 +53,8 @@ def _header(response, width: int) -> list[str]:
     parts = [f"{plural(len(response), 'result')} in "
              f"{response.timings_ms.get('total', 0):.0f} ms"]
     parts += [one_line(x) for x in (response.time, response.person) if x]
-    parts += [f"arms: {one_line(response.arms)}", f"confidence: {response.confidence}",
-              f"depth: {depth}"]
+    parts += [f"arms: {one_line(response.arms)}", f"confidence: {response.confidence}"]
+    parts += [f"depth: {depth}"] if depth else []
     lines = [parts[0]]
     for part in parts[1:]:
         if cell_len(lines[-1]) + 3 + cell_len(part) <= width:

@@ -107,3 +107,9 @@ def test_person_filters_the_search_and_the_header_says_who(root, capsys, monkeyp
     paths = {line.split()[-1] for line in out.splitlines() if line[:3].strip().endswith(".")}
     assert paths == {"data/slack/random.jsonl"}, out
     assert "person: Ola" in out.splitlines()[0]
+
+
+def test_a_phrase_only_query_has_no_empty_depth(root, capsys):
+    code, out, err = run(capsys, "search", "in March 2026", "--root", str(root))
+    assert code == 0 and "arms: none" in out, err
+    assert "depth:" not in out.split("\n 1.")[0], out
