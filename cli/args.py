@@ -75,6 +75,16 @@ def limit_count(text: str) -> int:
     return n
 
 
+def positive_count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{one_line(text)!r} is not a number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {n}")
+    return n
+
+
 def check_search_args(args, routes) -> None:
     """What argparse cannot check alone: a query with words, the date range's order, source
     types known to routes."""

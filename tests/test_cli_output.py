@@ -113,3 +113,11 @@ def test_a_phrase_only_query_has_no_empty_depth(root, capsys):
     code, out, err = run(capsys, "search", "in March 2026", "--root", str(root))
     assert code == 0 and "arms: none" in out, err
     assert "depth:" not in out.split("\n 1.")[0], out
+
+
+@pytest.mark.parametrize("value", ["-5", "0"])
+def test_demo_chunks_must_be_positive(tmp_path, capsys, value):
+    code, out, err = run(capsys, "demo", "--no-app", "--root", str(tmp_path / "d"),
+                         "--chunks", value)
+    assert code == 2 and "--chunks" in err and "unexpected" not in err, err
+    assert not (tmp_path / "d").exists()
