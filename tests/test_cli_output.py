@@ -121,3 +121,13 @@ def test_demo_chunks_must_be_positive(tmp_path, capsys, value):
                          "--chunks", value)
     assert code == 2 and "--chunks" in err and "unexpected" not in err, err
     assert not (tmp_path / "d").exists()
+
+
+def test_discover_pending_counts_the_removed_files_it_lists(tmp_path, capsys):
+    root = make_root(tmp_path / "root")
+    assert main(["reindex", "--root", str(root)]) == 0
+    (root / "notes/home/garden.md").unlink()
+    code, out, err = run(capsys, "discover", "--pending", "--root", str(root))
+    assert code == 0, err
+    assert "(removed)" in out and out.splitlines()[-1] == (
+        "0 of 2 files need indexing; 1 file removed since the last reindex"), out
