@@ -13,6 +13,7 @@ from engine.textsafe import one_line
 from .errors import UsageError
 
 DATE_FORMS = "YYYY-MM-DD, YYYY-MM or YYYY"
+DATE_HELP = f"{DATE_FORMS}, or a time phrase: \"last week\", March"
 ROOT_HELP = "data root (default: $MEMLENS_ROOT, else the demo root)"
 DB_HELP = "index file (default: <root>/data/search/memlens.db)"
 _DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
@@ -74,8 +75,22 @@ def limit_count(text: str) -> int:
     return n
 
 
+def positive_count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{one_line(text)!r} is not a number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {n}")
+    return n
+
+
 def check_search_args(args, routes) -> None:
-    """What argparse cannot check alone: the date range's order, source types known to routes."""
+    """What argparse cannot check alone: a query with words, the date range's order, source
+    types known to routes."""
+    if not args.query.strip():
+        raise UsageError("the query is empty: say what to look for, e.g. `memlens search "
+                         "\"dinner with maya\"`")
     if args.since and args.until and args.since > args.until:
         raise UsageError(f"--since {args.since} is after --until {args.until}: nothing can match")
     import difflib

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .errors import CliError
+from .errors import CliError, UsageError
 
 IMPORT_HELP = ("turn an export (slack, telegram, whatsapp, vtt, srt, whisper, garmin, dayone, "
                "obsidian, mbox) into the data layer")
@@ -26,14 +26,18 @@ def _progress_bar(args):
 def cmd_import(args) -> int:
     from engine.config import resolve_root
     from engine.importers import IMPORTERS, ImportFailed, run_import
-    from engine.textsafe import json_dumps, plain
+    from engine.textsafe import json_dumps, one_line, plain
 
     root, is_demo = resolve_root(args.root)
+    # bad input is exit 2, as for every command (README "Command line")
     if is_demo and not args.root:
-        raise CliError("say where to import into: --root DIR or $MEMLENS_ROOT "
-                       "(the demo root is generated, not imported into)")
+        raise UsageError("say where to import into: --root DIR or $MEMLENS_ROOT "
+                         "(the demo root is generated, not imported into)")
     if args.kind not in IMPORTERS:
-        raise CliError(f"unknown kind {args.kind!r}: use one of {', '.join(sorted(IMPORTERS))}")
+        raise UsageError(f"unknown kind {one_line(args.kind)!r}: use one of "
+                         f"{', '.join(sorted(IMPORTERS))}")
+    if not Path(args.path).expanduser().exists():
+        raise UsageError(f"{one_line(args.path)}: no such file or folder")
     bar, update = _progress_bar(args)
     try:
         if bar:

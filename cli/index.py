@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .args import debug_flag, load_root_config
+from .args import debug_flag, load_root_config, positive_count
 
 
 def progress_printer(quiet: bool):
@@ -147,7 +147,7 @@ def add_parsers(sub, common) -> None:
     p = sub.add_parser("demo", help="create and index the demo data root, then open the app")
     p.add_argument("--root", default=argparse.SUPPRESS,
                    help="where to create it (default: the user data dir)")
-    p.add_argument("--chunks", type=int, help="grow the demo to about N chunks")
+    p.add_argument("--chunks", type=positive_count, help="grow the demo to about N chunks")
     p.add_argument("--no-app", action="store_true", help="stop after indexing")
     debug_flag(p)
     p.set_defaults(func=cmd_demo)

@@ -59,8 +59,10 @@ def cmd_discover(args) -> int:
         print(f"{one_line(f.source_type):15} {one_line(f.rel)}")
     for rel in pending.vanished:
         print(f"{'(removed)':15} {one_line(rel)}")
+    removed = (f"; {plural(len(pending.vanished), 'file')} removed since the last reindex"
+               if pending.vanished else "")
     print(f"{len(todo):,} of {plural(len(pending.routed), 'file')} "
-          f"{'needs' if len(todo) == 1 else 'need'} indexing")
+          f"{'needs' if len(todo) == 1 else 'need'} indexing{removed}")
     return 0
 
 

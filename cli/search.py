@@ -12,7 +12,14 @@ import sys
 
 from engine.search_options import MODES, SORTS
 
-from .args import check_search_args, limit_count, load_root_config, since_date, until_date
+from .args import (
+    DATE_HELP,
+    check_search_args,
+    limit_count,
+    load_root_config,
+    since_date,
+    until_date,
+)
 from .errors import UsageError
 
 
@@ -47,7 +54,8 @@ def cmd_search(args) -> int:
             response = library.search(
                 args.query, args.limit, args.source or None, mode=args.mode,
                 since=args.since, until=args.until, path_prefix=args.folder,
-                tags=args.tag or None, sort=args.sort, decay=not args.no_decay)
+                tags=args.tag or None, sort=args.sort, decay=not args.no_decay,
+                person=args.person or None)
         except SearchError as exc:
             raise UsageError(str(exc)) from exc
     if args.json:
@@ -61,17 +69,21 @@ def cmd_search(args) -> int:
 
 def add_parser(sub, common) -> None:
     p = sub.add_parser("search", parents=[common], help="hybrid search from the command line")
-    p.add_argument("query")
-    p.add_argument("--limit", type=limit_count, default=10, help="how many results (default 10)")
+    p.add_argument("query", help="words, \"a phrase\", and a time phrase (\"last week\", "
+                   "\"in March\", \"on this day\") that becomes the date range")
+    p.add_argument("--limit", type=limit_count, default=10, help="how many results, 1-200 (default 10)")
     p.add_argument("--source", action="append", metavar="TYPE", help="only this source type "
                    "(repeatable)")
     p.add_argument("--since", metavar="DATE", type=since_date,
-                   help="content dated on or after (YYYY-MM-DD, YYYY-MM or YYYY)")
+                   help=f"content dated on or after ({DATE_HELP})")
     p.add_argument("--until", metavar="DATE", type=until_date,
-                   help="content dated on or before (YYYY-MM-DD, YYYY-MM or YYYY)")
+                   help=f"content dated on or before ({DATE_HELP})")
     p.add_argument("--folder", metavar="PREFIX", help="only files under this path prefix")
     p.add_argument("--tag", action="append", help="only notes with this tag (repeatable, ALL)")
-    p.add_argument("--mode", choices=MODES, default="hybrid")
+    p.add_argument("--person", metavar="NAME",
+                   help="only chunks with or about this person (typos forgiven)")
+    p.add_argument("--mode", choices=MODES, default="hybrid",
+                   help="both arms fused (default), BM25 only, or vectors only")
     p.add_argument("--sort", choices=SORTS, default="relevance",
                    help="relevance (default) or date: the best results, newest first")
     p.add_argument("--no-decay", action="store_true",

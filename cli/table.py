@@ -35,12 +35,41 @@ def _fit(text: str, cells: int, keep_end: bool = False) -> str:
     return _cut(text, cells - 1) + "…"
 
 
-def search_lines(response, width: int, explain: bool) -> list[str]:
-    """The results as a table sized to the terminal: rank, score, type, date, path; snippet."""
+def _wrap(text: str, width: int, indent: str, more: str) -> list[str]:
+    """``text`` over as many lines as it needs: the first starts with ``indent``, the rest with
+    ``more``; only a single word wider than a line is cut."""
+    lines, line = [], indent
+    for word in text.split(" "):
+        if line.strip() and cell_len(line) + 1 + cell_len(word) > width:
+            lines.append(line)
+            line = more
+        line += (" " if line.strip() else "") + word
+    lines.append(line)
+    return [_fit(x, width) for x in lines]
+
+
+def _header(response, width: int) -> list[str]:
+    """What the search did, in parts joined by " | " and wrapped between parts: the count and
+    time, how the query was read (a time phrase, a person), arms, confidence, depth."""
     depth = ", ".join(f"{arm} {n}/{d}" for arm, (n, d) in response.arm_depth.items())
-    lines = [_fit(f"{plural(len(response), 'result')} in "
-                  f"{response.timings_ms.get('total', 0):.0f} ms | arms: {one_line(response.arms)}"
-                  f" | confidence: {response.confidence} | depth: {depth}", width)]
+    parts = [f"{plural(len(response), 'result')} in "
+             f"{response.timings_ms.get('total', 0):.0f} ms"]
+    parts += [one_line(x) for x in (response.time, response.person) if x]
+    parts += [f"arms: {one_line(response.arms)}", f"confidence: {response.confidence}"]
+    parts += [f"depth: {depth}"] if depth else []
+    lines = [parts[0]]
+    for part in parts[1:]:
+        if cell_len(lines[-1]) + 3 + cell_len(part) <= width:
+            lines[-1] += " | " + part
+        else:
+            lines.append(part)
+    return [_fit(line, width) for line in lines]
+
+
+def search_lines(response, width: int, explain: bool) -> list[str]:
+    """The results as a table sized to the terminal: rank, score, type, date, path; snippet.
+    Explain lines wrap rather than lose their end: that end is the number asked for."""
+    lines = _header(response, width)
     type_width = min(13, max((cell_len(type_label(r.source_type)) for r in response), default=0))
     for i, r in enumerate(response, 1):
         mark = " [profile]" if r.injected else ""
@@ -51,6 +80,6 @@ def search_lines(response, width: int, explain: bool) -> list[str]:
         shown = marked(Snippet(r.snippet, list(r.highlights)))  # the matches in «»
         lines.append(_fit(f"    {one_line(shown)}", width))
         if explain:
-            lines += [_fit(f"    {x.label}: {x.text}", width)
-                      for x in explain_lines(r, response.rrf_k)]
+            for x in explain_lines(r, response.rrf_k):
+                lines += _wrap(one_line(f"{x.label}: {x.text}"), width, "    ", "      ")
     return lines

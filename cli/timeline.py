@@ -14,7 +14,12 @@ from engine.present import plural
 from engine.textsafe import json_dumps, one_line
 
 from .errors import UsageError
-from .table import _fit
+
+
+def _fit(text: str, cells: int, keep_end: bool = False) -> str:
+    from .table import _fit as fit  # rich's cell widths load only when a timeline prints
+
+    return fit(text, cells, keep_end)
 
 ISO = re.compile(r"[\d.\-]+")  # a date or range as typed: the label says it already
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")

@@ -32,6 +32,7 @@ from .db import describe_db_error, describe_os_error
 from .embedder import Embedder, get_embedder
 from .indexer import IndexStats, reindex
 from .lock import WriterBusy, active_writer
+from .present import plural
 from .textsafe import one_line
 
 QUIET_MS = 400  # a run starts this long after the last change...
@@ -71,12 +72,13 @@ class Reindexed:
 
     def line(self) -> str:
         s = self.stats
-        errors = f", {len(s.errors)} file errors" if s.errors else ""
-        pending = f", {s.pending_embeddings} pending" if s.pending_embeddings else ""
+        errors = f", {plural(len(s.errors), 'file error')}" if s.errors else ""
+        pending = f", {s.pending_embeddings:,} pending" if s.pending_embeddings else ""
         what = "caught up" if not self.paths else "reindexed"
         cancelled = " (stopped early: the rest is indexed next time)" if s.cancelled else ""
-        return (f"{what}: {s.files} files, {s.chunks} chunks written, {s.deleted_chunks} "
-                f"deleted, {s.embedded} embedded{pending}{errors} in {s.seconds:.2f}s"
+        return (f"{what}: {plural(s.files, 'file')}, {plural(s.chunks, 'chunk')} written, "
+                f"{s.deleted_chunks:,} deleted, {s.embedded:,} embedded{pending}{errors} in "
+                f"{s.seconds:.2f}s"
                 f"{cancelled}")
 
 

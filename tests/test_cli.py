@@ -128,4 +128,4 @@ def test_import_then_reindex_then_search(root, tmp_path, capsys):
     assert top["source_type"] == "telegram" and "pelican kite" in top["content"]
     code, out, err = run(capsys, "import", "mbox", str(tmp_path / "nope.mbox"), "--root",
                          str(root))
-    assert code == 1 and err.startswith("memlens: ") and err.count("\n") == 1
+    assert code == 2 and err.startswith("memlens: ") and err.count("\n") == 1

@@ -87,8 +87,8 @@ class ImportReport:
         lines = [f"{self.kind}: {verb} {plural(self.records_imported, 'record')}, "
                  f"{self.records_skipped_duplicate:,} already present"]
         if self.records_skipped:
-            lines.append("skipped: " + ", ".join(f"{n} {why}" for why, n in
-                                                 sorted(self.records_skipped.items())))
+            lines.append("skipped: " + ", ".join(f"{n:,} {why if n != 1 else _one(why)}"
+                                                 for why, n in sorted(self.records_skipped.items())))
         if self.dry_run:
             lines += [f"  would write {path} (+{n})" for path, n in self.dry_run_plan]
         else:
@@ -101,6 +101,17 @@ class ImportReport:
         if not self.ok:
             lines.append("nothing could be imported")
         return "\n".join(lines)
+
+
+def _one(reason: str) -> str:
+    """A skip reason (written for many: "entries without text", "JSON files that are not ...")
+    for one record: its first plural noun made singular, "that are" made "that is"."""
+    words = reason.split(" ")
+    for i, word in enumerate(words):
+        if len(word) > 3 and word.isalpha() and word.endswith("s"):
+            words[i] = word[:-3] + "y" if word.endswith("ies") else word[:-1]
+            break
+    return " ".join(words).replace(" that are ", " that is ", 1)
 
 
 # --------------------------------------------------------------------------- targets
