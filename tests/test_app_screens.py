@@ -1,0 +1,77 @@
+"""Pilot tests of the app's secondary screens: the file viewer, dialogs at 80×24, the import
+result, the date range, statistics, the persisted state and watch mode."""
+
+from __future__ import annotations
+
+from textual.widgets import TextArea
+
+from tests.test_app import aio, demo_root, make_app, ready, search, wait_for  # noqa: F401, F811
+from tui.screens.viewer import FileViewerScreen
+from tui.widgets.viewer_text import MATCH, TERM
+
+OBSERVATIONS = "data/identity/observations.jsonl"
+
+
+def _chunk(line: int) -> dict:
+    return {"id": f"{OBSERVATIONS}#r{line}", "source_file": OBSERVATIONS, "content": "x",
+            "metadata": {"line": line}}
+
+
+async def _viewer(pilot, chunk: dict, terms=()) -> FileViewerScreen:
+    app = pilot.app
+    app.push_screen(FileViewerScreen(app.config.root, chunk, frozen=True, terms=terms))
+    await wait_for(pilot, lambda: isinstance(app.screen, FileViewerScreen))
+    await pilot.pause()
+    return app.screen
+
+
+@aio
+async def test_viewer_header_names_one_line_and_keys_move_and_search(demo_root):  # noqa: F811
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        viewer = await _viewer(pilot, _chunk(17), terms=["climbing"])
+        title = viewer.query_one("#viewer-title").render().plain
+        assert "chunk at line 17" in title and "lines 17" not in title
+        area = viewer.query_one(TextArea)
+        # the query's term is marked wherever it occurs (row 16 holds "Climbing")
+        assert any(name == TERM for *_, name in area._highlights[16])
+        await pilot.press("G")
+        assert area.cursor_location[0] == area.document.line_count - 1
+        await pilot.press("g")
+        assert area.cursor_location == (0, 0) and area.scroll_offset.y == 0
+        await pilot.press("j", "j")
+        assert area.scroll_offset.y == 2
+        await pilot.press("k")
+        assert area.scroll_offset.y == 1
+        # / searches: enter goes to the first match after the cursor, n / N step
+        await pilot.press("slash", *"mood", "enter")
+        rows = [r for r, line in enumerate(area.document.lines) if "mood" in line.lower()]
+        assert len(rows) >= 2
+        assert area.selection.start[0] == rows[0]
+        assert area.selected_text.lower() == "mood"
+        found = viewer.query_one("#viewer-found").render().plain
+        assert found.startswith(f"match 1 of {len(viewer.matches)}")
+        assert any(name == MATCH for *_, name in area._highlights[rows[0]])
+        await pilot.press("n")
+        assert area.selection.start[0] == viewer.matches[1][0]
+        await pilot.press("N", "N")  # wraps round to the last match
+        assert area.selection.start[0] == viewer.matches[-1][0]
+        await pilot.press("slash", *"zzqx", "enter")
+        assert "not found: zzqx" in viewer.query_one("#viewer-found").render().plain
+        # the search box takes letters as text, esc closes it and the viewer stays
+        await pilot.press("slash", "j", "escape")
+        assert app.screen is viewer and not viewer.query_one("#viewer-search").display
+        await pilot.press("escape")
+        assert app.screen is app.main
+
+
+@aio
+async def test_viewer_opened_from_a_result_highlights_the_query(demo_root):  # noqa: F811
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "climbing mood")
+        await pilot.press("enter", "o")
+        await wait_for(pilot, lambda: isinstance(app.screen, FileViewerScreen))
+        assert "climbing" in [t.lower() for t in app.screen.terms]
