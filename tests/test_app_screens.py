@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual.widgets import TextArea
 
 from tests.test_app import aio, demo_root, make_app, ready, search, wait_for  # noqa: F401, F811
+from tui.screens.modals import DateRangeScreen
 from tui.screens.viewer import FileViewerScreen
 from tui.widgets.viewer_text import MATCH, TERM
 
@@ -75,3 +76,47 @@ async def test_viewer_opened_from_a_result_highlights_the_query(demo_root):  # n
         await pilot.press("enter", "o")
         await wait_for(pilot, lambda: isinstance(app.screen, FileViewerScreen))
         assert "climbing" in [t.lower() for t in app.screen.terms]
+
+
+async def _date_dialog(pilot, since: str, until: str = "") -> str:
+    """ctrl+b, type into the boxes; what the line under them says."""
+    app = pilot.app
+    await pilot.press("ctrl+b")
+    await wait_for(pilot, lambda: isinstance(app.screen, DateRangeScreen))
+    await pilot.press(*since, "tab", *until) if until else await pilot.press(*since)
+    await pilot.pause()
+    return app.screen.query_one("#date-error").render().plain
+
+
+@aio
+async def test_date_range_reads_months_and_phrases(demo_root):  # noqa: F811
+    app = make_app(demo_root)  # now = 2026-11-30
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "climbing")
+        line = await _date_dialog(pilot, "2026-07", "july")
+        assert line == "→ 2026-07-01 – 2026-07-31"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is app.main and app.main.idle)
+        f = app.main.session.filters
+        assert (f.since, f.until) == ("2026-07-01", "2026-07-31")
+        assert app.main.session.request.since == "2026-07-01"
+        await pilot.press("escape")  # to the results: ctrl+b works from there too
+        line = await _date_dialog(pilot, "")
+        app.screen.query_one("#since").value = "last month"
+        app.screen.query_one("#until").value = "last month"
+        await pilot.pause()
+        assert app.screen.query_one("#date-error").render().plain == \
+            "→ 2026-10-01 – 2026-10-31"
+        app.screen.query_one("#since").value = "julyy"
+        await pilot.pause()
+        line = app.screen.query_one("#date-error").render().plain
+        assert line.startswith("cannot read 'julyy' as a date (try 2026-03-14")
+        assert "\n" not in line
+        await pilot.press("enter")  # refused: the dialog stays, the filter too
+        assert isinstance(app.screen, DateRangeScreen)
+        assert (f.since, f.until) == ("2026-07-01", "2026-07-31")
+        app.screen.query_one("#since").value = "3 weeks ago"
+        app.screen.query_one("#until").value = ""
+        await pilot.pause()
+        assert app.screen.query_one("#date-error").render().plain == "→ 2026-11-09 – …"  # that ISO week
