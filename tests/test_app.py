@@ -573,6 +573,7 @@ async def test_copy_and_open_in_editor(demo_root, tmp_path, monkeypatch):
         assert args == [f"+{result.metadata['lines'][0]}", str(demo_root / result.source_file)]
         monkeypatch.delenv("EDITOR")
         monkeypatch.delenv("VISUAL", raising=False)
+        monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no nano or vi to fall back on
         await pilot.press("e")
         assert "Set $EDITOR" in notes_text(app)
 

@@ -120,3 +120,38 @@ async def test_date_range_reads_months_and_phrases(demo_root):  # noqa: F811
         app.screen.query_one("#until").value = ""
         await pilot.pause()
         assert app.screen.query_one("#date-error").render().plain == "→ 2026-11-09 – …"  # that ISO week
+
+
+def _fake_editor(folder, name: str, record) -> None:
+    folder.mkdir(exist_ok=True)
+    editor = folder / name
+    editor.write_text(f'#!/bin/sh\nprintf "%s\\n" "$0" "$@" > {record}\n')
+    editor.chmod(0o755)
+
+
+@aio
+async def test_editor_falls_back_to_visual_then_nano_and_says_which(
+        demo_root, tmp_path, monkeypatch):  # noqa: F811
+    record = tmp_path / "args.txt"
+    bin_ = tmp_path / "bin"
+    _fake_editor(bin_, "nano", record)
+    _fake_editor(bin_, "visual-ed", record)
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.setenv("VISUAL", str(bin_ / "visual-ed"))
+    monkeypatch.setenv("PATH", str(bin_))
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "climbing")
+        await pilot.press("enter", "e")
+        await wait_for(pilot, record.exists, what="the editor")
+        assert record.read_text().split()[0].endswith("visual-ed")
+        assert "$EDITOR is not set: opening in $VISUAL" in "\n".join(m for _, m, _ in app.notes)
+        record.unlink()
+        monkeypatch.delenv("VISUAL")
+        await pilot.press("e")
+        await wait_for(pilot, record.exists, what="nano")
+        args = record.read_text().split()
+        assert args[0].endswith("/nano") and args[1].startswith("+")  # nano takes +LINE
+        assert "Neither $EDITOR nor $VISUAL is set: opening in nano" in \
+            "\n".join(m for _, m, _ in app.notes)

@@ -379,13 +379,21 @@ class MemlensApp(App[int]):
     def open_in_editor(self, path: Path, line: int | None = None) -> None:
         """Open ``path`` in $EDITOR (at ``line`` for editors that take +N); the app suspends
         while the editor runs and resumes afterwards."""
-        from .editor import editor_argv, run_editor
+        from .editor import choose_editor, editor_argv, run_editor
         from .screens.modals import ErrorScreen
 
-        argv = editor_argv(path, line)
-        if argv is None:
-            self.notify("Set $EDITOR to open files in your editor.", severity="warning",
-                        markup=False)
+        chosen = choose_editor()
+        if chosen is None:
+            self.notify("Set $EDITOR to open files in your editor (no nano or vi on PATH "
+                        "either).", severity="warning", markup=False)
+            return
+        editor, fallback = chosen
+        if fallback:
+            self.notify(fallback, timeout=4, markup=False)
+        try:
+            argv = editor_argv(path, line, editor)
+        except ValueError as exc:  # unbalanced quotes in the variable
+            self.push_screen(ErrorScreen("Could not read the editor command", exc))
             return
         try:
             code = run_editor(self, argv)
