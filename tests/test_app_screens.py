@@ -155,3 +155,37 @@ async def test_editor_falls_back_to_visual_then_nano_and_says_which(
         assert args[0].endswith("/nano") and args[1].startswith("+")  # nano takes +LINE
         assert "Neither $EDITOR nor $VISUAL is set: opening in nano" in \
             "\n".join(m for _, m, _ in app.notes)
+
+
+def test_month_chart_shows_gaps_as_gaps_and_years_under_their_months():
+    from tui.widgets.charts import GAP, fit_months, month_series, year_line
+
+    data = {"2016-03": 5, "2016-04": 2, "2025-01": 9, "2025-03": 4}
+    series = month_series(data)
+    assert len(series) == 109 and series[2] == ("2016-05", 0)  # empty months are there
+    assert ("2025-02", 0) in series
+    items, cut = fit_months(series, 40)  # 109 months do not fit: the long run is one gap
+    assert items == [("2016-03", 5), ("2016-04", 2), (GAP, 104), ("2025-01", 9),
+                     ("2025-02", 0), ("2025-03", 4)] and not cut
+    assert year_line(items, 4) == "2016        2025"  # each year under its own first column
+    # a December before a January: the partial year gives way, the next is not moved
+    items = [("2025-12", 1), ("2026-01", 2), ("2026-02", 3)]
+    assert year_line(items, 3) == "   2026"
+    # months that fit are all drawn, without gap columns
+    few = month_series({"2026-01": 1, "2026-04": 1})
+    assert fit_months(few, 40) == (few, False) and len(few) == 4
+
+
+def test_stats_timestamps_are_local_time(monkeypatch):
+    import time
+
+    from tui.screens.stats import local_time
+
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        assert local_time("2026-12-01T09:55:00+00:00") == "2026-12-01 18:55 JST"
+        assert local_time(None) == "never"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
