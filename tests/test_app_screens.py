@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual.widgets import TextArea
 
 from tests.test_app import aio, demo_root, make_app, ready, search, wait_for  # noqa: F401, F811
+from tui.keys import BY_BINDING
 from tui.screens.modals import DateRangeScreen
 from tui.screens.viewer import FileViewerScreen
 from tui.widgets.viewer_text import MATCH, TERM
@@ -189,3 +190,45 @@ def test_stats_timestamps_are_local_time(monkeypatch):
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def _visible(app, widget) -> bool:
+    """Whether the widget is wholly on the screen (not scrolled away, not off the edge)."""
+    region = widget.region
+    return region.height > 0 and app.screen.region.contains_region(region)
+
+
+@aio
+async def test_80x24_dialogs_fit_and_the_footer_keeps_f1_f2(demo_root):  # noqa: F811
+    from tui.screens.help import HelpScreen, help_content
+    from tui.screens.import_dialog import ImportScreen
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await search(pilot, "climbing")
+        await pilot.press("enter")  # the results focused: their keys come first in Textual
+        footer = app.main.query_one("MemlensFooter")
+        await pilot.pause()
+        shown = [k.key_display for k in footer.query("FooterKey") if _visible(app, k)]
+        assert shown[:2] == ["F1", "F2"]
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, ImportScreen))
+        await pilot.pause()
+        dialog = app.screen
+        for bid in ("#import", "#cancel"):
+            assert _visible(app, dialog.query_one(bid))  # always on screen
+        help_text = dialog.query_one("#import-kind-help").render().plain
+        assert "→ data/telegram/" in help_text and "->" not in help_text
+        assert "WhatsApp has no source type of its own" in help_text
+        await pilot.press("tab", "tab")  # to the checkboxes: scrolled into view
+        await pilot.pause()
+        assert dialog.focused.id == "import-dry-run" and _visible(app, dialog.focused)
+        await pilot.press("escape", "escape", "f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        width = app.screen.query_one("#help-text").content_region.width
+        assert width < 80
+        ids = set(BY_BINDING)
+        for line in help_content(app, width).plain.splitlines()[2:]:  # the rows of keys
+            assert len(line.rstrip()) <= width, line
+            assert line.strip() not in ids  # no id alone on a line

@@ -6,12 +6,13 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from .. import keys
 from ..messages import StatsLoaded
 from ..widgets.bars import display_path
 from ..widgets.charts import ColumnChart, HBarChart
+from ..widgets.footer import MemlensFooter
 from ..widgets.text import bar, human_bytes, plain, safe
 from ..workers import stats_job
 from .modals import describe_error
@@ -38,7 +39,7 @@ class StatsScreen(Screen[None]):
                     yield ColumnChart(id="per-month")
                     yield Static(id="health")
             yield Static(id="stats-errors")
-        yield Footer(compact=True)
+        yield MemlensFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#types-box").border_title = "Chunks per source type"

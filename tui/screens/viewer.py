@@ -11,10 +11,11 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.widgets.text_area import Selection
 
 from .. import keys
+from ..widgets.footer import MemlensFooter
 from ..widgets.text import human_bytes, plain, safe
 from ..widgets.viewer_text import ViewerText, find_all
 from ..workers import chunk_lines, locate_chunk, read_source
@@ -51,7 +52,7 @@ class FileViewerScreen(Screen[None]):
         search.display = False
         yield search
         yield Static(id="viewer-found")
-        yield Footer(compact=True)
+        yield MemlensFooter(compact=True)
 
     @property
     def area(self) -> ViewerText:
