@@ -232,3 +232,78 @@ async def test_80x24_dialogs_fit_and_the_footer_keeps_f1_f2(demo_root):  # noqa:
         for line in help_content(app, width).plain.splitlines()[2:]:  # the rows of keys
             assert len(line.rstrip()) <= width, line
             assert line.strip() not in ids  # no id alone on a line
+
+
+# -- remembered state and watch mode -----------------------------------------------------------
+
+@aio
+async def test_theme_history_filters_and_watch_are_remembered(demo_root, app_state):  # noqa: F811
+    import json
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.theme = "nord"
+        await search(pilot, "climbing")
+        await pilot.press("enter")  # remembered in the history
+        app.main.session.filters.since = "2026-07-01"
+        app.main.session.filters.mode = "keyword"
+        await pilot.press("ctrl+q")
+    saved = json.loads((app_state / "state.json").read_text())
+    assert saved["theme"] == "nord" and saved["history"] == ["climbing"]
+    assert saved["filters"]["since"] == "2026-07-01" and saved["filters"]["mode"] == "keyword"
+    assert saved["watch"] is True  # the setting, not MEMLENS_WATCH's override
+    assert not list(app_state.glob("*.tmp"))  # written atomically: no temporary file left
+
+    again = make_app(demo_root)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.pause()
+        assert again.theme == "nord"
+        assert again.main.session.filters.since == "2026-07-01"
+        assert "2026-07-01" in again.main.query_one("#chips").render().plain
+        await pilot.press("up")
+        assert again.main.query_one("#query").value == "climbing"
+
+
+@aio
+async def test_a_corrupt_state_file_is_ignored_with_a_notice(demo_root, app_state):  # noqa: F811
+    app_state.mkdir()
+    (app_state / "state.json").write_text('{"theme": "nord", "history": [')
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.theme != "nord"
+        notes = [(m, s) for _, m, s in app.notes if "Ignored the saved app state" in m]
+        assert notes and notes[0][1] == "warning" and "\n" not in notes[0][0]
+
+
+@aio
+async def test_watch_mode_refreshes_the_results_when_a_log_grows(tmp_path, monkeypatch):
+    import json
+
+    from engine.config import load_config
+    from engine.indexer import reindex
+    from tests.conftest import make_root
+    from tests.test_app import SharedEmbedder
+
+    root = make_root(tmp_path / "root")
+    reindex(config=load_config(root), embedder=SharedEmbedder())
+    monkeypatch.setenv("MEMLENS_WATCH", "on")
+    app = make_app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.watcher is not None and app.watcher.running
+        assert "watching" in app.main.query_one("#infobar").render().plain
+        await search(pilot, "zeppelin")
+        assert not app.main.results.results
+        with (root / "data/slack/general.jsonl").open("a") as fh:
+            fh.write(json.dumps({"ts": "2026-03-02T10:00:00-08:00", "user": "Maya Chen",
+                                 "text": "the zeppelin lands at noon"}) + "\n")
+        await wait_for(pilot, lambda: any("zeppelin" in r.content
+                                          for r in app.main.results.results),
+                       timeout=30, what="the watched reindex to reach the results")
+        # off from the palette's action (the menu runs the same one): the watcher stops
+        await app.run_action("toggle_watch")
+        assert app.watcher is None and not app.watching
+        assert "watch off" in app.main.query_one("#infobar").render().plain

@@ -23,6 +23,7 @@ from engine.config import Config, load_config
 
 from . import keys
 from .actions import JobKind
+from .app_state import StateMixin
 from .commands import MemlensCommands
 from .messages import (
     EmbedderMismatchFound,
@@ -72,7 +73,7 @@ class Job:
         return self.kind.cancellable
 
 
-class MemlensApp(App[int]):
+class MemlensApp(StateMixin, App[int]):
     """``MemlensApp(config, now=None, searcher=None)``; tests also pass ``frozen=True`` (fixed
     theme, no blinking cursor, no timing numbers) and an ``embedder`` for index jobs."""
 
@@ -101,6 +102,7 @@ class MemlensApp(App[int]):
         if frozen:
             self.theme = "textual-dark"
         self._apply_keymap()
+        self._init_state()  # theme, history, filters, watch (tui/state.py)
 
     def _apply_keymap(self) -> None:
         keymap = dict(self.config.keys or {})
@@ -120,6 +122,7 @@ class MemlensApp(App[int]):
             self.notify("memlens.toml [keys] names unknown binding ids: "
                         + ", ".join(self._unknown_keys) + " (F1 lists the ids)",
                         severity="warning", markup=False)
+        self._restore_state()
 
     def _warm_up(self) -> None:
         """Load the embedding model and the vector index while the user types the first query."""
@@ -145,6 +148,7 @@ class MemlensApp(App[int]):
     def on_unmount(self) -> None:
         if self.heap_settled:
             gc.unfreeze()  # collectable again (a test suite runs many apps in one process)
+        self._stop_watch()
         if self.job is not None:
             self.job.cancel.set()
         close = getattr(self.searcher, "close", None)
@@ -304,12 +308,14 @@ class MemlensApp(App[int]):
         keeping what it wrote)."""
         job = self.job
         if job is None:
+            self.remember_state()
             self.exit()
             return
         from .screens.modals import ConfirmScreen
 
         def chosen(yes: bool | None) -> None:
             if yes:
+                self.remember_state()
                 self.exit()
         self.push_screen(ConfirmScreen(
             f"Quit while the {job.title.lower()} runs?",
