@@ -307,3 +307,29 @@ async def test_watch_mode_refreshes_the_results_when_a_log_grows(tmp_path, monke
         await app.run_action("toggle_watch")
         assert app.watcher is None and not app.watching
         assert "watch off" in app.main.query_one("#infobar").render().plain
+
+
+@aio
+async def test_import_result_dialog_shows_the_whole_summary_at_80x24(demo_root):  # noqa: F811
+    from types import SimpleNamespace
+
+    from tui.screens.import_dialog import ImportResultScreen
+
+    report = SimpleNamespace(kind="whatsapp", ok=True, dry_run=False, records_imported=3,
+                             problems=[("chat.txt", 5, "unrecognised date/time format")])
+    long_line = "wrote data/telegram/whatsapp-" + "A-very-long-chat-name-" * 4 + ".jsonl (+3)"
+    app = make_app(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        app.push_screen(ImportResultScreen(report, "Import finished",
+                                           "whatsapp: imported 3 records\n" + long_line))
+        await wait_for(pilot, lambda: isinstance(app.screen, ImportResultScreen))
+        await pilot.pause()
+        summary = app.screen.query_one("#import-summary")
+        shown = "".join(line.strip() for line in
+                        (summary.render_line(y).text for y in range(summary.size.height)))
+        assert long_line.replace(" ", "") in shown.replace(" ", "")  # wrapped, not cut
+        assert "chat.txt:5: unrecognised" in app.screen.query_one(
+            "#import-problems-text").render().plain
+        await pilot.press("enter")
+        assert app.screen is app.main

@@ -350,21 +350,21 @@ class MemlensApp(StateMixin, App[int]):
             refresh()
 
     def _import_finished(self, report: Any, elapsed: float) -> None:
-        """The summary as a notification, the problems in a dialog, and the reindex that makes
-        the imported records searchable (started automatically)."""
+        """The whole summary and the problems in a dialog (a one-line notification too), and
+        the reindex that makes the imported records searchable (started automatically)."""
         reindex = bool(not report.dry_run and (report.files_written or report.people_added))
         if not report.ok:
             title = "Import: nothing imported"
         else:
             title = "Import (dry run) finished" if report.dry_run else "Import finished"
-        self.notify(import_summary(report, elapsed, reindex), title=title,
-                    severity="warning" if report.problems or not report.ok else "information",
-                    timeout=12, markup=False)
+        summary = import_summary(report, elapsed, reindex)
+        severity = "warning" if report.problems or not report.ok else "information"
+        self.notify(summary.splitlines()[0], title=title, severity=severity, timeout=4,
+                    markup=False)  # one line: the whole summary is in the dialog
         self._tell_main(JobEnded(refresh=not reindex))  # else the reindex refreshes at its end
-        if report.problems:
-            from .screens.import_dialog import ImportProblemsScreen
+        from .screens.import_dialog import ImportResultScreen
 
-            self.push_screen(ImportProblemsScreen(report))
+        self.push_screen(ImportResultScreen(report, title, summary))
         if reindex:
             self.start_job(JobKind.REINDEX)
 

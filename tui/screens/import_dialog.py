@@ -159,26 +159,39 @@ def problem_lines(problems: list[tuple[str, int | None, str]]) -> list[str]:
     return lines
 
 
-class ImportProblemsScreen(MessageDialog):
-    """What an import could not read, file:line: message, shown literally."""
+WHATSAPP_NOTE = ("WhatsApp has no source type of its own: its chats are kept in Telegram's "
+                 "message format, as data/telegram/whatsapp-<chat>.jsonl.")
 
-    def __init__(self, report: Any) -> None:
+
+class ImportResultScreen(MessageDialog):
+    """What an import did (the summary, whole and wrapped: a toast cut it off at the right),
+    and what it could not read, file:line: message; everything shown literally."""
+
+    def __init__(self, report: Any, title: str, summary: str) -> None:
         super().__init__()
         self.report = report
+        self.title_text = title
+        self.summary = summary
 
     def compose(self) -> ComposeResult:
         report = self.report
         n = len(report.problems)
-        verb = "would import" if report.dry_run else "imported"
-        with Vertical(classes="dialog import-problems"):
-            yield Static(Content.styled(f"Import: {n:,} problem{'s' if n != 1 else ''}",
-                                        "bold $text-warning"), classes="dialog-title")
-            yield Static(Content.styled(
-                f"{plain(report.kind)} {verb} {report.records_imported:,} records; these parts "
-                "of the export were skipped:" if report.ok else
-                "Nothing could be imported:", "dim"))
-            with VerticalScroll(id="import-problems-body"):
-                yield Static(safe("\n".join(problem_lines(report.problems))),
-                             id="import-problems-text")
+        style = "bold $text-warning" if n or not report.ok else "bold $text-success"
+        with Vertical(classes="dialog import-result"):
+            yield Static(Content.styled(plain(self.title_text), style), classes="dialog-title")
+            summary = self.summary
+            if report.kind == "whatsapp" and report.ok:
+                summary += "\n" + WHATSAPP_NOTE
+            yield Static(safe(summary), id="import-summary")
+            if n:
+                verb = "would import" if report.dry_run else "imported"
+                yield Static(Content.styled(
+                    f"{n:,} problem{'s' if n != 1 else ''}: {plain(report.kind)} {verb} "
+                    f"{report.records_imported:,} records; these parts of the export were "
+                    "skipped:" if report.ok else f"{n:,} problems: nothing could be imported:",
+                    "bold $text-warning"), id="import-problems-title")
+                with VerticalScroll(id="import-problems-body"):
+                    yield Static(safe("\n".join(problem_lines(report.problems))),
+                                 id="import-problems-text")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("OK", variant="primary", id="ok")
