@@ -58,6 +58,16 @@ def make_root(root: Path) -> Path:
     return root
 
 
+@pytest.fixture(autouse=True)
+def app_state(tmp_path, monkeypatch) -> Path:
+    """Every test's app keeps its state in its own folder (never the user's), and does not
+    watch the data root unless the test turns watching on (MEMLENS_WATCH=on)."""
+    folder = tmp_path / "app-state"
+    monkeypatch.setenv("MEMLENS_STATE_DIR", str(folder))
+    monkeypatch.setenv("MEMLENS_WATCH", "off")
+    return folder
+
+
 @pytest.fixture
 def data_root(tmp_path) -> Path:
     return make_root(tmp_path / "root")

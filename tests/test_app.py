@@ -581,6 +581,7 @@ async def test_copy_and_open_in_editor(demo_root, tmp_path, monkeypatch):
         assert args == [f"+{result.metadata['lines'][0]}", str(demo_root / result.source_file)]
         monkeypatch.delenv("EDITOR")
         monkeypatch.delenv("VISUAL", raising=False)
+        monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no nano or vi to fall back on
         await pilot.press("e")
         assert "Set $EDITOR" in notes_text(app)
 
@@ -818,10 +819,15 @@ async def test_import_whatsapp_progress_then_automatic_reindex_then_search(
         assert "cannot be cancelled" in notes_text(app) and not app.job.cancel.is_set()
         release.set()
         await wait_for(pilot, lambda: "Import finished" in notes_text(app), what="the import")
-        note = notes_text(app)
+        from tui.screens.import_dialog import ImportResultScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, ImportResultScreen))
+        note = app.screen.query_one("#import-summary").render().plain  # the whole summary
         assert "whatsapp: imported 3 records, 0 already present" in note
         assert "wrote data/telegram/whatsapp-Maya-Chen.jsonl" in note
         assert "Reindexing now" in note
+        assert "WhatsApp has no source type of its own" in note
+        await pilot.press("enter")
         # the reindex starts on its own, and refreshes the counts when it is done
         await wait_for(pilot, lambda: "Reindex finished" in notes_text(app) and app.job is None,
                        what="the automatic reindex")
@@ -881,7 +887,7 @@ async def test_import_failure_shows_the_error_modal(writable_root, tmp_path):
 @aio
 async def test_import_dry_run_lists_problems_literally_and_does_not_reindex(
         writable_root, tmp_path):
-    from tui.screens.import_dialog import ImportProblemsScreen
+    from tui.screens.import_dialog import ImportResultScreen
 
     export = _whatsapp_export(tmp_path, WHATSAPP_CHAT
                               + "40/40/2026, 21:05 - Sam: [bold red]never[/] \x1b[31mX\n"
@@ -890,10 +896,11 @@ async def test_import_dry_run_lists_problems_literally_and_does_not_reindex(
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await _open_import(pilot, export, dry_run=True)
-        await wait_for(pilot, lambda: isinstance(app.screen, ImportProblemsScreen),
+        await wait_for(pilot, lambda: isinstance(app.screen, ImportResultScreen),
                        what="the problems")
-        note = notes_text(app)
-        assert "Import (dry run) finished" in note and "would import 3 records" in note
+        assert "Import (dry run) finished" in notes_text(app)
+        note = app.screen.query_one("#import-summary").render().plain
+        assert "would import 3 records" in note
         assert "would write data/telegram/whatsapp-Maya-Chen.jsonl (+3)" in note
         assert "Dry run: nothing was written." in note and "Reindexing" not in note
         assert "problems (listed in the dialog)" in note and "problem:" not in note

@@ -97,6 +97,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("explain", "toggle_explain", "Toggle explain",
            "The preview's explain: words → numbers → off",
            label="Explain", menu=True),
+    Action("watch", "toggle_watch", "Toggle watch", "Watch the data root: reindex changed "
+           "files shortly after they change (on/off)", label="Watch", menu=True),
     Action("theme", "change_theme", "Theme", "Pick a colour theme", menu=True),
     Action("help", "help", "Help", "Every key and its id (remap in memlens.toml)", menu=True),
     Action("menu", "menu", "Menu", "Menu: reindex, re-embed, maintenance, stats, theme…"),

@@ -23,6 +23,7 @@ from engine.config import Config, load_config
 
 from . import keys
 from .actions import JobKind
+from .app_state import StateMixin
 from .commands import MemlensCommands
 from .messages import (
     EmbedderMismatchFound,
@@ -72,7 +73,7 @@ class Job:
         return self.kind.cancellable
 
 
-class MemlensApp(App[int]):
+class MemlensApp(StateMixin, App[int]):
     """``MemlensApp(config, now=None, searcher=None)``; tests also pass ``frozen=True`` (fixed
     theme, no blinking cursor, no timing numbers) and an ``embedder`` for index jobs."""
 
@@ -101,6 +102,7 @@ class MemlensApp(App[int]):
         if frozen:
             self.theme = "textual-dark"
         self._apply_keymap()
+        self._init_state()  # theme, history, filters, watch (tui/state.py)
 
     def _apply_keymap(self) -> None:
         keymap = dict(self.config.keys or {})
@@ -120,6 +122,7 @@ class MemlensApp(App[int]):
             self.notify("memlens.toml [keys] names unknown binding ids: "
                         + ", ".join(self._unknown_keys) + " (F1 lists the ids)",
                         severity="warning", markup=False)
+        self._restore_state()
 
     def _warm_up(self) -> None:
         """Load the embedding model and the vector index while the user types the first query."""
@@ -145,6 +148,7 @@ class MemlensApp(App[int]):
     def on_unmount(self) -> None:
         if self.heap_settled:
             gc.unfreeze()  # collectable again (a test suite runs many apps in one process)
+        self._stop_watch()
         if self.job is not None:
             self.job.cancel.set()
         close = getattr(self.searcher, "close", None)
@@ -317,12 +321,14 @@ class MemlensApp(App[int]):
         keeping what it wrote)."""
         job = self.job
         if job is None:
+            self.remember_state()
             self.exit()
             return
         from .screens.modals import ConfirmScreen
 
         def chosen(yes: bool | None) -> None:
             if yes:
+                self.remember_state()
                 self.exit()
         self.push_screen(ConfirmScreen(
             f"Quit while the {job.title.lower()} runs?",
@@ -357,21 +363,21 @@ class MemlensApp(App[int]):
             refresh()
 
     def _import_finished(self, report: Any, elapsed: float) -> None:
-        """The summary as a notification, the problems in a dialog, and the reindex that makes
-        the imported records searchable (started automatically)."""
+        """The whole summary and the problems in a dialog (a one-line notification too), and
+        the reindex that makes the imported records searchable (started automatically)."""
         reindex = bool(not report.dry_run and (report.files_written or report.people_added))
         if not report.ok:
             title = "Import: nothing imported"
         else:
             title = "Import (dry run) finished" if report.dry_run else "Import finished"
-        self.notify(import_summary(report, elapsed, reindex), title=title,
-                    severity="warning" if report.problems or not report.ok else "information",
-                    timeout=12, markup=False)
+        summary = import_summary(report, elapsed, reindex)
+        severity = "warning" if report.problems or not report.ok else "information"
+        self.notify(summary.splitlines()[0], title=title, severity=severity, timeout=4,
+                    markup=False)  # one line: the whole summary is in the dialog
         self._tell_main(JobEnded(refresh=not reindex))  # else the reindex refreshes at its end
-        if report.problems:
-            from .screens.import_dialog import ImportProblemsScreen
+        from .screens.import_dialog import ImportResultScreen
 
-            self.push_screen(ImportProblemsScreen(report))
+        self.push_screen(ImportResultScreen(report, title, summary))
         if reindex:
             self.start_job(JobKind.REINDEX)
 
@@ -392,13 +398,21 @@ class MemlensApp(App[int]):
     def open_in_editor(self, path: Path, line: int | None = None) -> None:
         """Open ``path`` in $EDITOR (at ``line`` for editors that take +N); the app suspends
         while the editor runs and resumes afterwards."""
-        from .editor import editor_argv, run_editor
+        from .editor import choose_editor, editor_argv, run_editor
         from .screens.modals import ErrorScreen
 
-        argv = editor_argv(path, line)
-        if argv is None:
-            self.notify("Set $EDITOR to open files in your editor.", severity="warning",
-                        markup=False)
+        chosen = choose_editor()
+        if chosen is None:
+            self.notify("Set $EDITOR to open files in your editor (no nano or vi on PATH "
+                        "either).", severity="warning", markup=False)
+            return
+        editor, fallback = chosen
+        if fallback:
+            self.notify(fallback, timeout=4, markup=False)
+        try:
+            argv = editor_argv(path, line, editor)
+        except ValueError as exc:  # unbalanced quotes in the variable
+            self.push_screen(ErrorScreen("Could not read the editor command", exc))
             return
         try:
             code = run_editor(self, argv)

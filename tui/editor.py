@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -13,12 +14,32 @@ LINE_EDITORS = {"vi", "vim", "nvim", "nano", "emacs", "emacsclient", "micro", "h
                 "joe", "mg", "ne"}
 
 
-def editor_argv(path: Path, line: int | None) -> list[str] | None:
-    """$EDITOR (else $VISUAL) with ``path`` (at ``line`` when the editor takes +N); None when
-    neither is set."""
-    editor = os.environ.get("EDITOR") or os.environ.get("VISUAL")
-    if not editor:
-        return None
+DEFAULT_EDITORS = ("nano", "vi")  # the first on PATH when neither variable is set
+
+
+def choose_editor() -> tuple[str, str | None] | None:
+    """The editor command and, when it is a fallback, why (for a notification): $EDITOR, else
+    $VISUAL, else nano or vi from PATH; None when there is none."""
+    editor = os.environ.get("EDITOR", "").strip()
+    if editor:
+        return editor, None
+    visual = os.environ.get("VISUAL", "").strip()
+    if visual:
+        return visual, f"$EDITOR is not set: opening in $VISUAL ({visual})"
+    for name in DEFAULT_EDITORS:
+        if shutil.which(name):
+            return name, f"Neither $EDITOR nor $VISUAL is set: opening in {name}"
+    return None
+
+
+def editor_argv(path: Path, line: int | None, editor: str | None = None) -> list[str] | None:
+    """The editor (``editor``, else :func:`choose_editor`'s) with ``path``, at ``line`` when
+    the editor takes +N; None when there is none."""
+    if editor is None:
+        chosen = choose_editor()
+        if chosen is None:
+            return None
+        editor = chosen[0]
     argv = shlex.split(editor)
     if line and Path(argv[0]).name in LINE_EDITORS:
         argv.append(f"+{line}")

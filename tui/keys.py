@@ -107,6 +107,16 @@ VIEWER = [
     Binding("escape,q", "close", "Back", id="viewer_close"),
     Binding("e", "edit", "Editor", id="viewer_edit"),
     Binding("c", "center", "To chunk", id="viewer_center", tooltip="Back to the chunk"),
+    Binding("slash", "search", "Search", id="viewer_search", key_display="/",
+            tooltip="Search the file (then n / N)"),
+    Binding("n", "next_match(1)", "Next match", id="viewer_next", show=False),
+    Binding("N", "next_match(-1)", "Previous match", id="viewer_prev", show=False),
+    Binding("j", "scroll(1)", "Down", id="viewer_down", show=False,
+            tooltip="Scroll down a line"),
+    Binding("k", "scroll(-1)", "Up", id="viewer_up", show=False, tooltip="Scroll up a line"),
+    Binding("g", "top", "Top", id="viewer_top", show=False, tooltip="The top of the file"),
+    Binding("G", "bottom", "Bottom", id="viewer_bottom", show=False,
+            tooltip="The end of the file"),
 ]
 
 TIMELINE = [

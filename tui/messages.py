@@ -187,3 +187,10 @@ class ExplainToggled(Message):
 @dataclass
 class SourcesChanged(Message):
     """A file may have changed under the results (the editor returned): search again."""
+
+
+@dataclass
+class WatchReport(Message):
+    """An event of the app's watcher (``engine.watch``), posted from the watcher's thread."""
+
+    event: Any

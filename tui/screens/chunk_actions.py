@@ -31,8 +31,10 @@ class ChunkActions:
             return
         from .viewer import FileViewerScreen
 
+        response = self.session.response
+        terms = list(response.terms or []) if response is not None else []
         self.app.push_screen(FileViewerScreen(self.app.config.root, chunk,
-                                              frozen=self.app.frozen))
+                                              frozen=self.app.frozen, terms=terms))
 
     def action_step(self, direction: int) -> None:
         chunk = self.preview.chunk

@@ -7,11 +7,12 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from .. import keys
 from ..messages import DiscoverLoaded
 from ..widgets.bars import display_path
+from ..widgets.footer import MemlensFooter
 from ..widgets.text import one_line, safe
 from ..workers import discover_job
 from .modals import describe_error
@@ -35,7 +36,7 @@ class DiscoverScreen(Screen[None]):
         with Vertical(id="pending-box", classes="chart-box"):
             yield DataTable(id="pending", cursor_type="row", zebra_stripes=True)
         yield Static(id="discover-summary")
-        yield Footer(compact=True)
+        yield MemlensFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#routes-box").border_title = "Routes"

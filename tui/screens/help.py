@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -37,29 +39,32 @@ def help_rows(app) -> list[tuple[str, list[tuple[str, str, str]]]]:
 
 
 def help_content(app, width: int = 100) -> Content:
-    """The key table laid out for ``width`` cells: ids in their own column when there is room,
-    else after the description."""
-    id_width = max(len(b.id or "") for _, g in keys.SECTIONS for b in g) + 2
-    text_width = max(width - KEY_WIDTH - 2 - id_width, 20)
-    columns = width >= KEY_WIDTH + 2 + 40 + id_width
+    """The key table laid out for ``width`` cells: keys, what they do, the binding id, each in
+    its column; a description too long for its column wraps inside it, so an id never lands
+    on a line of its own (at 80 columns it read as another key)."""
+    id_width = max(len(b.id or "") for _, g in keys.SECTIONS for b in g) + 1  # " " + id
+    sections = help_rows(app)
+    widest_key = max(len(k) for _, rows in sections for k, _, _ in rows) + 1
+    key_width = min(widest_key, KEY_WIDTH) if width >= 100 else 14
+    text_width = max(width - key_width - 2 - id_width, 16)
     lines: list[Content] = [
         Content.styled("memlens keys", "bold $text-accent"),
         Content.styled("Remap any key in memlens.toml: [keys] <id> = \"key\" (the ids are "
                        "shown dimmed).", "dim"),
     ]
-    for section, rows in help_rows(app):
+    for section, rows in sections:
         lines.append(Content(""))
         lines.append(Content.styled(section, "bold underline"))
         for key, text, bid in rows:
-            if columns:
+            parts = textwrap.wrap(text, text_width) or [""]
+            key_parts = textwrap.wrap(key, key_width) or [""]
+            for i in range(max(len(parts), len(key_parts))):
                 lines.append(Content.assemble(
-                    (f"  {key:<{KEY_WIDTH}}", "bold $text-primary"),
-                    f"{text[:text_width]:<{text_width}}", (bid, "dim")))
-            else:
-                lines.append(Content.assemble(
-                    (f"  {key:<{KEY_WIDTH}}", "bold $text-primary"), text,
-                    (f"  {bid}" if bid else "", "dim")))
-    lines += [Content(""), legend_content(KEY_WIDTH)]
+                    (f"  {(key_parts[i] if i < len(key_parts) else ''):<{key_width}}",
+                     "bold $text-primary"),
+                    f"{(parts[i] if i < len(parts) else ''):<{text_width}}",
+                    (" " + bid if i == 0 and bid else "", "dim")))
+    lines += [Content(""), legend_content(key_width)]
     return Content("\n").join(lines)
 
 

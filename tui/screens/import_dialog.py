@@ -60,32 +60,48 @@ class ImportScreen(ModalScreen[ImportRequest | None]):
             DEFAULT_KIND if DEFAULT_KIND in self.kinds else next(iter(self.kinds)))
         with Vertical(classes="dialog import-dialog"):
             yield Static(Content.styled("Import an export", "bold"), classes="dialog-title")
-            yield Static(Content.assemble(
-                ("Writes the data layer's files under ", "dim"),
-                safe(display_path(self.root), "bold"),
-                ("; a reindex then makes them searchable.", "dim")))
-            yield Label("Kind", classes="field-label")
-            yield Select([(k, k) for k in self.kinds], value=kind, allow_blank=False,
-                         id="import-kind")
-            yield Static(id="import-kind-help")
-            yield Label("Path: a file, folder or .zip", classes="field-label")
-            yield Input(str(last.source) if last else "", id="import-path",
-                        placeholder="~/Downloads/WhatsApp Chat with Maya.txt")
-            yield Static(id="import-error")
-            yield Checkbox("Merge people into profile/relationships.json", id="import-people",
-                           value=bool(last and last.people))
-            yield Checkbox("Dry run: write nothing, list what would be written",
-                           id="import-dry-run", value=bool(last and last.dry_run))
+            # the fields scroll (tab brings each into view); the buttons stay on screen
+            with VerticalScroll(id="import-form"):
+                yield Static(Content.assemble(
+                    ("Writes the data layer's files under ", "dim"),
+                    safe(display_path(self.root), "bold"),
+                    ("; a reindex then makes them searchable.", "dim")))
+                yield Label("Kind", classes="field-label")
+                yield Select([(k, k) for k in self.kinds], value=kind, allow_blank=False,
+                             id="import-kind")
+                yield Static(id="import-kind-help")
+                yield Label("Path: a file, folder or .zip", classes="field-label")
+                yield Input(str(last.source) if last else "", id="import-path",
+                            placeholder="~/Downloads/WhatsApp Chat with Maya.txt")
+                yield Static(id="import-error")
+                yield Checkbox("Merge people into profile/relationships.json",
+                               id="import-people", value=bool(last and last.people))
+                yield Checkbox("Dry run: write nothing, list what would be written",
+                               id="import-dry-run", value=bool(last and last.dry_run))
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Import", variant="primary", id="import")
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
+        self._fit()
         self._describe(self.query_one("#import-kind", Select).value)
         self.query_one("#import-path", Input).focus()
 
+    def on_resize(self, _) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """The form gets what the title, buttons, borders and paddings leave of the dialog's
+        90% of the screen (TCSS has no calc), so the buttons are always on screen."""
+        self.query_one("#import-form").styles.max_height = max(
+            int(self.app.size.height * 0.9) - 10, 4)
+
     def _describe(self, kind: Any) -> None:
         text = self.kinds.get(kind, "") if isinstance(kind, str) else ""
+        text = text.replace(" -> ", " → ")
+        if kind == "whatsapp":
+            text += ("\nWhatsApp has no source type of its own: its chats are kept in "
+                     "Telegram's message format, as data/telegram/whatsapp-<chat>.jsonl.")
         self.query_one("#import-kind-help", Static).update(safe(text, "dim"))
 
     def on_select_changed(self, event: Select.Changed) -> None:
@@ -143,26 +159,39 @@ def problem_lines(problems: list[tuple[str, int | None, str]]) -> list[str]:
     return lines
 
 
-class ImportProblemsScreen(MessageDialog):
-    """What an import could not read, file:line: message, shown literally."""
+WHATSAPP_NOTE = ("WhatsApp has no source type of its own: its chats are kept in Telegram's "
+                 "message format, as data/telegram/whatsapp-<chat>.jsonl.")
 
-    def __init__(self, report: Any) -> None:
+
+class ImportResultScreen(MessageDialog):
+    """What an import did (the summary, whole and wrapped: a toast cut it off at the right),
+    and what it could not read, file:line: message; everything shown literally."""
+
+    def __init__(self, report: Any, title: str, summary: str) -> None:
         super().__init__()
         self.report = report
+        self.title_text = title
+        self.summary = summary
 
     def compose(self) -> ComposeResult:
         report = self.report
         n = len(report.problems)
-        verb = "would import" if report.dry_run else "imported"
-        with Vertical(classes="dialog import-problems"):
-            yield Static(Content.styled(f"Import: {n:,} problem{'s' if n != 1 else ''}",
-                                        "bold $text-warning"), classes="dialog-title")
-            yield Static(Content.styled(
-                f"{plain(report.kind)} {verb} {report.records_imported:,} records; these parts "
-                "of the export were skipped:" if report.ok else
-                "Nothing could be imported:", "dim"))
-            with VerticalScroll(id="import-problems-body"):
-                yield Static(safe("\n".join(problem_lines(report.problems))),
-                             id="import-problems-text")
+        style = "bold $text-warning" if n or not report.ok else "bold $text-success"
+        with Vertical(classes="dialog import-result"):
+            yield Static(Content.styled(plain(self.title_text), style), classes="dialog-title")
+            summary = self.summary
+            if report.kind == "whatsapp" and report.ok:
+                summary += "\n" + WHATSAPP_NOTE
+            yield Static(safe(summary), id="import-summary")
+            if n:
+                verb = "would import" if report.dry_run else "imported"
+                yield Static(Content.styled(
+                    f"{n:,} problem{'s' if n != 1 else ''}: {plain(report.kind)} {verb} "
+                    f"{report.records_imported:,} records; these parts of the export were "
+                    "skipped:" if report.ok else f"{n:,} problems: nothing could be imported:",
+                    "bold $text-warning"), id="import-problems-title")
+                with VerticalScroll(id="import-problems-body"):
+                    yield Static(safe("\n".join(problem_lines(report.problems))),
+                                 id="import-problems-text")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("OK", variant="primary", id="ok")

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, OptionList, SelectionList
+from textual.widgets import Input, OptionList, SelectionList
 
 from .. import keys
 from ..messages import (
@@ -41,6 +41,7 @@ from ..widgets.bars import InfoBar
 from ..widgets.chips import FilterChips
 from ..widgets.empty import EmptyState
 from ..widgets.facets import FacetList
+from ..widgets.footer import MemlensFooter
 from ..widgets.jobpanel import JobPanel
 from ..widgets.legend import BORDER_KEY
 from ..widgets.preview import Preview
@@ -82,7 +83,7 @@ class MainScreen(TimeActions, ChunkActions, FilterActions, PaneActions, Screen[N
             yield Preview(id="preview")
         yield JobPanel(id="job")
         yield StatusLine(id="status")
-        yield Footer(compact=True)
+        yield MemlensFooter(compact=True)
 
     def on_mount(self) -> None:
         query = self.query_one(QueryInput)

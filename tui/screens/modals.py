@@ -131,16 +131,30 @@ class MismatchScreen(ModalScreen[bool]):
         self.dismiss(False)
 
 
-def _valid_date(text: str) -> str | None:
+DATE_HINT = "try 2026-03-14, 2026-07, july, last month, 3 weeks ago"
+
+
+def read_date(text: str, now: datetime | date, end: bool) -> str | None:
+    """What a date box holds as an ISO date: the first day of what ``text`` names (``end``: its
+    last day), through the engine's time phrases; None when empty. ValueError (one line) for
+    what it cannot read."""
     text = text.strip()
     if not text:
         return None
-    return date.fromisoformat(text).isoformat()
+    from engine.timephrase import resolve_time
+
+    rng = resolve_time(text, now)
+    if rng is None or rng.month_day is not None:
+        raise ValueError(f"cannot read {plain(text)[:40]!r} as a date ({DATE_HINT})")
+    day = rng.until if end else rng.since
+    if day is None:  # "before June" in since, "since June" in until: the other side is open
+        day = rng.since if end else rng.until
+    return day.isoformat() if day else None
 
 
 class DateRangeScreen(ModalScreen[tuple[str | None, str | None] | None]):
-    """since / until (YYYY-MM-DD, either may be empty), or a preset: the last 7/30/90/365 days
-    before the app's clock."""
+    """since / until (a date, a month or a phrase: the engine's time phrases; either may be
+    empty), or a preset: the last 7/30/90/365 days before the app's clock."""
 
     BINDINGS = keys.MODAL
     PRESETS = (("7", 7), ("30", 30), ("90", 90), ("365", 365))
@@ -148,18 +162,20 @@ class DateRangeScreen(ModalScreen[tuple[str | None, str | None] | None]):
     def __init__(self, since: str | None, until: str | None, now: datetime | None) -> None:
         super().__init__()
         self.since, self.until = since, until
-        self.today = (now or datetime.now()).date()
+        self.now = now or datetime.now().astimezone()
+        self.today = self.now.date()
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content.styled("Date range", "bold"), classes="dialog-title")
-            yield Static(Content.styled("Only chunks dated within the range (YYYY-MM-DD; "
-                                        "leave one side empty for an open range).", "dim"))
+            yield Static(Content.styled(
+                "Only chunks dated within the range. Each box takes a date, a month or a "
+                f"phrase ({DATE_HINT}): since its first day, until its last; leave one "
+                "empty for an open range.", "dim"))
             with Horizontal(classes="date-row"):
-                yield Input(self.since or "", placeholder="since", id="since",
-                            max_length=10)
-                yield Input(self.until or "", placeholder="until", id="until",
-                            max_length=10)
+                yield Input(self.since or "", placeholder="since", id="since")
+                yield Input(self.until or "", placeholder="until", id="until")
+            yield Static(id="date-error")
             with Horizontal(classes="dialog-buttons"):
                 for label, days in self.PRESETS:
                     yield Button(f"last {label} d", id=f"last-{days}", classes="preset")
@@ -167,10 +183,13 @@ class DateRangeScreen(ModalScreen[tuple[str | None, str | None] | None]):
                 yield Button("Apply", variant="primary", id="apply")
                 yield Button("Clear", id="clear")
                 yield Button("Cancel", id="cancel")
-            yield Static(id="date-error")
 
     def on_mount(self) -> None:
         self.query_one("#since", Input).focus()
+        self._read()
+
+    def on_input_changed(self, _: Input.Changed) -> None:
+        self._read()
 
     def on_input_submitted(self, _: Input.Submitted) -> None:
         self._apply()
@@ -189,17 +208,26 @@ class DateRangeScreen(ModalScreen[tuple[str | None, str | None] | None]):
     def action_preset(self, days: int) -> None:
         self.dismiss(((self.today - timedelta(days=days)).isoformat(), None))
 
-    def _apply(self) -> None:
+    def _read(self) -> tuple[str | None, str | None] | None:
+        """The range the boxes hold, shown under them (or the one-line error); None if
+        unreadable."""
+        line = self.query_one("#date-error", Static)
         try:
-            since = _valid_date(self.query_one("#since", Input).value)
-            until = _valid_date(self.query_one("#until", Input).value)
-        except ValueError:
-            self.query_one("#date-error", Static).update(
-                Content.styled("Dates are YYYY-MM-DD, e.g. 2026-03-14.", "$text-error"))
-            return
+            since = read_date(self.query_one("#since", Input).value, self.now, end=False)
+            until = read_date(self.query_one("#until", Input).value, self.now, end=True)
+        except ValueError as exc:
+            line.update(Content.styled(str(exc), "$text-error"))
+            return None
         if since and until and since > until:
             since, until = until, since
-        self.dismiss((since, until))
+        line.update(Content.styled(f"→ {since or '…'} – {until or '…'}" if since or until
+                                   else "→ no date filter", "$text-accent"))
+        return since, until
+
+    def _apply(self) -> None:
+        value = self._read()
+        if value is not None:
+            self.dismiss(value)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -6,12 +6,13 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from .. import keys
 from ..messages import StatsLoaded
 from ..widgets.bars import display_path
 from ..widgets.charts import ColumnChart, HBarChart
+from ..widgets.footer import MemlensFooter
 from ..widgets.text import bar, human_bytes, plain, safe
 from ..workers import stats_job
 from .modals import describe_error
@@ -38,7 +39,7 @@ class StatsScreen(Screen[None]):
                     yield ColumnChart(id="per-month")
                     yield Static(id="health")
             yield Static(id="stats-errors")
-        yield Footer(compact=True)
+        yield MemlensFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#types-box").border_title = "Chunks per source type"
@@ -73,7 +74,7 @@ class StatsScreen(Screen[None]):
                              (f"   ·   {st.truncated_embeddings:,} truncated", "dim")),
             Content.assemble(("  reindexed  ", label), plain(
                 "(hidden in test mode)" if self.app.frozen and st.last_reindex_at
-                else st.last_reindex_at or "never")),
+                else local_time(st.last_reindex_at))),
         ]
         summary.update(Content("\n").join(rows))
         self.query_one("#per-type", HBarChart).set_data(st.per_type)
@@ -103,6 +104,21 @@ class StatsScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def local_time(stamp: str | None) -> str:
+    """A stored UTC timestamp (ISO) in the machine's local time, "2026-12-01 10:55 CET"."""
+    if not stamp:
+        return "never"
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)  # written by engine.index_file.now(): UTC
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z").strip()
 
 
 def display_path_str(path: str) -> str:

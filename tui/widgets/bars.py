@@ -30,6 +30,10 @@ class InfoBar(Static):
             Content.styled(plain(display_path(root)), "bold", strip_control_codes=False),
         ]
         sep = ("  │  ", "dim")
+        watch = getattr(self.app, "watch_label", None)  # the app's watch mode, early: the
+        if watch:  # line is cut at its right end
+            parts += [sep, (f"◉ {watch}" if watch != "watch off" else watch,
+                            "$text-success" if watch == "watching" else "dim")]
         if overview is None:
             parts += [sep, ("loading…", "dim")]
         elif overview.error:

@@ -43,9 +43,56 @@ class HBarChart(Static):
         return Content("\n").join(rows)
 
 
+GAP = None  # a column standing for a run of empty months
+
+
+def month_series(data: dict[str, int]) -> list[tuple[str, int]]:
+    """Every month from the first to the last key (YYYY-MM), the empty ones as 0."""
+    keys = sorted(k for k in data if len(k) >= 7 and k[:4].isdigit() and k[5:7].isdigit()
+                  and 1 <= int(k[5:7]) <= 12)
+    if not keys:
+        return []
+    y, m = int(keys[0][:4]), int(keys[0][5:7])
+    last = (int(keys[-1][:4]), int(keys[-1][5:7]))
+    out = []
+    while (y, m) <= last:
+        key = f"{y:04d}-{m:02d}"
+        out.append((key, data.get(key, 0)))
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+    return out
+
+
+def fit_months(series: list[tuple[str, int]], width: int, min_gap: int = 3
+               ) -> tuple[list[tuple[str | None, int]], bool]:
+    """The columns to draw in ``width`` cells: every month when they fit, else runs of at
+    least ``min_gap`` empty months as one gap column (``(None, months)``), else the latest
+    columns that fit; and whether earlier ones were left out."""
+    if len(series) <= width:
+        return list(series), False
+    out: list[tuple[str | None, int]] = []
+    i = 0
+    while i < len(series):
+        j = i
+        while j < len(series) and series[j][1] == 0:
+            j += 1
+        if j - i >= min_gap:
+            out.append((GAP, j - i))
+            i = j
+        else:
+            out.append(series[i])
+            i += 1
+    if len(out) > width:
+        out = out[-width:]
+        while out and out[0][0] is GAP:
+            out = out[1:]
+        return out, True
+    return out, False
+
+
 class ColumnChart(Static):
     """Vertical columns per month (YYYY-MM keys), eighth-block resolution, month initials
-    and years underneath."""
+    and years underneath. Empty months are empty columns; a long run of them, when the months
+    do not fit, one ``┊`` column."""
 
     def __init__(self, data: dict[str, int] | None = None, *, height_rows: int = 8,
                  **kwargs) -> None:
@@ -58,22 +105,26 @@ class ColumnChart(Static):
         self.refresh(layout=True)
 
     def render(self) -> Content:
-        if not self.data:
+        series = month_series(self.data)
+        if not series:
             return Content.styled("no dated chunks", "dim")
-        width = max((self.content_region.width or self.size.width) - 8, 12)
-        items = list(self.data.items())
+        top_value = max(v for _, v in series) or 1
+        axis_w = len(f"{top_value:,}")
+        width = max((self.content_region.width or self.size.width) - axis_w - 2, 12)
+        items, cut = fit_months(series, width)
         col_w = max(1, min(4, width // max(len(items), 1)))
-        if len(items) * col_w > width:
-            items = items[-(width // col_w):]
-        top = max(v for _, v in items) or 1
-        h = self.height_rows
+        top = max((v for k, v in items if k is not GAP), default=0) or 1
         axis_w = len(f"{top:,}")
+        h = self.height_rows
         lines = []
         for row in range(h, 0, -1):
             label = f"{top:,}".rjust(axis_w) if row == h else (
                 "0".rjust(axis_w) if row == 1 else " " * axis_w)
             cells = []
-            for _, v in items:
+            for key, v in items:
+                if key is GAP:
+                    cells.append("┊".ljust(col_w))
+                    continue
                 eighths = round(v / top * h * 8)
                 level = min(max(eighths - (row - 1) * 8, 0), 8)
                 if v and row == 1 and level == 0:
@@ -81,19 +132,32 @@ class ColumnChart(Static):
                 cells.append(_COLUMN[level] * max(col_w - 1, 1) + (" " if col_w > 1 else ""))
             lines.append(Content.assemble((label, "dim"), " ┤" if row in (1, h) else " │",
                                           ("".join(cells), "$text-primary")))
-        months = "".join(
-            (_MONTHS[int(k[5:7]) - 1] if k[5:7].isdigit() and 1 <= int(k[5:7]) <= 12 else "?")
-            .ljust(col_w) for k, _ in items)
+        months = "".join(("┊" if key is GAP else _MONTHS[int(key[5:7]) - 1]).ljust(col_w)
+                         for key, _ in items)
         lines.append(Content.styled(" " * (axis_w + 2) + months, "dim"))
-        years, last = [], None
-        for k, _ in items:
-            y = k[:4]
-            years.append(y if y != last else "")
-            last = y
-        year_line = ""
-        for i, y in enumerate(years):
-            if y:
-                pos = max(i * col_w, len(year_line) + 1 if year_line else 0)
-                year_line = year_line.ljust(pos) + y
-        lines.append(Content.styled(" " * (axis_w + 2) + year_line, "dim"))
+        lines.append(Content.styled(" " * (axis_w + 2) + year_line(items, col_w), "dim"))
+        if cut:
+            lines.append(Content.styled(f"earlier months not shown (from {series[0][0]})",
+                                        "dim"))
         return Content("\n").join(lines)
+
+
+def year_line(items: list[tuple[str | None, int]], col_w: int) -> str:
+    """Each year under the column of its first month shown. A label that would run into the
+    next one is left out rather than moved (a moved year names the wrong columns); placed from
+    the right, so a partial first year ("D" of 2025 before 2026's "J") gives way."""
+    starts, last = [], None
+    for i, (key, _) in enumerate(items):
+        if key is not GAP and key[:4] != last:
+            last = key[:4]
+            starts.append((i * col_w, last))
+    placed: list[tuple[int, str]] = []
+    limit = None
+    for pos, year in reversed(starts):
+        if limit is None or pos + len(year) < limit:
+            placed.append((pos, year))
+            limit = pos
+    line = ""
+    for pos, year in reversed(placed):
+        line = line.ljust(pos) + year
+    return line
