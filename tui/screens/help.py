@@ -64,7 +64,7 @@ def help_content(app, width: int = 100) -> Content:
                      "bold $text-primary"),
                     f"{(parts[i] if i < len(parts) else ''):<{text_width}}",
                     (" " + bid if i == 0 and bid else "", "dim")))
-    lines += [Content(""), legend_content(key_width)]
+    lines += [Content(""), legend_content(key_width, width)]
     return Content("\n").join(lines)
 
 

@@ -18,11 +18,16 @@ LEGEND: tuple[tuple[str, str], ...] = (
 )
 
 
-def legend_content(key_width: int = 18) -> Content:
-    """The legend as help-screen lines (a heading, then one line a mark)."""
+def legend_content(key_width: int = 18, width: int = 100) -> Content:
+    """The legend as help-screen lines (a heading, then a mark and its meaning, wrapped to
+    ``width`` cells inside the meaning's column)."""
+    import textwrap
+
+    text_width = max(width - key_width - 2, 16)
     lines = [Content.styled("Result marks", "bold underline")]
-    lines += [Content.assemble((f"  {mark:<{key_width}}", "bold $text-primary"), text)
-              for mark, text in LEGEND]
-    lines.append(Content.assemble((f"  {'x':<{key_width}}", "bold $text-primary"),
-                                  "the preview's explain: in words → exact numbers → off"))
+    rows = (*LEGEND, ("x", "the preview's explain: in words → exact numbers → off"))
+    for mark, text in rows:
+        for i, part in enumerate(textwrap.wrap(text, text_width) or [""]):
+            lines.append(Content.assemble(
+                (f"  {mark if i == 0 else '':<{key_width}}", "bold $text-primary"), part))
     return Content("\n").join(lines)
