@@ -1,4 +1,4 @@
-"""Turn a natural-language query into a safe FTS5 MATCH expression (seed stage 3).
+"""Turn a natural-language query into a safe FTS5 MATCH expression (pipeline stage 1, docs/design.md).
 
 Raw user text breaks FTS5: ``col:term``, ``NEAR(``, a stray ``"`` or ``*`` are all syntax. So the
 query is reduced to plain word tokens, every token is double-quoted (a quoted string is always a

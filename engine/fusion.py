@@ -1,4 +1,4 @@
-"""Ranking stages over lists of :class:`Candidate` (seed stages 4, 5, 7, 8 and truncation).
+"""Ranking stages over lists of :class:`Candidate` (pipeline stages 4-9 of docs/design.md).
 
 Every function takes a list and returns a new list of copied candidates: inputs are never
 mutated, so a stage can be tested (and a pipeline re-run) in isolation.
@@ -188,7 +188,7 @@ def _as_date(value: str | date | None) -> date | None:
 # --- diversity (MMR) ------------------------------------------------------------------------
 
 def pair_similarity(a: Candidate, b: Candidate) -> float:
-    """The seed's coarse redundancy measure: same file 1.0, same source type 0.5, else 0."""
+    """A coarse redundancy measure (docs/design.md): same file 1.0, same source type 0.5, else 0."""
     if a.source_file == b.source_file:
         return 1.0
     return 0.5 if a.source_type == b.source_type else 0.0
@@ -239,7 +239,7 @@ def mmr_select(pool: list[Candidate], target: int, lam: float, max_per_type: int
 def diversity_rerank(cands: list[Candidate], limit: int, target: int = DIVERSITY_TARGET,
                      lam: float = DIVERSITY_LAMBDA,
                      max_per_type: int = MAX_PER_SOURCE_TYPE) -> list[Candidate]:
-    """The seed's MMR pass: a diversified head of up to ``target``, then the rest of the pool,
+    """The MMR pass (docs/design.md): a diversified head of up to ``target``, then the rest of the pool,
     then the tail, truncated to ``limit``.
 
     The head is computed on the whole list before truncation, so the first results never

@@ -2,8 +2,8 @@
 
 query -> embed -> vector KNN + BM25 (both with filters pushed down) -> fusion (engine/convex.py)
 -> semantic-only rows under the embedder's floor dropped -> recency decay ->
-entity injection -> filter re-check -> MMR diversity -> truncation (seed: "The search
-pipeline"). Each stage is a named function in fts_query / fusion / entities; this module wires
+entity injection -> filter re-check -> MMR diversity -> truncation (docs/design.md,
+"The search pipeline"). Each stage is a named function in fts_query / fusion / entities; this module wires
 them together, times them, and explains every result.
 """
 
@@ -63,7 +63,7 @@ ROW_COLUMNS = ("c.rowid, c.id, c.content, c.source_file, c.source_type, c.conten
 
 @dataclass
 class SearchResult:
-    # the seed's fields
+    # the documented result fields (README: From Python)
     id: str
     content: str
     source_file: str
@@ -71,7 +71,7 @@ class SearchResult:
     score: float
     matched_terms: list[str] | None
     content_date: str | None
-    # explain fields (SPEC 5)
+    # explain fields (docs/design.md, stage 10)
     keyword_rank: int | None = None  # 1-based
     semantic_rank: int | None = None  # 1-based
     similarity: float | None = None
@@ -97,7 +97,7 @@ class SearchResult:
 
 @dataclass
 class SearchResponse(Sequence):
-    """The results (iterable like the seed's list) plus how they were found."""
+    """The results (iterable like a plain list) plus how they were found."""
 
     query: str
     results: list[SearchResult]
@@ -309,7 +309,7 @@ class Searcher:
         ``sort="date"`` shows the page's results newest first; ``decay=False`` ranks without
         recency decay.
         """
-        del weights  # deprecated in the seed: the fusion weights come from engine/calibration.py
+        del weights  # kept for old callers: the fusion weights come from engine/calibration.py
         if mode not in MODES:
             raise SearchError(f"mode must be one of {', '.join(MODES)}")
         if sort not in SORTS:
@@ -416,7 +416,7 @@ class Searcher:
             lap("decay")
             people = load_people(self.config.root / "profile" / "relationships.json")
             # the median of the page the caller will see, not of the whole candidate pool:
-            # the profile must survive truncation to ``limit`` (seed: "near the median")
+            # the profile must survive truncation to ``limit`` (docs/design.md, stage 7)
             fused = inject_entity(fused[:limit], text, people) + fused[limit:]
             lap("entities")
         else:
@@ -647,11 +647,11 @@ def search(query: str, limit: int = 10, source_types: Sequence[str] | None = Non
            **options) -> SearchResponse:
     """Hybrid search over the index of ``root`` (default: $MEMLENS_ROOT, else the demo root).
 
-    Returns a :class:`SearchResponse`: iterate it for :class:`SearchResult` rows (the seed's
+    Returns a :class:`SearchResponse`: iterate it for :class:`SearchResult` rows (the documented
     fields plus explain fields); its header fields say which arms ran, how deep, how confident.
     The arguments are :meth:`Searcher.search`'s, in the same order: mode, since, until,
     path_prefix, tags, frontmatter, person, rerank, now, sort ("relevance" | "date": the page's
-    best results newest first), decay (False: none); ``weights=`` is accepted and ignored (the
-    seed's, deprecated). Time phrases in the query filter by date (see Searcher.search).
+    best results newest first), decay (False: none); ``weights=`` is accepted and ignored (an
+    older signature's, deprecated). Time phrases in the query filter by date (see Searcher.search).
     """
     return get_searcher(root, config).search(query, limit, source_types, **options)

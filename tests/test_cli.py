@@ -1,4 +1,4 @@
-"""The memlens command line and the seed's module entry points, on a real root."""
+"""The memlens command line and the engine's module entry points, on a real root."""
 
 from __future__ import annotations
 
