@@ -33,6 +33,7 @@ from .embedder import Embedder, get_embedder
 from .indexer import IndexStats, reindex
 from .lock import WriterBusy, active_writer
 from .present import plural
+from .routes import glob_regex
 from .textsafe import one_line
 
 QUIET_MS = 400  # a run starts this long after the last change...
@@ -112,25 +113,6 @@ EventCallback = Callable[[WatchEvent], None]
 
 # -- which paths matter ---------------------------------------------------------------------------
 
-def _glob_regex(pattern: str) -> re.Pattern:
-    """A route's glob as ``Path.glob`` reads it: ``*`` within a name, ``**/`` any folders."""
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]+/)*")
-            i += 3
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
-
-
 @dataclass
 class PathFilter:
     """Says which changed paths can change the index: the routed files, and folders that can
@@ -146,7 +128,7 @@ class PathFilter:
     _folders: list[tuple[str, bool]] = field(init=False)  # (a route's folder, has **)
 
     def __post_init__(self) -> None:
-        self._regexes = [_glob_regex(pattern) for pattern, _ in self.routes]
+        self._regexes = [glob_regex(pattern) for pattern, _ in self.routes]
         self._folders = [(folder.split("/**")[0], "**" in folder)
                          for folder in (p.rsplit("/", 1)[0] for p, _ in self.routes if "/" in p)]
         roots = {str(self.root)}

@@ -12,6 +12,8 @@ from typing import Any
 
 from textual.message import Message
 
+from engine.library_types import IndexOverview
+
 # results per search: the first page (what a search as you type asks for: the engine's work
 # grows with it, depth = 5 x limit per arm), then each "more" when the cursor reaches the end
 PAGE_SIZES = (20, 50, 100, 200)
@@ -57,16 +59,9 @@ class SearchFailed(Message):
 
 
 @dataclass
-class Overview:
-    """What the header and the facets show: counts per type, embedder, index size."""
+class Overview(IndexOverview):
+    """What the header and the facets show: the index's overview and the known people."""
 
-    exists: bool
-    db_path: str
-    per_type: dict[str, int] = field(default_factory=dict)
-    chunks: int = 0
-    embedder: str | None = None
-    db_bytes: int = 0
-    pending_embeddings: int = 0  # chunks without a vector (semantic search cannot see them)
     people: list[Any] = field(default_factory=list)
     people_error: str | None = None
     error: str | None = None  # the index exists but could not be read
