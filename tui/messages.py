@@ -42,20 +42,16 @@ class SearchRequest:
         return bool(self.engine_query or self.person)
 
 
+@dataclass
 class SearchDone(Message):
-    def __init__(self, seq: int, request: SearchRequest, response: Any) -> None:
-        super().__init__()
-        self.seq = seq
-        self.request = request
-        self.response = response
+    seq: int  # the request's sequence number: a stale answer is dropped by it
+    response: Any
 
 
+@dataclass
 class SearchFailed(Message):
-    def __init__(self, seq: int, request: SearchRequest, error: BaseException) -> None:
-        super().__init__()
-        self.seq = seq
-        self.request = request
-        self.error = error
+    seq: int
+    error: BaseException
 
 
 @dataclass

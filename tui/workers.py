@@ -48,9 +48,9 @@ def search_job(searcher: Any, request: SearchRequest, seq: int, now: datetime | 
             mode=request.mode, since=request.since, until=request.until,
             person=request.person, now=now)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a message, never a crash
-        post(SearchFailed(seq, request, exc))
+        post(SearchFailed(seq, exc))
         return
-    post(SearchDone(seq, request, response))
+    post(SearchDone(seq, response))
 
 
 def read_overview(config: Config) -> Overview:
