@@ -159,3 +159,23 @@ def test_job_summary_says_1_file_not_1_files():
     text = job_summary("reindex", stats, 0.5)
     assert text.startswith("1 file indexed") and "1 chunk written" in text
     assert "1 file failed" in text and "(s)" not in text
+
+
+@aio
+async def test_a_time_phrase_shows_as_a_chip_that_ctrl_l_removes(demo_root):
+    from tui.widgets.chips import FilterChips
+    from tui.widgets.query import QueryInput
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "dinner last week")
+        chips = app.main.query_one(FilterChips)
+        # NOW is Monday 2026-11-30: last week is 2026-11-23 to Sunday 2026-11-29
+        assert "⏱ 2026-11-23..2026-11-29 (from \"last week\")" in chips.render().plain
+        assert all("2026-11-23" <= (r.content_date or "")[:10] <= "2026-11-29"
+                   for r in app.main.results.results)
+        await pilot.press("ctrl+l")
+        await pilot.pause(0.3)
+        assert app.main.query_one(QueryInput).value == "dinner"
+        assert "⏱" not in chips.render().plain

@@ -9,6 +9,7 @@ from textual.widgets import SelectionList
 
 from ..widgets.chips import FilterChips
 from ..widgets.facets import FacetList
+from ..widgets.query import QueryInput
 from .modals import DateRangeScreen, PersonScreen
 
 
@@ -60,7 +61,17 @@ class FilterActions:
             facets.select_all()
         facets.refresh_subtitle()
         self.session.clear_filters(keep_mode=self.mismatch is not None)
+        self._remove_time_phrase()
         self._filters_changed("Filters cleared")
+
+    def _remove_time_phrase(self) -> None:
+        """The time chip's filter lives in the query's words: clearing it takes them out."""
+        phrase = getattr(self, "time_phrase", None)
+        box = self.query_one(QueryInput)
+        if phrase and phrase in box.value:
+            box.value = " ".join(box.value.replace(phrase, " ", 1).split())
+        self.time_phrase = None
+        self.query_one(FilterChips).show(self.session.filters, None)
 
     def _filter_summary(self) -> list[str]:
         facets = self.query_one(FacetList)

@@ -233,6 +233,10 @@ class MainScreen(TimeActions, ChunkActions, FilterActions, PaneActions, Screen[N
         self.results.show(rows, keep=keep)
         self.query_one(FacetList).show_query_counts(
             getattr(message.response, "type_counts", None))
+        time = getattr(message.response, "time", None)
+        self.query_one(FilterChips).show(self.session.filters,
+                                         time.removeprefix("time: ") if time else None)
+        self.time_phrase = getattr(message.response, "time_phrase", None)
         if rows:
             self._show_results_pane(True)
         else:
