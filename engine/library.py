@@ -329,15 +329,11 @@ class Library(_Reads):
         if not self.config.db_path.exists():
             raise index_unavailable(self.config)
         with self._search_lock:
-            conn = self.searcher.connection()
-            conn.execute("BEGIN")
             try:
-                return self.searcher.search(query, limit, source_types, **options)
+                with self.searcher.read_transaction():
+                    return self.searcher.search(query, limit, source_types, **options)
             except DBError as exc:  # damaged mid-read: one line, like any unreadable index
                 raise self._unreadable(exc) from None
-            finally:
-                if conn.in_transaction:
-                    conn.execute("COMMIT")
 
     def _configured_embedder(self) -> Any:
         if self._embedder is not None:

@@ -15,6 +15,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -166,6 +167,20 @@ class Searcher:
         if self._conn is None:
             self._conn = open_reader(self.config.db_path)
         return self._conn
+
+    @contextmanager
+    def read_transaction(self) -> Iterator[Connection]:
+        """One read transaction on this searcher's connection, its lock held throughout: a
+        warm-up on another thread (which begins its own to read the vector sidecar) waits
+        instead of beginning a second transaction on the same connection."""
+        with self._lock:
+            conn = self.connection()
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
 
     def warm_up(self) -> None:
         """Load what the first search would: a local embedding model and the vector index

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import pytest
@@ -352,6 +353,14 @@ class _DamagedSearcher:
     def connection(self):
         return self.conn
 
+    @contextmanager
+    def read_transaction(self):
+        self.conn.execute("BEGIN")
+        try:
+            yield self.conn
+        finally:
+            self.conn.execute("COMMIT")
+
     def search(self, *args, **kwargs):
         from engine.db import Error
 
@@ -425,3 +434,24 @@ def test_search_through_the_facade_reads_a_time_phrase(library):
     assert [x.source_type for x in week] == ["note"] * 4 and week.sort == "date"
     day = library.search("2026-04-02", 10, now=NOW)
     assert {x.id for x in day} == {f"{GARDEN}#s{i}" for i in range(4)} and day.sort == "date"
+
+
+def test_a_warm_up_waits_for_a_search_transaction_on_the_same_connection(indexed):
+    """The MCP server warms the searcher up on a thread while tools search: the warm-up reads
+    the vector sidecar in a transaction of its own, which must not begin inside a search's
+    ("cannot start a transaction within a transaction")."""
+    import threading
+
+    library = Library(indexed)
+    searcher = library.searcher
+    with searcher.read_transaction() as conn:
+        assert conn.in_transaction
+        warm = threading.Thread(target=searcher.warm_up)
+        warm.start()
+        warm.join(0.5)
+        assert warm.is_alive()  # waiting for the search's transaction to end
+        assert searcher.search("harbor", limit=3).results is not None
+    warm.join(30)
+    assert not warm.is_alive()
+    assert library.search("harbor", limit=3).arms == "both"
+    library.close()
