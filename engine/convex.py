@@ -19,54 +19,35 @@ from .passages import PASSAGE_SHARE
 REF_RANK = 100  # the KNN is asked at least this deep so the reference similarity exists
 
 
-def _copy(c: Candidate, **changes) -> Candidate:
-    out = object.__new__(type(c))
-    out.__dict__ = {**c.__dict__, **changes}
-    return out
-
-
 def convex_merge(keyword: list[Candidate], semantic: list[Candidate], weight: float,
                  sim_ref: float | None = None) -> list[Candidate]:
     """Fuse the arms; each result's ``rrf_terms`` holds its arm contributions and
     ``fusion_terms`` the arithmetic behind them. Ties: best single rank, then id."""
-    from .fusion import _merge_into, best_rank
+    from .fusion import merge_arms
 
     best_bm25 = max((_keyword_raw(c) for c in keyword), default=0.0)
     sims = [c.similarity for c in semantic if c.similarity is not None]
     best_sim = max(sims, default=0.0)
     ref = sim_ref if sim_ref is not None else min(sims, default=0.0)
     ref = min(ref, best_sim)
-    merged: dict[str, Candidate] = {}
-    for arm, hits in (("keyword", keyword), ("semantic", semantic)):
-        for rank, hit in enumerate(hits):
-            current = merged.get(hit.id)
-            if current is not None and arm in current.rrf_terms:
-                continue  # an id repeated inside one arm counts once, at its best rank
-            fresh = _copy(hit, rrf_terms={}, fusion_terms={}, metadata=dict(hit.metadata),
-                          keyword_rank=None, semantic_rank=None)
-            setattr(fresh, f"{arm}_rank", rank)
-            if current is None:
-                merged[hit.id] = current = fresh
-            else:
-                _merge_into(current, fresh)
-            if arm == "keyword":
-                raw, top, low, w = _keyword_raw(hit), best_bm25, 0.0, 1.0 - weight
-            else:
-                raw, top, low, w = hit.similarity or 0.0, best_sim, ref, weight
-            norm = max(0.0, raw - low) / (top - low) if top > low else 1.0
-            current.rrf_terms[arm] = w * norm
-            shown = f"{raw:.4g}" if arm == "keyword" else f"({raw:.3f} - {low:.3f})"
-            span = f"{top:.4g}" if arm == "keyword" else f"({top:.3f} - {low:.3f})"
-            why = ""
-            if arm == "keyword" and hit.passage is not None:
-                why = (f" (score {(1 - PASSAGE_SHARE):.1f} × bm25 {hit.bm25:.4g}/best + "
-                       f"{PASSAGE_SHARE:.1f} × passage {hit.passage:.4g}/best)")
-            elif arm == "keyword" and hit.keyword_score is not None:
-                why = f" (score bm25 {hit.bm25 or 0.0:.4g}/best)"
-            current.fusion_terms[arm] = f"{w:.2f} × {shown}/{span} = {w * norm:.4f}{why}"
-    for c in merged.values():
-        c.score = sum(c.rrf_terms.values())
-    return sorted(merged.values(), key=lambda c: (-c.score, best_rank(c), c.id))
+
+    def term(arm: str, rank: int, hit: Candidate) -> tuple[float, str]:
+        if arm == "keyword":
+            raw, top, low, w = _keyword_raw(hit), best_bm25, 0.0, 1.0 - weight
+        else:
+            raw, top, low, w = hit.similarity or 0.0, best_sim, ref, weight
+        norm = max(0.0, raw - low) / (top - low) if top > low else 1.0
+        shown = f"{raw:.4g}" if arm == "keyword" else f"({raw:.3f} - {low:.3f})"
+        span = f"{top:.4g}" if arm == "keyword" else f"({top:.3f} - {low:.3f})"
+        why = ""
+        if arm == "keyword" and hit.passage is not None:
+            why = (f" (score {(1 - PASSAGE_SHARE):.1f} × bm25 {hit.bm25:.4g}/best + "
+                   f"{PASSAGE_SHARE:.1f} × passage {hit.passage:.4g}/best)")
+        elif arm == "keyword" and hit.keyword_score is not None:
+            why = f" (score bm25 {hit.bm25 or 0.0:.4g}/best)"
+        return w * norm, f"{w:.2f} × {shown}/{span} = {w * norm:.4f}{why}"
+
+    return merge_arms(keyword, semantic, term)
 
 
 def _keyword_raw(c: Candidate) -> float:

@@ -6,7 +6,7 @@ mutated, so a stage can be tested (and a pipeline re-run) in isolation.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -59,6 +59,17 @@ def rrf_merge(keyword: list[Candidate], semantic: list[Candidate], k: int) -> li
     broken by the best single rank, then by id, so the order is fully deterministic. An id
     repeated inside one arm counts once, at its best rank.
     """
+    def term(arm: str, rank: int, hit: Candidate) -> tuple[float, str]:
+        return rrf_term(rank, k), f"1/({k}+{rank + 1}) = {rrf_term(rank, k):.5f}"
+
+    return merge_arms(keyword, semantic, term)
+
+
+def merge_arms(keyword: list[Candidate], semantic: list[Candidate],
+               term: Callable[[str, int, Candidate], tuple[float, str]]) -> list[Candidate]:
+    """One candidate per id over both arms, scored by the sum of ``term(arm, rank, hit)``'s
+    values (its text goes to ``fusion_terms``): the walk every fusion shares. Ties: best
+    single rank, then id. An id repeated inside one arm counts once, at its best rank."""
     merged: dict[str, Candidate] = {}
     for arm, hits in zip(ARMS, (keyword, semantic), strict=True):
         for rank, hit in enumerate(hits):
@@ -72,8 +83,7 @@ def rrf_merge(keyword: list[Candidate], semantic: list[Candidate], k: int) -> li
                 merged[hit.id] = current = fresh
             else:
                 _merge_into(current, fresh)
-            current.rrf_terms[arm] = rrf_term(rank, k)
-            current.fusion_terms[arm] = f"1/({k}+{rank + 1}) = {rrf_term(rank, k):.5f}"
+            current.rrf_terms[arm], current.fusion_terms[arm] = term(arm, rank, hit)
     for c in merged.values():
         c.score = sum(c.rrf_terms.values())
     return sorted(merged.values(), key=lambda c: (-c.score, best_rank(c), c.id))
