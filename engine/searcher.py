@@ -335,10 +335,22 @@ class Searcher:
         query = query if isinstance(query, str) else str(query)
         when = search_time(query, now, since, until)
         with self._lock:
-            filters = Filters.build(source_types, when.since, when.until, when.month_day,
-                                    path_prefix, tags, frontmatter, self._person(person))
-            return self._search(query, when, limit, filters, mode, rerank, now, sort,
-                                bool(decay))
+            build = functools.partial(Filters.build, source_types, path_prefix=path_prefix,
+                                      tags=tags, frontmatter=frontmatter,
+                                      person=self._person(person))
+            filters = build(since=when.since, until=when.until, month_day=when.month_day)
+            response = self._search(query, when, limit, filters, mode, rerank, now, sort,
+                                    bool(decay))
+            if response.results or not when.applied:
+                return response
+            # a phrase whose range holds nothing ("last year" over a 2023 archive) must not
+            # turn the query into a false empty page: search every date and say so
+            words = SearchTime(query, since, until, None, when.found, False)
+            response = self._search(query, words, limit, build(since=since, until=until,
+                                                                month_day=None),
+                                    mode, rerank, now, sort, bool(decay))
+            response.time = f"{when.header}: nothing dated there, every date searched"
+            return response
 
     def _person(self, name: str | None):
         if name is None or not str(name).strip():

@@ -212,3 +212,11 @@ def test_vector_index_writer_check_and_stale_check_run_once_per_search(searcher,
     assert len({x.source_file for x in r}) > 1
     assert calls == {"vector_index": 1, "active_writer": 1}
     assert sum("index_state" in s for s in statements) == 1
+
+
+def test_a_phrase_whose_range_holds_nothing_searches_every_date_and_says_so(searcher):
+    # nothing in the root is dated 2019: the phrase must not make a false empty page
+    response = searcher.search("dinner in 2019", now=NOW)
+    assert response.results
+    assert response.time.endswith("nothing dated there, every date searched")
+    assert "2019" in response.time
