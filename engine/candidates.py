@@ -31,12 +31,10 @@ class Candidate:
     # keyword arm
     keyword_rank: int | None = None  # 0-based rank in the keyword arm
     bm25: float | None = None  # negated FTS5 bm25 (higher is better)
-    matched_terms: list[str] | None = None
     # the arm's ranking score in [0, 1]: bm25 / best, mixed with the best passage's bm25 for a
     # chat window (engine/passages.py); None when the arm did not compute it
     keyword_score: float | None = None
     passage: float | None = None  # bm25 of a chat window's best passage
-    snippet: str | None = None  # FTS5 snippet with matched terms between « and »
     # semantic arm
     semantic_rank: int | None = None  # 0-based rank in the semantic arm
     similarity: float | None = None  # cosine similarity, 1 - distance
@@ -48,7 +46,6 @@ class Candidate:
     mmr_position: int | None = None  # 0-based position in the diversified head, else None
     injected: bool = False  # a synthesized people-profile row
     embedding_truncated: bool = False
-    stale: bool = False
     rerank_score: float | None = None
 
     @property

@@ -43,7 +43,7 @@ def test_rrf_single_arm_rank_zero():
 
 
 def test_rrf_both_arms_accumulate():
-    keyword = [cand("a", bm25=3.5, matched_terms=["harbor"], snippet="«harbor»"),
+    keyword = [cand("a", bm25=3.5, content_date="2026-03-14"),
                cand("b"), cand("c", bm25=1.0)]
     semantic = [cand("a", similarity=0.9), cand("x", similarity=0.8), cand("c", similarity=0.7)]
     out = rrf_merge(keyword, semantic, k=60)
@@ -53,7 +53,7 @@ def test_rrf_both_arms_accumulate():
     assert by_id["c"].rrf_terms == {"keyword": 1 / 63, "semantic": 1 / 63}
     a = by_id["a"]
     assert (a.keyword_rank, a.semantic_rank) == (0, 0)
-    assert (a.bm25, a.similarity, a.matched_terms, a.snippet) == (3.5, 0.9, ["harbor"], "«harbor»")
+    assert (a.bm25, a.similarity, a.content_date) == (3.5, 0.9, "2026-03-14")
     assert by_id["c"].bm25 == 1.0 and by_id["c"].similarity == 0.7
     assert a.found_by == ["keyword", "semantic"]
     assert [c.id for c in out] == ["a", "c", "b", "x"]
