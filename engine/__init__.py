@@ -15,7 +15,7 @@ import importlib
 _PUBLIC = {
     "FileError": "indexer", "IndexStats": "indexer", "Progress": "indexer", "reindex": "indexer",
     "Library": "library",
-    "Searcher": "searcher", "SearchResponse": "searcher", "SearchResult": "searcher",
+    "Searcher": "searcher", "SearchResponse": "search_response", "SearchResult": "search_response",
     "search": "searcher",
 }
 __all__ = sorted(_PUBLIC)

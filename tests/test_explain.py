@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.candidates import Decay
 from engine.explain import explain_lines, formula
-from engine.searcher import SearchResult
+from engine.search_response import SearchResult
 
 
 def result(**fields) -> SearchResult:

@@ -187,6 +187,7 @@ def test_a_person_and_a_time_phrase_together(searcher):
 # -- one of each per search ----------------------------------------------------------------------
 
 def test_vector_index_writer_check_and_stale_check_run_once_per_search(searcher, monkeypatch):
+    import engine.search_pipeline as pipeline
     import engine.searcher as module
 
     calls = {"vector_index": 0, "active_writer": 0}
@@ -201,7 +202,8 @@ def test_vector_index_writer_check_and_stale_check_run_once_per_search(searcher,
         return real_writer(*a, **kw)
 
     monkeypatch.setattr(Searcher, "vector_index", vector_index)
-    monkeypatch.setattr(module, "active_writer", active_writer)
+    monkeypatch.setattr(module, "active_writer", active_writer)  # both modules ask it
+    monkeypatch.setattr(pipeline, "active_writer", active_writer)
     statements: list[str] = []
     conn = searcher.connection()
     conn.set_trace_callback(statements.append)

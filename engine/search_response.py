@@ -1,0 +1,86 @@
+"""What a search returns: :class:`SearchResponse`, a page of :class:`SearchResult` rows plus how
+they were found (the documented fields are in README, "From Python")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .candidates import Decay
+
+
+@dataclass
+class SearchResult:
+    # the documented result fields (README: From Python)
+    id: str
+    content: str
+    source_file: str
+    source_type: str
+    score: float
+    matched_terms: list[str] | None
+    content_date: str | None
+    # explain fields (docs/design.md, stage 10)
+    keyword_rank: int | None = None  # 1-based
+    semantic_rank: int | None = None  # 1-based
+    similarity: float | None = None
+    bm25: float | None = None
+    rrf_terms: dict[str, float] = field(default_factory=dict)  # arm -> its part of the score
+    fusion_terms: dict[str, str] = field(default_factory=dict)  # arm -> "0.80 × 12.1/15.3 = …"
+    decay: Decay | None = None
+    mmr_position: int | None = None  # 1-based position in the diversified head
+    found_by: list[str] = field(default_factory=list)
+    injected: bool = False
+    stale: bool = False
+    embedding_truncated: bool = False
+    section_path: list[str] | None = None
+    section: int | None = None
+    snippet: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    rerank_score: float | None = None
+    rowid: int | None = None
+    # offsets into ``snippet`` (engine/snippets.py): matched words; (start, end, kind) emphasis
+    highlights: list[tuple[int, int]] = field(default_factory=list)
+    emphasis: list[tuple[int, int, str]] = field(default_factory=list)
+
+
+@dataclass
+class SearchResponse(Sequence):
+    """The results (iterable like a plain list) plus how they were found."""
+
+    query: str
+    results: list[SearchResult]
+    mode: str
+    arms: str  # "both" | "keyword" | "semantic" | "keyword-only (semantic unavailable: ...)"
+    arm_depth: dict[str, tuple[int, int]]  # arm -> (candidates found, depth asked)
+    confidence: str  # "ok" | "low"
+    terms: list[str]
+    matched_all_terms: bool
+    best_similarity: float | None
+    rrf_k: int
+    reranked: bool
+    rerank_reason: str | None
+    timings_ms: dict[str, float]
+    index_transition: str | None = None  # "reindex" | "re-embed" | "maintenance" while running
+    # provider_error | provider_input_rejected | provider_timeout | embedder_mismatch
+    semantic_error: str | None = None
+    semantic_detail: str | None = None  # the full message (e.g. how to re-embed)
+    fusion: str = ""  # how the arms' scores were combined, for front doors to print
+    sort: str = "relevance"  # "relevance" | "date" (the page's best results, newest first)
+    decay_applied: bool = False
+    # source type -> candidates of this query (after its filters, before the page is cut)
+    type_counts: dict[str, int] = field(default_factory=dict)
+    # the query's time phrase as applied: 'time: 2026-03-09..2026-03-15 (from "last week")'
+    time: str | None = None
+    time_phrase: str | None = None  # as written in the query (a chip removes it from there)
+    person: str | None = None  # the person filter: 'person: Robert Okafor (as "Robert Okafr")'
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, i):
+        return self.results[i]
+
+    def __iter__(self) -> Iterator[SearchResult]:
+        return iter(self.results)
+
