@@ -32,7 +32,7 @@ from .provider_guard import query_vector
 from .result_page import results_page
 from .schema import EmbedderMismatch
 from .search_arms import full_matches, newest_first, semantic_candidates
-from .search_response import SearchResponse
+from .search_response import SearchResponse, SearchResult
 from .sidecar_index import SidecarIndex
 from .timephrase import SearchTime
 from .vector_index import VectorIndex
@@ -89,51 +89,20 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
     if _only_stop_words(parsed) and (filters.dated or filters.person is not None):
         return _by_date(reader, query, when, limit, filters, mode, parsed, transition, lap)
 
-    semantic_error = semantic_detail = None
-    query_vec = index = None
+    query_vec = index = semantic_error = semantic_detail = None
     if mode in ("hybrid", "semantic") and text.strip():
-        try:
-            # within a time budget, behind a breaker shared by the process
-            query_vec = query_vector(reader.embedder, text[: config.max_embed_chars],
-                                     config.embedder.query_timeout)
-            # refuses another embedder's vectors before they are used
-            index = reader.vector_index(bool(transition))
-        except EmbeddingError as exc:
-            semantic_error, semantic_detail, query_vec = exc.kind, str(exc), None
-        except EmbedderMismatch as exc:
-            semantic_error, semantic_detail, query_vec = "embedder_mismatch", str(exc), None
+        query_vec, index, semantic_error, semantic_detail = _embed(reader, text, transition)
         lap("embed")
-
-    # the two arms run at once: the KNN on the worker thread, BM25 here (2 cores)
-    knn = (reader.vector_hits(index, query_vec, max(depth, REF_RANK), filters)
-           if query_vec is not None else None)
-    keyword = (reader.keyword_arm(parsed, depth, filters, text)
-               if mode in ("hybrid", "keyword") else [])
-    lap("keyword")
-    hits = knn.result() if knn is not None else []
-    sim_ref = hits[min(REF_RANK, len(hits)) - 1][1] if hits else None
-    semantic = semantic_candidates(reader.connection(), hits[:depth])
-    lap("semantic")
-
+    keyword, semantic, sim_ref = _both_arms(reader, parsed, text, mode, depth, filters,
+                                            query_vec, index, lap)
     fused = fuse(config, keyword, semantic, sim_ref)
     lap("fusion")
     pure_arm = mode != "hybrid" or semantic_error is not None
     # decay inside a named period: see Searcher.search's docstring
     use_decay, now = use_decay and not filters.closed_range, _age_clock(now, filters)
     if not pure_arm:
-        fused = drop_weak_semantic(fused, weights(config)[1])
-        if use_decay:
-            full = full_matches(reader.connection(), parsed, filters, 2)
-            fused = apply_recency_decay(fused, config, now, strong_evidence(
-                fused, full[0] if len(full) == 1 else None))
-        else:
-            fused = [_without_decay(c) for c in fused]
-        lap("decay")
-        people = load_people(config.root / "profile" / "relationships.json")
-        # the median of the page the caller will see, not of the whole candidate pool:
-        # the profile must survive truncation to ``limit`` (docs/design.md, stage 7)
-        fused = inject_entity(fused[:limit], text, people) + fused[limit:]
-        lap("entities")
+        fused = _decay_and_profile(reader, fused, parsed, text, filters, limit, now, use_decay,
+                                   lap)
     else:
         for cand in fused:  # shown in the explain view, not applied: arm order is kept
             cand.decay = None
@@ -152,28 +121,14 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
 
     results = results_page(reader.connection(), config.root, ranked, parsed)
     lap("explain")
-    wanted = len(parsed.terms) + len(parsed.phrases)
-    matched_all = not parsed.empty and (
-        any(len(r.matched_terms or ()) == wanted for r in results if not r.injected)
-        # the SQL check only when the page has none
-        or bool(full_matches(reader.connection(), parsed, filters, 1)))
+    matched_all = _matched_all(reader.connection(), results, parsed, filters)
     lap("matched_all")
     best_sim = max((c.similarity for c in semantic), default=None)
-    threshold = weights(config)[1]
-    # low: neither arm has evidence. Keyword: no chunk holds most of the words (every one
-    # for a 1-2 word query); semantic: nothing reaches the embedder's floor
-    most = max((len(r.matched_terms or ()) for r in results if not r.injected), default=0)
-    low = (threshold is not None and not matched_all and 2 * most <= wanted
-           and (best_sim is None or best_sim < threshold))
+    low = _low_confidence(results, parsed, matched_all, best_sim, weights(config)[1])
     timings = lap.total()
-    arm_depth = {}
-    if mode in ("hybrid", "keyword"):
-        arm_depth["keyword"] = (len(keyword), depth)
-    if mode in ("hybrid", "semantic"):
-        arm_depth["semantic"] = (len(semantic), depth)
     return SearchResponse(
         query=query, results=results, mode=mode, arms=_arms(mode, semantic_error),
-        arm_depth=arm_depth, confidence="low" if low else "ok", terms=list(parsed.terms),
+        arm_depth=_arm_depth(mode, keyword, semantic, depth), confidence="low" if low else "ok", terms=list(parsed.terms),
         matched_all_terms=matched_all, best_similarity=best_sim, rrf_k=config.rrf_k,
         reranked=reranked, rerank_reason=None if reranked else rerank_reason,
         timings_ms=timings, index_transition=transition,
@@ -182,6 +137,91 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
                            ("keyword" if mode == "hybrid" else mode)),
         sort=sort, decay_applied=not pure_arm and use_decay, type_counts=type_counts,
         **_filter_fields(when, filters))
+
+
+def _embed(reader: Reader, text: str, writing: str | None):
+    """(query vector, vector index, error kind, error message): the vector and the index, or
+    why the semantic arm cannot run (the keyword arm runs either way)."""
+    config = reader.config
+    try:
+        # within a time budget, behind a breaker shared by the process
+        query_vec = query_vector(reader.embedder, text[: config.max_embed_chars],
+                                 config.embedder.query_timeout)
+        # refuses another embedder's vectors before they are used
+        return query_vec, reader.vector_index(bool(writing)), None, None
+    except EmbeddingError as exc:
+        return None, None, exc.kind, str(exc)
+    except EmbedderMismatch as exc:
+        return None, None, "embedder_mismatch", str(exc)
+
+
+def _both_arms(reader: Reader, parsed: ParsedQuery, text: str, mode: str, depth: int,
+               filters: Filters, query_vec: np.ndarray | None,
+               index: VectorIndex | SidecarIndex | None, lap: _Laps):
+    """(keyword candidates, semantic candidates, the similarity at REF_RANK): the two arms
+    run at once, the KNN on the worker thread and BM25 here (2 cores)."""
+    knn = (reader.vector_hits(index, query_vec, max(depth, REF_RANK), filters)
+           if query_vec is not None else None)
+    keyword = (reader.keyword_arm(parsed, depth, filters, text)
+               if mode in ("hybrid", "keyword") else [])
+    lap("keyword")
+    hits = knn.result() if knn is not None else []
+    sim_ref = hits[min(REF_RANK, len(hits)) - 1][1] if hits else None
+    semantic = semantic_candidates(reader.connection(), hits[:depth])
+    lap("semantic")
+    return keyword, semantic, sim_ref
+
+
+def _decay_and_profile(reader: Reader, fused: list[Candidate], parsed: ParsedQuery, text: str,
+                       filters: Filters, limit: int, now: datetime, use_decay: bool,
+                       lap: _Laps) -> list[Candidate]:
+    """Hybrid ranking after fusion: weak semantic-only rows dropped, recency decay (guarded
+    by strong evidence), then the person's profile injected into the page."""
+    config = reader.config
+    fused = drop_weak_semantic(fused, weights(config)[1])
+    if use_decay:
+        full = full_matches(reader.connection(), parsed, filters, 2)
+        fused = apply_recency_decay(fused, config, now, strong_evidence(
+            fused, full[0] if len(full) == 1 else None))
+    else:
+        fused = [_without_decay(c) for c in fused]
+    lap("decay")
+    people = load_people(config.root / "profile" / "relationships.json")
+    # the median of the page the caller will see, not of the whole candidate pool:
+    # the profile must survive truncation to ``limit`` (docs/design.md, stage 7)
+    fused = inject_entity(fused[:limit], text, people) + fused[limit:]
+    lap("entities")
+    return fused
+
+
+def _matched_all(conn: Connection, results: list[SearchResult], parsed: ParsedQuery,
+                 filters: Filters) -> bool:
+    """Whether some chunk holds every query unit: read off the page, else one SQL check."""
+    wanted = len(parsed.terms) + len(parsed.phrases)
+    return not parsed.empty and (
+        any(len(r.matched_terms or ()) == wanted for r in results if not r.injected)
+        or bool(full_matches(conn, parsed, filters, 1)))
+
+
+def _low_confidence(results: list[SearchResult], parsed: ParsedQuery, matched_all: bool,
+                    best_sim: float | None, floor: float | None) -> bool:
+    """Neither arm has evidence. Keyword: no chunk holds most of the words (every one for a
+    1-2 word query); semantic: nothing reaches the embedder's floor."""
+    wanted = len(parsed.terms) + len(parsed.phrases)
+    most = max((len(r.matched_terms or ()) for r in results if not r.injected), default=0)
+    return (floor is not None and not matched_all and 2 * most <= wanted
+            and (best_sim is None or best_sim < floor))
+
+
+def _arm_depth(mode: str, keyword: list[Candidate], semantic: list[Candidate],
+               depth: int) -> dict[str, tuple[int, int]]:
+    """Arm -> (candidates found, depth asked), for the arms the mode runs."""
+    arm_depth = {}
+    if mode in ("hybrid", "keyword"):
+        arm_depth["keyword"] = (len(keyword), depth)
+    if mode in ("hybrid", "semantic"):
+        arm_depth["semantic"] = (len(semantic), depth)
+    return arm_depth
 
 
 def _by_date(reader: Reader, query: str, when: SearchTime, limit: int, filters: Filters,
