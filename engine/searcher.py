@@ -44,7 +44,7 @@ REFRESH_DURING_WRITE_S = 5.0  # while a writer runs, refresh the vector index at
 
 
 class Searcher:
-    """A long-lived reader over one index: a connection, the vector index and the people file.
+    """A long-lived reader over one index: a connection, the vector index and the KNN thread.
 
     Safe to share between threads (calls are serialised); readers never block a reindex (WAL).
     """
