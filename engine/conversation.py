@@ -27,9 +27,9 @@ from . import log_reader
 from .db import Connection
 from .extractors import Problems, get_extractor
 from .extractors.common import fmt_clock, fmt_minute
-from .extractors.documents import pack_segments, parse_segments
 from .extractors.markdown import code_lines, parse_markdown
 from .extractors.reading import load_json_document, read_text
+from .extractors.segments import pack_segments, parse_segments
 
 MESSAGING = ("slack", "telegram", "signal")
 SEGMENTED = ("meeting", "voice")

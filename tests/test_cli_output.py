@@ -7,7 +7,7 @@ import pytest
 from rich.cells import cell_len
 
 from cli.main import main
-from engine.importers.base import ImportReport
+from engine.importers.report import ImportReport
 from tests.conftest import make_root
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.extractors import Chunk, ExtractError, Problems, get_extractor
-from engine.extractors.documents import SEGMENT_CHUNK_CHARS
+from engine.extractors.segments import SEGMENT_CHUNK_CHARS
 
 
 def write_json(root: Path, rel: str, doc) -> Path:

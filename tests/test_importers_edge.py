@@ -12,7 +12,7 @@ import pytest
 
 from engine.extractors import Problems, get_extractor
 from engine.importers import ImportFailed, get_importer, run_import
-from engine.importers import base as importer_base
+from engine.importers import atomic as importer_atomic
 from engine.scanner import discover
 
 TZ = "Europe/Berlin"
@@ -869,7 +869,7 @@ def test_writes_are_atomic(tmp_path, monkeypatch):
     def crash(*args, **kwargs):
         raise OSError("disk on fire")
 
-    monkeypatch.setattr(importer_base.os, "replace", crash)
+    monkeypatch.setattr(importer_atomic.os, "replace", crash)
     report = imp("vtt", src, root)
     assert report.problems and "disk on fire" in report.problems[0][2]
     assert (root / rel).read_bytes() == before  # the old file is intact
@@ -884,7 +884,7 @@ def test_appends_fsync_one_write(tmp_path, monkeypatch):
     imp("slack", slack_export(tmp_path / "old", {"general/2026-03-14.json": DAY1}), root)
     synced = []
     real_fsync = os.fsync
-    monkeypatch.setattr(importer_base.os, "fsync", lambda fd: (synced.append(fd),
+    monkeypatch.setattr(importer_atomic.os, "fsync", lambda fd: (synced.append(fd),
                                                                 real_fsync(fd)))
     imp("slack", slack_export(tmp_path / "new"), root)
     assert len(synced) == 1  # one append, one fsync

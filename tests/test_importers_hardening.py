@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine.importers import ImportFailed, _safezip, run_import
-from engine.importers import base as importer_base
+from engine.importers import atomic as importer_atomic
 from tests.test_importers_edge import ACCOUNT, DAY1, slack_export, write
 
 TZ = "Europe/Berlin"
@@ -308,7 +308,7 @@ def test_a_failed_append_leaves_the_log_as_it_was(tmp_path, monkeypatch):
     def full(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(importer_base.os, "fsync", full)
+    monkeypatch.setattr(importer_atomic.os, "fsync", full)
     report = imp("slack", slack_export(tmp_path / "new"), root)
     assert ("data/slack/general.jsonl", None,
             "cannot write: [Errno 28] No space left on device") in report.problems

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.explain import explain_lines
-from engine.importers.base import ImportReport
+from engine.importers.report import ImportReport
 from engine.present import human_bytes, plural
 
 

@@ -7,13 +7,8 @@
 from __future__ import annotations
 
 from .base import BaseExtractor, Chunk, ExtractError, Problems
-from .documents import (
-    CGMExtractor,
-    GarminExtractor,
-    InterviewMetaExtractor,
-    MeetingExtractor,
-    VoiceExtractor,
-)
+from .documents import InterviewMetaExtractor, MeetingExtractor, VoiceExtractor
+from .health import CGMExtractor, GarminExtractor
 from .markdown import (
     BoardSummaryExtractor,
     CodebaseDocExtractor,

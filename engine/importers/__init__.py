@@ -11,12 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from ._util import ImportFailed
-from .base import ImportContext, Importer, ImportReport, ProgressFn, make_context
+from .base import Importer
+from .context import ImportContext, ProgressFn, make_context
 from .dayone import DayOneImporter
 from .garmin import GarminImporter
 from .mbox import MboxImporter
 from .obsidian import ObsidianImporter
 from .people import PEOPLE_FILE, merge_people
+from .report import ImportReport
 from .slack import SlackImporter
 from .telegram import TelegramImporter
 from .transcripts import SrtImporter, VttImporter

@@ -18,7 +18,8 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ._util import ImportFailed, LineFinder, iso
-from .base import ImportContext, Importer
+from .base import Importer
+from .context import ImportContext
 
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!/|<>~=:])")
 _MOMENT = re.compile(r"!\[[^\]]*\]\(dayone-moment:/*[^)]*\)")

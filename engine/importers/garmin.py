@@ -20,7 +20,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ._util import ImportFailed
-from .base import ImportContext, Importer
+from .base import Importer
+from .context import ImportContext
 
 
 def _num(value: Any) -> float | None:

@@ -34,7 +34,8 @@ from email.utils import getaddresses, parsedate_to_datetime
 from typing import Any
 
 from ._util import ImportFailed, iso, looks_binary, slugify, stable_id
-from .base import ImportContext, Importer
+from .base import Importer
+from .context import ImportContext
 
 SUMMARY_CHARS = 2000
 #: the stdlib header parser is quadratic in a header's length (800 KB: 13 s), so headers are

@@ -24,7 +24,8 @@ import yaml
 from engine.extractors.markdown import code_lines
 
 from ._util import ImportFailed, decode_text, looks_binary, month_number, parse_json, slugify
-from .base import ImportContext, Importer
+from .base import Importer
+from .context import ImportContext
 
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ._util import parse_json
-from .base import atomic_write
+from .atomic import atomic_write
 
 PEOPLE_FILE = "profile/relationships.json"
 

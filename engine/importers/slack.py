@@ -23,7 +23,8 @@ from ._util import (
     parse_json,
     slugify,
 )
-from .base import ImportContext, Importer
+from .base import Importer
+from .context import ImportContext
 
 _DAY_FILE = re.compile(r"^(?:(?P<prefix>.*)/)?(?P<channel>[^/]+)/(?P<day>\d{4}-\d{2}-\d{2})\.json$")
 _ANGLE = re.compile(r"<([^<>\n]+)>")

@@ -24,7 +24,8 @@ from ._util import (
     parse_json,
     slugify,
 )
-from .base import ImportContext, Importer
+from .base import Importer
+from .context import ImportContext
 
 
 class TelegramImporter(Importer):

@@ -26,7 +26,8 @@ from ._util import (
     local,
     slugify,
 )
-from .base import ImportContext, Importer
+from .base import Importer
+from .context import ImportContext
 
 _TS = r"(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})"
 _TIMING = re.compile(rf"^\s*{_TS}\s*-->\s*{_TS}(?:\s+.*)?$")

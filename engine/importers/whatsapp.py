@@ -29,7 +29,8 @@ from datetime import datetime
 from typing import Any
 
 from ._util import ImportFailed, iso, local, slugify, stable_id
-from .base import ImportContext, Importer
+from .base import Importer
+from .context import ImportContext
 
 _MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
 _DATE = r"(?P<d1>\d{1,4})(?P<sep>[./-])(?P<d2>\d{1,2})(?P=sep)(?P<d3>\d{1,4})"

@@ -15,7 +15,8 @@ import re
 from typing import Any
 
 from ._util import ImportFailed, datetime_from_name, iso, local, slugify
-from .base import ImportContext, Importer
+from .base import Importer
+from .context import ImportContext
 
 _AUDIO_EXT = re.compile(r"\.(?:words|json|mp3|m4a|wav|ogg|opus|flac|webm|mp4|aac)$",
                         re.IGNORECASE)

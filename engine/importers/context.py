@@ -1,0 +1,126 @@
+"""What an importer talks to while it parses: ``ImportContext`` and ``make_context``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import tzinfo
+from pathlib import Path
+from typing import Any
+
+from ._source import SourceTree
+from ._util import parse_json, resolve_tz, safe_relpath
+from .report import ImportReport
+from .targets import JsonDoc, MessageLog, RecordLog, Target, TextDoc, apply_targets
+
+ProgressFn = Callable[[int, int], None]
+
+
+class ImportContext:
+    """What an importer talks to: problems, skips, people, progress and the target files."""
+
+    def __init__(self, kind: str, source: Path, root: Path, *, tz: tzinfo, tz_name: str,
+                 progress: ProgressFn | None, report: ImportReport) -> None:
+        self.kind = kind
+        self.source = source
+        self.root = root
+        self.tz = tz
+        self.tz_name = tz_name
+        self.report = report
+        self._progress = progress
+        self.targets: dict[str, Target] = {}
+        self.people: list[tuple[str, list[str]]] = []
+
+    # -- reporting ------------------------------------------------------------------------
+
+    def problem(self, file: str, line: int | None, message: str) -> None:
+        self.report.problems.append((file, line, message))
+
+    def note(self, message: str) -> None:
+        self.report.add_note(message)
+
+    def skip(self, reason: str, n: int = 1) -> None:
+        if n:
+            self.report.records_skipped[reason] = self.report.records_skipped.get(reason, 0) + n
+
+    def progress(self, done: int, total: int) -> None:
+        if self._progress is not None:
+            self._progress(done, total)
+
+    def person(self, name: str | None, aliases: Iterable[str] = ()) -> None:
+        """A person seen in the export (merged into profile/relationships.json with --people)."""
+        if not name or not name.strip():
+            return
+        self.people.append((name.strip(), [a.strip() for a in aliases if a and a.strip()]))
+
+    def tree(self, path: Path | None = None, *, allow_file: bool = True) -> SourceTree:
+        return SourceTree(path or self.source, self.problem, allow_file=allow_file,
+                          root=self.root)
+
+    # -- targets ----------------------------------------------------------------------------
+
+    def _claim(self, rel: str) -> str:
+        safe = safe_relpath(rel)
+        if safe is None:
+            raise ValueError(f"unsafe target path {rel!r}")
+        return safe
+
+    def messages(self, rel: str, records: list[dict[str, Any]], *, ts_field: str,
+                 sender_field: str, text_field: str) -> None:
+        """Messages for an append-only JSONL log; each record carries a stable ``id``."""
+        rel = self._claim(rel)
+        if rel in self.targets:
+            self.targets[rel].records.extend(records)
+        else:
+            self.targets[rel] = MessageLog(list(records), ts_field, sender_field, text_field)
+
+    def records(self, rel: str, records: list[dict[str, Any]], *, upsert: bool = False) -> None:
+        """Records (each with an ``id``) for a JSONL records file."""
+        rel = self._claim(rel)
+        if rel in self.targets:
+            self.targets[rel].records.extend(records)
+        else:
+            self.targets[rel] = RecordLog(list(records), upsert)
+
+    def json_document(self, rel: str, doc: dict[str, Any]) -> None:
+        self.targets[self._claim(rel)] = JsonDoc(doc)
+
+    def text_document(self, rel: str, text: str) -> None:
+        self.targets[self._claim(rel)] = TextDoc(text)
+
+    def document_path(self, folder: str, stem: str, source_id: str, ext: str = ".json") -> str:
+        """A free ``folder/stem.json`` for a document imported from ``source_id``.
+
+        A file already holding a document from the same source is reused (so re-importing
+        updates it); one holding another document gets ``-2``, ``-3`` … instead.
+        """
+        n = 1
+        while True:
+            rel = f"{folder}/{stem}{'' if n == 1 else f'-{n}'}{ext}"
+            claimed = self.targets.get(rel)
+            if claimed is not None:
+                if isinstance(claimed, JsonDoc) and claimed.doc.get("source") == source_id:
+                    return rel
+            else:
+                path = self.root / rel
+                if not path.exists():
+                    return rel
+                try:
+                    existing = parse_json(path.read_text(encoding="utf-8"))
+                except (OSError, ValueError):
+                    existing = None
+                if isinstance(existing, dict) and existing.get("source") == source_id:
+                    return rel
+            n += 1
+
+    def apply(self, dry_run: bool) -> None:
+        """Write (or, on a dry run, plan) every target registered by the importer."""
+        apply_targets(self.targets, self.root, self.report, dry_run)
+
+
+def make_context(kind: str, source: Path, root: Path, *, progress: ProgressFn | None,
+                 local_tz: str | None, dry_run: bool) -> tuple[ImportContext, ImportReport]:
+    tz, tz_name = resolve_tz(local_tz)
+    report = ImportReport(kind=kind, source=str(source), root=str(root), dry_run=dry_run)
+    ctx = ImportContext(kind, source, root, tz=tz, tz_name=tz_name, progress=progress,
+                        report=report)
+    return ctx, report
