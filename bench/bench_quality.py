@@ -6,7 +6,8 @@ mode, and a plain SQLite FTS5 bm25 OR query of the same words over the same chun
 as the baseline. Collections and metrics: bench/quality_sets.py. Prints a markdown table
 (for docs/benchmarks.md) and, with --json, one JSON line per row.
 
-    python bench/bench_quality.py [--embedders local,minilm] [--work /tmp/memlens-quality]
+    python bench/bench_quality.py [--embedders local,minilm] [--collections LoCoMo-dev]
+                                  [--work /tmp/memlens-quality]
 """
 
 from __future__ import annotations
@@ -85,12 +86,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--embedders", help="comma-separated (default: every installed one)")
+    parser.add_argument("--collections",
+                        help="comma-separated names (default: every one found), e.g. SciFact")
     parser.add_argument("--work", type=Path, default=Path("/tmp/memlens-quality"))
     parser.add_argument("--json", action="store_true", help="also print one JSON line a row")
     args = parser.parse_args()
     collections = available()
     if not collections:
         raise SystemExit("no collection found under ../shared/bench-data")
+    if args.collections:
+        wanted = {name.strip().lower() for name in args.collections.split(",")}
+        collections = [c for c in collections if c.name.lower() in wanted]
+        if not collections:
+            raise SystemExit(f"no collection named {args.collections!r} was found")
     embedders = args.embedders.split(",") if args.embedders else installed_embedders()
     print(f"machine: {machine()}; embedders: {', '.join(embedders)}\n")
     table = []

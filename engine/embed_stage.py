@@ -15,6 +15,7 @@ from .db import Connection, transaction
 from .embedder import Embedder
 from .index_stats import IndexStats, Progress
 from .provider_guard import BatchIsolation
+from .semantic_text import semantic_text
 
 
 class EmbedStage:
@@ -43,8 +44,10 @@ class EmbedStage:
         return result.vectors
 
     def vectors(self, contents: list[str]) -> tuple[list[np.ndarray | None], list[bool]]:
-        truncated = [len(c) > self.max_chars for c in contents]
-        texts = [c[: self.max_chars] for c in contents]
+        """One vector (None: not embedded) and a truncation flag per chunk content."""
+        texts = [semantic_text(c) for c in contents]
+        truncated = [len(t) > self.max_chars for t in texts]
+        texts = [t[: self.max_chars] for t in texts]
         out: list[np.ndarray | None] = []
         for start in range(0, len(texts), self.batch_size):
             batch = texts[start:start + self.batch_size]
