@@ -80,8 +80,7 @@ reranked: false (not_requested) that rerank was not asked for.
 
 Every page's header also says confidence: ok or confidence: low: low means no chunk holds most \
 of the keyword terms and the closest semantic candidate is under the similarity floor \
-calibrated for this deployment's embedder (a line then suggests keyword_search or \
-get_neighborhood).
+calibrated for this deployment's embedder (a suggestion line then names what to try next).
 
 {_FILTER_ARGS} rerank: Reorder the first 50 fused candidates with the deployment's reranker \
 (default false)."""

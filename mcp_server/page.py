@@ -15,6 +15,7 @@ from engine.explain import formula
 from engine.fts_query import ParsedQuery, matched_terms
 from engine.labels import type_label
 from engine.present import plural
+from engine.search_response import SearchResponse
 from engine.snippets import Snippet, marked
 
 from .text import cap, flat, jobject, jstr, one_line
@@ -200,13 +201,7 @@ def header_lines(response, threshold: float | None = None) -> list[str]:
             lines.append(one_line(applied))
     lines.append(f"confidence: {response.confidence}")
     if response.confidence == "low":
-        best = response.best_similarity
-        why = ("no chunk matched all the keyword terms and the closest semantic candidate "
-               f"({'none' if best is None else f'{best:.3f}'}) is under the similarity "
-               f"threshold{'' if threshold is None else f' ({threshold:g})'}")
-        lines.append(f"suggestion: {why}; try keyword_search with the exact words or "
-                     "identifier you expect, or get_neighborhood on the closest row's id to "
-                     "read around it")
+        lines.append(f"suggestion: {_low_confidence_advice(response, threshold)}")
     lines.append(f"fusion: {response.fusion}")
     if response.sort == "date":
         lines.append("sort: date (the best results, newest first; score still ranks relevance)")
@@ -220,6 +215,23 @@ def header_lines(response, threshold: float | None = None) -> list[str]:
         lines.append(f"index_transition: {one_line(response.index_transition, 40)} (a writer "
                      "is updating the index; rows may change until it finishes)")
     return lines
+
+
+def _low_confidence_advice(response: SearchResponse, threshold: float | None) -> str:
+    """Why the page is weak, naming only the arms that ran, and which tool to try next."""
+    best = response.best_similarity
+    weak_semantic = (f"the closest semantic candidate ({'none' if best is None else f'{best:.3f}'})"
+                     f" is under the similarity threshold"
+                     f"{'' if threshold is None else f' ({threshold:g})'}")
+    if response.arms.startswith("keyword"):  # also "keyword-only (semantic unavailable…)"
+        return ("no chunk holds most of the keyword terms; try other or fewer words, or "
+                "hybrid_search to search by meaning as well")
+    if response.arms == "semantic":
+        return (f"{weak_semantic}; try keyword_search with the exact words or identifier you "
+                "expect, or get_neighborhood on the closest row's id to read around it")
+    return (f"no chunk holds most of the keyword terms and {weak_semantic}; try keyword_search "
+            "with the exact words or identifier you expect, or get_neighborhood on the "
+            "closest row's id to read around it")
 
 
 def fit_rows(header: list[str], rows: Sequence[str], max_chars: int,

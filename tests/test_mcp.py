@@ -483,3 +483,10 @@ def test_sort_by_date_and_decay_off_are_tool_arguments(demo):
     assert 'sort must be one of relevance, date, not "newest"' in client.error(
         "hybrid_search", {**query, "sort": "newest"})
     assert "decay must be true or false" in client.error("hybrid_search", {**query, "decay": 0})
+
+
+def test_keyword_low_confidence_advice_names_no_semantic_arm(small):
+    _, client = small
+    header, _, _ = split_page(client.ok("keyword_search", {"query": "harbor xylophone"}))
+    suggestion = header[header.index("confidence: low") + 1]
+    assert "semantic candidate" not in suggestion and "hybrid_search" in suggestion
