@@ -1114,7 +1114,7 @@ async def test_a_job_message_forwarded_to_the_main_screen_is_handled_once(demo_r
     a message loop that kept the UI thread busy (and starved the reindex) while a job ran."""
     from engine.indexer import Progress
     from tui.actions import JobKind
-    from tui.app import Job
+    from tui.app_jobs import Job
     from tui.messages import JobProgress
 
     calls = []
