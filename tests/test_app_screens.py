@@ -9,7 +9,6 @@ from tests.test_app import aio, demo_root, make_app, ready, search, wait_for  # 
 from tui.keys import BY_BINDING
 from tui.screens.modals import DateRangeScreen
 from tui.screens.viewer import FileViewerScreen
-from tui.widgets.viewer_text import MATCH, TERM
 
 OBSERVATIONS = "data/identity/observations.jsonl"
 
@@ -27,6 +26,12 @@ async def _viewer(pilot, chunk: dict, terms=()) -> FileViewerScreen:
     return app.screen
 
 
+def _painted(area: TextArea, word: str, style) -> bool:
+    """Whether a rendered line of the viewer shows ``word`` with ``style``'s background."""
+    return any(seg.text.lower() == word and seg.style.bgcolor == style.bgcolor
+               for y in range(area.size.height) for seg in area.render_line(y))
+
+
 @aio
 async def test_viewer_header_names_one_line_and_keys_move_and_search(demo_root):  # noqa: F811
     app = make_app(demo_root)
@@ -37,7 +42,8 @@ async def test_viewer_header_names_one_line_and_keys_move_and_search(demo_root):
         assert "chunk at line 17" in title and "lines 17" not in title
         area = viewer.query_one(TextArea)
         # the query's term is marked wherever it occurs (row 16 holds "Climbing")
-        assert any(name == TERM for *_, name in area._highlights[16])
+        term, match = area.highlight_styles()
+        assert any(span.style == term for span in area.get_line(16).spans)
         await pilot.press("G")
         assert area.cursor_location[0] == area.document.line_count - 1
         await pilot.press("g")
@@ -54,18 +60,42 @@ async def test_viewer_header_names_one_line_and_keys_move_and_search(demo_root):
         assert area.selected_text.lower() == "mood"
         found = viewer.query_one("#viewer-found").render().plain
         assert found.startswith(f"match 1 of {len(viewer.matches)}")
-        assert any(name == MATCH for *_, name in area._highlights[rows[0]])
+        assert any(span.style == match for span in area.get_line(rows[0]).spans)
         await pilot.press("n")
         assert area.selection.start[0] == viewer.matches[1][0]
         await pilot.press("N", "N")  # wraps round to the last match
         assert area.selection.start[0] == viewer.matches[-1][0]
+        assert _painted(area, "mood", match), "the matches are painted"
         await pilot.press("slash", *"zzqx", "enter")
         assert "not found: zzqx" in viewer.query_one("#viewer-found").render().plain
+        assert not _painted(area, "mood", match), "the last search's marks are gone"
         # the search box takes letters as text, esc closes it and the viewer stays
         await pilot.press("slash", "j", "escape")
         assert app.screen is viewer and not viewer.query_one("#viewer-search").display
         await pilot.press("escape")
         assert app.screen is app.main
+
+
+@aio
+async def test_terms_keep_their_colour_in_the_selected_chunk_in_every_theme(demo_root):  # noqa: F811
+    from rich.color import Color
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        viewer = await _viewer(pilot, _chunk(17), terms=["climbing"])
+        area = viewer.query_one(TextArea)
+        for theme in ("textual-dark", "nord"):
+            app.theme = theme
+            await pilot.pause()
+            await pilot.pause()
+            selection = area.get_component_rich_style("text-area--selection").bgcolor
+            words = [seg.style for y in range(area.size.height) for seg in area.render_line(y)
+                     if seg.text.lower() == "climbing"]
+            selected = [w for w in words if w.bgcolor.get_truecolor() == selection.get_truecolor()]
+            assert selected, theme  # row 16 is the selected chunk
+            accent = Color.parse(app.current_theme.accent).get_truecolor()
+            assert all(w.color.get_truecolor() == accent for w in selected), theme
 
 
 @aio
