@@ -28,9 +28,9 @@ from .messages import (
     OverviewLoaded,
     SearchDone,
     SearchFailed,
-    SearchRequest,
     StatsLoaded,
 )
+from .session import SearchRequest
 
 Post = Callable[[Any], Any]
 

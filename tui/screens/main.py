@@ -33,10 +33,9 @@ from ..messages import (
     OverviewLoaded,
     SearchDone,
     SearchFailed,
-    SearchRequest,
     SourcesChanged,
 )
-from ..session import SearchSession
+from ..session import SearchRequest, SearchSession
 from ..widgets.bars import InfoBar
 from ..widgets.chips import FilterChips
 from ..widgets.empty import EmptyState
