@@ -20,7 +20,7 @@ def _chunk(line: int) -> dict:
 
 async def _viewer(pilot, chunk: dict, terms=()) -> FileViewerScreen:
     app = pilot.app
-    app.push_screen(FileViewerScreen(app.config.root, chunk, frozen=True, terms=terms))
+    app.push_screen(FileViewerScreen(chunk, frozen=True, terms=terms))
     await wait_for(pilot, lambda: isinstance(app.screen, FileViewerScreen))
     await pilot.pause()
     return app.screen
@@ -74,6 +74,38 @@ async def test_viewer_header_names_one_line_and_keys_move_and_search(demo_root):
         assert app.screen is viewer and not viewer.query_one("#viewer-search").display
         await pilot.press("escape")
         assert app.screen is app.main
+
+
+@aio
+async def test_viewer_and_editor_refuse_a_link_out_of_the_data_root(data_root, tmp_path,
+                                                                    monkeypatch):
+    """The viewer and the editor open a file by the read facade's rules (Library.file_path),
+    as MCP's read_note does: a routed name that links out of the root is refused."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("# private\n\nthe secret outside the root\n")
+    (data_root / "notes/link.md").symlink_to(outside)
+    record = tmp_path / "editor-args.txt"
+    editor = tmp_path / "bin" / "vi"
+    editor.parent.mkdir()
+    editor.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {record}\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(editor))
+    chunk = {"id": "notes/link.md#0", "source_file": "notes/link.md", "source_type": "note",
+             "content": "the secret outside the root", "metadata": {}}
+    app = make_app(data_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        viewer = await _viewer(pilot, chunk)
+        title = viewer.query_one("#viewer-title").render().plain
+        assert "cannot open" in title and "leaves the data root" in title
+        assert "secret" not in viewer.query_one(TextArea).text
+        await pilot.press("escape")
+        app.main.preview.show_chunk(chunk, terms=[], position=None)
+        app.main.preview.focus()
+        await pilot.press("e")
+        await pilot.pause()
+        assert not record.exists()
+        assert any("leaves the data root" in m for _, m, _ in app.notes)
 
 
 @aio

@@ -236,6 +236,15 @@ def _get(obj: Any, name: str) -> Any:
     return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
 
+def source_path(config: Config, rel: str) -> Path:
+    """The absolute path of a result's file for the viewer or the editor, by the read facade's
+    rules (a data-layer file, still inside the root once links are resolved), or
+    ``ReadRefused`` (one line)."""
+    from engine.library import Library
+
+    return Library(config).file_path(rel)
+
+
 def read_source(path: Path, around: int | None = None) -> tuple[list[str], int, bool]:
     """The file's lines (a window of them around line ``around`` for huge files), the 0-based
     number of the first line returned, and whether the text was cut to a window."""
