@@ -188,7 +188,7 @@ class JobsMixin:
             self._tell_main(JobProgress(message.kind, message.progress, message.elapsed))
 
     def on_job_finished(self, message: JobFinished) -> None:
-        kind = JobKind(message.kind)
+        kind = message.kind
         self.job = None
         self.refresh_bindings()
         if kind is JobKind.IMPORT:
@@ -240,4 +240,4 @@ class JobsMixin:
         if isinstance(message.error, EmbedderMismatch) and self.main is not None:
             self._tell_main(EmbedderMismatchFound(message.error))
             return
-        self.push_screen(ErrorScreen(f"{JobKind(message.kind).title} failed", message.error))
+        self.push_screen(ErrorScreen(f"{message.kind.title} failed", message.error))

@@ -14,6 +14,8 @@ from textual.message import Message
 
 from engine.library_types import IndexOverview
 
+from .actions import JobKind
+
 
 @dataclass
 class SearchDone(Message):
@@ -76,7 +78,7 @@ class ImportProgress:
 
 @dataclass
 class JobProgress(Message):
-    kind: str
+    kind: JobKind
     progress: Any
     elapsed: float
 
@@ -86,14 +88,14 @@ class JobProgress(Message):
 
 @dataclass
 class JobFinished(Message):
-    kind: str
+    kind: JobKind
     result: Any
     elapsed: float
 
 
 @dataclass
 class JobFailed(Message):
-    kind: str
+    kind: JobKind
     error: BaseException
 
 

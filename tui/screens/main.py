@@ -21,6 +21,7 @@ from textual.timer import Timer
 from textual.widgets import Input, OptionList, SelectionList
 
 from .. import keys
+from ..actions import JobKind
 from ..messages import (
     EmbedderMismatchFound,
     EmbedderRepaired,
@@ -279,7 +280,7 @@ class MainScreen(TimeActions, ChunkActions, FilterActions, PaneActions, Screen[N
 
             def chosen(re_embed: bool | None) -> None:
                 if re_embed:
-                    self.app.start_job("re_embed")
+                    self.app.start_job(JobKind.RE_EMBED)
             self.app.push_screen(MismatchScreen(error), chosen)
 
     # -- what the result pane shows -------------------------------------------------------
