@@ -100,19 +100,6 @@ def human_count(n: int) -> str:
     return f"{n:,}"
 
 
-def human_days(days: float | None) -> str:
-    """An age in days as a short phrase: 3 h, 12 d, 5 mo, 2.1 y."""
-    if days is None:
-        return "undated"
-    if days < 1:
-        return f"{max(days * 24, 0):.0f} h"
-    if days < 60:
-        return f"{days:.0f} d"
-    if days < 730:
-        return f"{days / 30.44:.0f} mo"
-    return f"{days / 365.25:.1f} y"
-
-
 BAR_EIGHTHS = " ▏▎▍▌▋▊▉█"
 
 
