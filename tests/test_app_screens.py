@@ -371,6 +371,7 @@ async def test_watch_mode_refreshes_the_results_when_a_log_grows(tmp_path, monke
         # off from the palette's action (the menu runs the same one): the watcher stops
         await app.run_action("toggle_watch")
         assert app.watcher is None and not app.watching
+        await pilot.pause()  # the header hears of it by a message (HeaderChanged)
         assert "watch off" in app.main.query_one("#infobar").render().plain
 
 

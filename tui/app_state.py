@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .messages import JobEnded, SourcesChanged, StateRestored, WatchReport
+from .messages import HeaderChanged, JobEnded, SourcesChanged, StateRestored, WatchReport
 from .state import AppState, load_state, save_state, watch_override
 
 
@@ -93,8 +93,7 @@ class StateMixin:
             watcher.stop(timeout=10)
 
     def _show_watch(self) -> None:
-        if self.main is not None and self.main.is_mounted:
-            self.main.show_infobar()
+        self._tell_main(HeaderChanged())
 
     def on_watch_report(self, message: WatchReport) -> None:
         from engine.watch import Changed, Failed, Reindexed, Stopped, Waiting

@@ -156,6 +156,11 @@ class SourcesChanged(Message):
 
 
 @dataclass
+class HeaderChanged(Message):
+    """What the header shows changed (watch mode): show it again."""
+
+
+@dataclass
 class StateRestored(Message):
     """The filters and the query history remembered from the last run (``tui/state.py``)."""
 
