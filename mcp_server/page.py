@@ -24,7 +24,6 @@ PREVIEW_CHARS = 300
 FIELD_SEP = " | "
 FOOTER_RESERVE = 220  # room kept for the "truncated: ..." line when rows are dropped
 CONTENT_KEYS = ("title", "path", "tags", "preview_kind", "preview")
-PREVIEW_KINDS = ("snippet", "head", "chunk", "stale_notice", "none")
 
 
 def title_of(r) -> str:

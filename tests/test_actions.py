@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tui import keys
-from tui.actions import ACTIONS, BY_ID, JOB_TITLES, MENU, JobKind
+from tui.actions import ACTIONS, BY_ID, MENU, JobKind
 from tui.app import MemlensApp
 from tui.screens.main import MainScreen
 
@@ -30,9 +30,12 @@ def test_bindings_of_catalogue_actions_take_their_label_and_help_from_it():
 
 
 def test_job_kinds_have_titles_and_menu_entries():
-    assert set(JOB_TITLES) == set(JobKind)
+    # one catalogue action starts each job kind, and names the running job
+    assert sorted(a.job for a in ACTIONS if a.job) == sorted(JobKind)
+    assert [k.title for k in JobKind] == [
+        "Reindex", "Full rebuild", "Re-embed", "Maintenance (rebuild + VACUUM)",
+        "Maintenance (rebuild, no VACUUM)", "Import"]
     assert {a.job for a in MENU if a.job} == set(JobKind)
     assert [k for k in JobKind if k.cancellable] == [JobKind.REINDEX, JobKind.FULL,
                                                      JobKind.RE_EMBED]
     assert JobKind("maintenance").maintenance and JobKind.RE_EMBED.reopens_searcher
-    assert JobKind.MAINTENANCE_NO_VACUUM.startswith("maintenance")  # a str for the workers

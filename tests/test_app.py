@@ -1114,7 +1114,7 @@ async def test_a_job_message_forwarded_to_the_main_screen_is_handled_once(demo_r
     a message loop that kept the UI thread busy (and starved the reindex) while a job ran."""
     from engine.indexer import Progress
     from tui.actions import JobKind
-    from tui.app import Job
+    from tui.app_jobs import Job
     from tui.messages import JobProgress
 
     calls = []
@@ -1123,7 +1123,7 @@ async def test_a_job_message_forwarded_to_the_main_screen_is_handled_once(demo_r
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         app.job = Job(JobKind.REINDEX, threading.Event())
-        app.post_message(JobProgress("reindex", Progress("scan"), 0.1))
+        app.post_message(JobProgress(JobKind.REINDEX, Progress("scan"), 0.1))
         await pilot.pause(0.3)
         app.job = None
     assert len(calls) == 1

@@ -9,7 +9,6 @@ from tests.test_app import aio, demo_root, make_app, ready, search, wait_for  # 
 from tui.keys import BY_BINDING
 from tui.screens.modals import DateRangeScreen
 from tui.screens.viewer import FileViewerScreen
-from tui.widgets.viewer_text import MATCH, TERM
 
 OBSERVATIONS = "data/identity/observations.jsonl"
 
@@ -21,10 +20,16 @@ def _chunk(line: int) -> dict:
 
 async def _viewer(pilot, chunk: dict, terms=()) -> FileViewerScreen:
     app = pilot.app
-    app.push_screen(FileViewerScreen(app.config.root, chunk, frozen=True, terms=terms))
+    app.push_screen(FileViewerScreen(chunk, frozen=True, terms=terms))
     await wait_for(pilot, lambda: isinstance(app.screen, FileViewerScreen))
     await pilot.pause()
     return app.screen
+
+
+def _painted(area: TextArea, word: str, style) -> bool:
+    """Whether a rendered line of the viewer shows ``word`` with ``style``'s background."""
+    return any(seg.text.lower() == word and seg.style.bgcolor == style.bgcolor
+               for y in range(area.size.height) for seg in area.render_line(y))
 
 
 @aio
@@ -37,7 +42,8 @@ async def test_viewer_header_names_one_line_and_keys_move_and_search(demo_root):
         assert "chunk at line 17" in title and "lines 17" not in title
         area = viewer.query_one(TextArea)
         # the query's term is marked wherever it occurs (row 16 holds "Climbing")
-        assert any(name == TERM for *_, name in area._highlights[16])
+        term, match = area.highlight_styles()
+        assert any(span.style == term for span in area.get_line(16).spans)
         await pilot.press("G")
         assert area.cursor_location[0] == area.document.line_count - 1
         await pilot.press("g")
@@ -54,18 +60,74 @@ async def test_viewer_header_names_one_line_and_keys_move_and_search(demo_root):
         assert area.selected_text.lower() == "mood"
         found = viewer.query_one("#viewer-found").render().plain
         assert found.startswith(f"match 1 of {len(viewer.matches)}")
-        assert any(name == MATCH for *_, name in area._highlights[rows[0]])
+        assert any(span.style == match for span in area.get_line(rows[0]).spans)
         await pilot.press("n")
         assert area.selection.start[0] == viewer.matches[1][0]
         await pilot.press("N", "N")  # wraps round to the last match
         assert area.selection.start[0] == viewer.matches[-1][0]
+        assert _painted(area, "mood", match), "the matches are painted"
         await pilot.press("slash", *"zzqx", "enter")
         assert "not found: zzqx" in viewer.query_one("#viewer-found").render().plain
+        assert not _painted(area, "mood", match), "the last search's marks are gone"
         # the search box takes letters as text, esc closes it and the viewer stays
         await pilot.press("slash", "j", "escape")
         assert app.screen is viewer and not viewer.query_one("#viewer-search").display
         await pilot.press("escape")
         assert app.screen is app.main
+
+
+@aio
+async def test_viewer_and_editor_refuse_a_link_out_of_the_data_root(data_root, tmp_path,
+                                                                    monkeypatch):
+    """The viewer and the editor open a file by the read facade's rules (Library.file_path),
+    as MCP's read_note does: a routed name that links out of the root is refused."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("# private\n\nthe secret outside the root\n")
+    (data_root / "notes/link.md").symlink_to(outside)
+    record = tmp_path / "editor-args.txt"
+    editor = tmp_path / "bin" / "vi"
+    editor.parent.mkdir()
+    editor.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {record}\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(editor))
+    chunk = {"id": "notes/link.md#0", "source_file": "notes/link.md", "source_type": "note",
+             "content": "the secret outside the root", "metadata": {}}
+    app = make_app(data_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        viewer = await _viewer(pilot, chunk)
+        title = viewer.query_one("#viewer-title").render().plain
+        assert "cannot open" in title and "leaves the data root" in title
+        assert "secret" not in viewer.query_one(TextArea).text
+        await pilot.press("escape")
+        app.main.preview.show_chunk(chunk, terms=[], position=None)
+        app.main.preview.focus()
+        await pilot.press("e")
+        await pilot.pause()
+        assert not record.exists()
+        assert any("leaves the data root" in m for _, m, _ in app.notes)
+
+
+@aio
+async def test_terms_keep_their_colour_in_the_selected_chunk_in_every_theme(demo_root):  # noqa: F811
+    from rich.color import Color
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        viewer = await _viewer(pilot, _chunk(17), terms=["climbing"])
+        area = viewer.query_one(TextArea)
+        for theme in ("textual-dark", "nord"):
+            app.theme = theme
+            await pilot.pause()
+            await pilot.pause()
+            selection = area.get_component_rich_style("text-area--selection").bgcolor
+            words = [seg.style for y in range(area.size.height) for seg in area.render_line(y)
+                     if seg.text.lower() == "climbing"]
+            selected = [w for w in words if w.bgcolor.get_truecolor() == selection.get_truecolor()]
+            assert selected, theme  # row 16 is the selected chunk
+            accent = Color.parse(app.current_theme.accent).get_truecolor()
+            assert all(w.color.get_truecolor() == accent for w in selected), theme
 
 
 @aio
@@ -309,6 +371,7 @@ async def test_watch_mode_refreshes_the_results_when_a_log_grows(tmp_path, monke
         # off from the palette's action (the menu runs the same one): the watcher stops
         await app.run_action("toggle_watch")
         assert app.watcher is None and not app.watching
+        await pilot.pause()  # the header hears of it by a message (HeaderChanged)
         assert "watch off" in app.main.query_one("#infobar").render().plain
 
 

@@ -181,3 +181,48 @@ def test_the_engine_core_never_imports_the_demo_generator():
                    if not m.startswith("engine.demo") and any(d.startswith("engine.demo")
                                                               for d in deps))
     assert users == []
+
+
+# -- no private members of another object ----------------------------------------------------
+
+def _private_reads(package: Path) -> list[str]:
+    """``x._name`` where ``x`` is another object (``super()`` included), and ``self._name``
+    where no module of the package defines ``_name``: a private of Textual's (``_keymap``,
+    ``_bindings``, ``_highlights``...) that a Textual release may rename."""
+    trees = {p: ast.parse(p.read_text(), str(p)) for p in package.rglob("*.py")}
+    defined = set()
+    for tree in trees.values():
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                defined.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                defined.add(node.id)
+    found = []
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                    and not node.attr.startswith("__")):
+                continue
+            own = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            if not own or node.attr not in defined:
+                found.append(f"{path.relative_to(package.parent)}:{node.lineno}: "
+                             f"{ast.unparse(node)}")
+    return found
+
+
+def test_front_doors_use_no_private_member_of_another_object():
+    assert [found for door in FRONT_DOORS for found in _private_reads(door)] == []
+
+
+def test_the_private_member_check_sees_each_kind(tmp_path):
+    package = tmp_path / "door"
+    package.mkdir()
+    (package / "probe.py").write_text(
+        "class A:\n"
+        "    def __init__(self):\n        self._mine = 1\n"
+        "    def f(self, other):\n"
+        "        return self._mine, other._mine, self._keymap, super()._set_theme()\n")
+    assert [f.split(": ")[1] for f in _private_reads(package)] == [
+        "other._mine", "self._keymap", "super()._set_theme"]

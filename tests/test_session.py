@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from tui.messages import PAGE_SIZES, SearchRequest
-from tui.session import Filters, SearchSession
+from tui.session import PAGE_SIZES, Filters, SearchRequest, SearchSession
 
 
 class Clock:
@@ -118,3 +117,24 @@ def test_filters_make_the_request_and_clear():
     assert s.filters == Filters(mode="keyword")
     s.clear_filters(keep_mode=False)
     assert s.filters == Filters()
+
+
+def test_the_session_module_loads_no_textual():
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import json, sys, tui.session\n"
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1], check=True)
+    assert {"textual", "rich"} & set(json.loads(out.stdout)) == set()
+
+
+def test_restoring_remembered_filters_leaves_an_unknown_mode_out():
+    s = SearchSession()
+    s.restore({"mode": "fuzzy", "since": "2026-07-01", "person": None, "colour": "red"})
+    assert (s.filters.mode, s.filters.since, s.filters.person) == ("hybrid", "2026-07-01", None)
+    s.restore({"mode": "keyword"})
+    assert s.filters.mode == "keyword" and s.filters.since == "2026-07-01"

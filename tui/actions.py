@@ -23,7 +23,9 @@ class JobKind(StrEnum):
 
     @property
     def title(self) -> str:
-        return JOB_TITLES[self]
+        """The running job's name (the catalogue action that starts it says it)."""
+        action = BY_JOB[self]
+        return action.job_title or action.title
 
     @property
     def maintenance(self) -> bool:
@@ -41,16 +43,6 @@ class JobKind(StrEnum):
         return self.maintenance or self is JobKind.RE_EMBED
 
 
-JOB_TITLES = {
-    JobKind.REINDEX: "Reindex",
-    JobKind.FULL: "Full rebuild",
-    JobKind.RE_EMBED: "Re-embed",
-    JobKind.MAINTENANCE: "Maintenance (rebuild + VACUUM)",
-    JobKind.MAINTENANCE_NO_VACUUM: "Maintenance (rebuild, no VACUUM)",
-    JobKind.IMPORT: "Import",
-}
-
-
 @dataclass(frozen=True)
 class Action:
     id: str  # the binding id too, when the action has a key
@@ -60,6 +52,7 @@ class Action:
     label: str = ""  # the footer's short word (default: the title)
     scope: str = "app"  # "app" or "main" (the main screen runs it)
     job: JobKind | None = None
+    job_title: str = ""  # the running job's name, when not the title
     menu: bool = False  # listed in the F2 menu
     needs_chunk: bool = False  # only when the preview shows a chunk
 
@@ -72,8 +65,9 @@ ACTIONS: tuple[Action, ...] = (
     # index jobs
     Action("reindex", "reindex", "Reindex", "Reindex new and changed files (in the background)",
            job=JobKind.REINDEX, menu=True),
-    Action("import", "import_data", "Import…", "Import WhatsApp, Slack, mbox… exports, then reindex", label="Import",
-           job=JobKind.IMPORT, menu=True),
+    Action("import", "import_data", "Import…",
+           "Import WhatsApp, Slack, mbox… exports, then reindex", label="Import",
+           job=JobKind.IMPORT, job_title="Import", menu=True),
     Action("full_rebuild", "full_rebuild", "Full rebuild",
            "Re-read every file (unchanged chunks keep vectors)", job=JobKind.FULL,
            menu=True),
@@ -81,9 +75,10 @@ ACTIONS: tuple[Action, ...] = (
            "Embed every chunk again with the configured embedder", job=JobKind.RE_EMBED,
            menu=True),
     Action("maintenance", "maintenance", "Maintenance", "Rebuild the vector index and VACUUM",
-           job=JobKind.MAINTENANCE, menu=True),
+           job=JobKind.MAINTENANCE, job_title="Maintenance (rebuild + VACUUM)", menu=True),
     Action("maintenance_no_vacuum", "maintenance_no_vacuum", "Maintenance (no vacuum)",
-           "Rebuild the vector index only", job=JobKind.MAINTENANCE_NO_VACUUM, menu=True),
+           "Rebuild the vector index only", job=JobKind.MAINTENANCE_NO_VACUUM,
+           job_title="Maintenance (rebuild, no VACUUM)", menu=True),
     Action("cancel_job", "cancel_job", "Cancel job",
            "Cancel the running reindex at the next file boundary"),
     # views
@@ -137,4 +132,5 @@ ACTIONS: tuple[Action, ...] = (
 )
 
 BY_ID = {a.id: a for a in ACTIONS}
+BY_JOB = {a.job: a for a in ACTIONS if a.job is not None}
 MENU = tuple(a for a in ACTIONS if a.menu)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .messages import JobEnded, SourcesChanged, WatchReport
-from .state import FILTER_KEYS, AppState, load_state, save_state, watch_override
+from .messages import HeaderChanged, JobEnded, SourcesChanged, StateRestored, WatchReport
+from .state import AppState, load_state, save_state, watch_override
 
 
 class StateMixin:
@@ -38,26 +38,13 @@ class StateMixin:
         """On mount: the notice about an unreadable file, the history and the filters."""
         if self._state_notice:
             self.notify(self._state_notice, severity="warning", markup=False)
-        main = self.main
-        if main is not None:
-            filters = main.session.filters  # before the first search
-            for key, value in self.state.filters.items():
-                if key != "mode" or value in ("hybrid", "keyword", "semantic"):
-                    setattr(filters, key, value)
-            main.call_after_refresh(self._restore_main)  # its widgets exist by then
+        # the screen shows them once its widgets exist (a message waits for its mount)
+        self._tell_main(StateRestored(dict(self.state.filters), list(self.state.history)))
         if self.watching:
             self._start_watch()
         else:
             self.watch_label = "watch off"
         self._state_ready = True
-
-    def _restore_main(self) -> None:
-        from .widgets.query import QueryInput
-
-        main = self.main
-        main.query_one(QueryInput).history = list(self.state.history)
-        main._show_chips()
-        main.show_infobar()
 
     def remember_state(self) -> None:
         """Save what the app shows now (called when the theme or watch changes, and at quit)."""
@@ -65,11 +52,7 @@ class StateMixin:
         state.theme = self.theme  # type: ignore[attr-defined]
         main = self.main
         if main is not None and main.is_mounted:
-            from .widgets.query import QueryInput
-
-            state.history = list(main.query_one(QueryInput).history)
-            f = main.session.filters
-            state.filters = {k: getattr(f, k) for k in FILTER_KEYS}
+            state.filters, state.history = main.remembered()
         error = save_state(state)
         if error:
             self.notify(error, severity="warning", markup=False)
@@ -110,8 +93,7 @@ class StateMixin:
             watcher.stop(timeout=10)
 
     def _show_watch(self) -> None:
-        if self.main is not None and self.main.is_mounted:
-            self.main.show_infobar()
+        self._tell_main(HeaderChanged())
 
     def on_watch_report(self, message: WatchReport) -> None:
         from engine.watch import Changed, Failed, Reindexed, Stopped, Waiting

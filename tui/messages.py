@@ -14,32 +14,7 @@ from textual.message import Message
 
 from engine.library_types import IndexOverview
 
-# results per search: the first page (what a search as you type asks for: the engine's work
-# grows with it, depth = 5 x limit per arm), then each "more" when the cursor reaches the end
-PAGE_SIZES = (20, 50, 100, 200)
-
-
-@dataclass(frozen=True)
-class SearchRequest:
-    """What the user asked for: the query box plus every filter."""
-
-    query: str = ""
-    source_types: tuple[str, ...] | None = None  # None: every type
-    mode: str = "hybrid"
-    since: str | None = None
-    until: str | None = None
-    person: str | None = None
-    limit: int = PAGE_SIZES[0]
-
-    @property
-    def engine_query(self) -> str:
-        """The text sent to the engine (the person is a filter of its own, ``person=``)."""
-        return self.query.strip()
-
-    @property
-    def asks(self) -> bool:
-        """Something to search: a query, or a person alone (their chunks, newest first)."""
-        return bool(self.engine_query or self.person)
+from .actions import JobKind
 
 
 @dataclass
@@ -103,7 +78,7 @@ class ImportProgress:
 
 @dataclass
 class JobProgress(Message):
-    kind: str
+    kind: JobKind
     progress: Any
     elapsed: float
 
@@ -113,14 +88,14 @@ class JobProgress(Message):
 
 @dataclass
 class JobFinished(Message):
-    kind: str
+    kind: JobKind
     result: Any
     elapsed: float
 
 
 @dataclass
 class JobFailed(Message):
-    kind: str
+    kind: JobKind
     error: BaseException
 
 
@@ -178,6 +153,19 @@ class ExplainToggled(Message):
 @dataclass
 class SourcesChanged(Message):
     """A file may have changed under the results (the editor returned): search again."""
+
+
+@dataclass
+class HeaderChanged(Message):
+    """What the header shows changed (watch mode): show it again."""
+
+
+@dataclass
+class StateRestored(Message):
+    """The filters and the query history remembered from the last run (``tui/state.py``)."""
+
+    filters: dict[str, Any]
+    history: list[str]
 
 
 @dataclass

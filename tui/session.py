@@ -22,10 +22,37 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .messages import PAGE_SIZES, SearchRequest
+from engine.search_options import MODES
 
 DEBOUNCE_SECONDS = 0.15
-MODES = ("hybrid", "keyword", "semantic")
+FILTER_KEYS = ("mode", "since", "until", "person")  # the fields of Filters, as saved
+
+# results per search: the first page (what a search as you type asks for: the engine's work
+# grows with it, depth = 5 x limit per arm), then each "more" when the cursor reaches the end
+PAGE_SIZES = (20, 50, 100, 200)
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """What the user asked for: the query box plus every filter."""
+
+    query: str = ""
+    source_types: tuple[str, ...] | None = None  # None: every type
+    mode: str = "hybrid"
+    since: str | None = None
+    until: str | None = None
+    person: str | None = None
+    limit: int = PAGE_SIZES[0]
+
+    @property
+    def engine_query(self) -> str:
+        """The text sent to the engine (the person is a filter of its own, ``person=``)."""
+        return self.query.strip()
+
+    @property
+    def asks(self) -> bool:
+        """Something to search: a query, or a person alone (their chunks, newest first)."""
+        return bool(self.engine_query or self.person)
 
 
 @dataclass
@@ -176,6 +203,14 @@ class SearchSession:
         f = self.filters
         f.mode = MODES[(MODES.index(f.mode) + 1) % len(MODES)]
         return f.mode
+
+    def restore(self, remembered: dict[str, Any]) -> None:
+        """The filters saved at the last quit (``tui/state.py``); an unknown mode is left out."""
+        f = self.filters
+        for key in FILTER_KEYS:
+            value = remembered.get(key)
+            if key in remembered and (key != "mode" or value in MODES):
+                setattr(f, key, value)
 
     def clear_filters(self, keep_mode: bool) -> None:
         self.filters = Filters(mode=self.filters.mode if keep_mode else "hybrid")

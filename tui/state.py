@@ -15,12 +15,12 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .session import FILTER_KEYS
 from .widgets.text import one_line
 
 STATE_ENV = "MEMLENS_STATE_DIR"
 WATCH_ENV = "MEMLENS_WATCH"  # "off" / "on" wins over the saved setting (tests, scripts)
 HISTORY_KEPT = 200
-FILTER_KEYS = ("mode", "since", "until", "person")
 
 
 @dataclass

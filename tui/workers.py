@@ -16,6 +16,7 @@ from typing import Any
 from engine.config import Config
 from engine.library_types import parse_metadata
 
+from .actions import JobKind
 from .messages import (
     DiscoverLoaded,
     ImportProgress,
@@ -28,9 +29,9 @@ from .messages import (
     OverviewLoaded,
     SearchDone,
     SearchFailed,
-    SearchRequest,
     StatsLoaded,
 )
+from .session import SearchRequest
 
 Post = Callable[[Any], Any]
 
@@ -96,7 +97,7 @@ def neighbour_job(config: Config, chunk_id: str, direction: int, post: Post) -> 
     post(NeighbourLoaded(direction, chunk, position))
 
 
-def run_job(kind: str, config: Config, embedder: Any, cancel: threading.Event,
+def run_job(kind: JobKind, config: Config, embedder: Any, cancel: threading.Event,
             post: Post) -> None:
     """A reindex / full rebuild / re-embed / maintenance run, reported as messages."""
     started = time.monotonic()
@@ -111,15 +112,16 @@ def run_job(kind: str, config: Config, embedder: Any, cancel: threading.Event,
             post(JobProgress(kind, p, now - started))
 
     try:
-        if kind.startswith("maintenance"):
+        if kind.maintenance:
             from engine.maintenance import rebuild_vec_index
 
-            result = rebuild_vec_index(config.db_path, vacuum=kind == "maintenance")
+            result = rebuild_vec_index(config.db_path, vacuum=kind is JobKind.MAINTENANCE)
         else:
             from engine.indexer import reindex
 
             result = reindex(config=config, embedder=embedder, progress=progress,
-                             cancel=cancel, full=kind == "full", re_embed=kind == "re_embed")
+                             cancel=cancel, full=kind is JobKind.FULL,
+                             re_embed=kind is JobKind.RE_EMBED)
     except BaseException as exc:  # noqa: BLE001 - shown in a modal, never as a traceback
         post(JobFailed(kind, exc))
         return
@@ -137,7 +139,7 @@ def import_job(request: ImportRequest, root: Path, post: Post) -> None:
         now = time.monotonic()
         if done <= 0 or done >= total or now - last[0] >= PROGRESS_INTERVAL:
             last[0] = now
-            post(JobProgress("import", ImportProgress(done, total, str(request.source)),
+            post(JobProgress(JobKind.IMPORT, ImportProgress(done, total, str(request.source)),
                              now - started))
 
     try:
@@ -146,9 +148,9 @@ def import_job(request: ImportRequest, root: Path, post: Post) -> None:
         report = run_import(request.kind, request.source, root, people=request.people,
                             dry_run=request.dry_run, progress=progress)
     except BaseException as exc:  # noqa: BLE001 - shown in a modal, never as a traceback
-        post(JobFailed("import", exc))
+        post(JobFailed(JobKind.IMPORT, exc))
         return
-    post(JobFinished("import", report, time.monotonic() - started))
+    post(JobFinished(JobKind.IMPORT, report, time.monotonic() - started))
 
 
 def stats_job(config: Config, post: Post) -> None:
@@ -234,6 +236,15 @@ def locate_chunk(lines: list[str], chunk: dict | Any, first: int = 0) -> tuple[i
 
 def _get(obj: Any, name: str) -> Any:
     return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+def source_path(config: Config, rel: str) -> Path:
+    """The absolute path of a result's file for the viewer or the editor, by the read facade's
+    rules (a data-layer file, still inside the root once links are resolved), or
+    ``ReadRefused`` (one line)."""
+    from engine.library import Library
+
+    return Library(config).file_path(rel)
 
 
 def read_source(path: Path, around: int | None = None) -> tuple[list[str], int, bool]:

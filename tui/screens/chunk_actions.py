@@ -33,8 +33,7 @@ class ChunkActions:
 
         response = self.session.response
         terms = list(response.terms or []) if response is not None else []
-        self.app.push_screen(FileViewerScreen(self.app.config.root, chunk,
-                                              frozen=self.app.frozen, terms=terms))
+        self.app.push_screen(FileViewerScreen(chunk, frozen=self.app.frozen, terms=terms))
 
     def action_step(self, direction: int) -> None:
         chunk = self.preview.chunk
@@ -61,9 +60,15 @@ class ChunkActions:
         chunk = self.preview.chunk
         if chunk is None:
             return
-        from ..workers import chunk_lines, locate_chunk, read_source
+        from engine.library_types import ReadRefused
 
-        path = self.app.config.root / chunk["source_file"]
+        from ..workers import chunk_lines, locate_chunk, read_source, source_path
+
+        try:
+            path = source_path(self.app.config, chunk["source_file"])
+        except ReadRefused as exc:
+            self.notify(f"Cannot open it: {exc}", severity="warning", timeout=4, markup=False)
+            return
         line = None
         recorded = chunk_lines(chunk)
         if recorded is not None:

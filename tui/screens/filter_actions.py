@@ -1,5 +1,5 @@
 """The main screen's filters: mode, date range, person, and clearing them all (the checked
-types included)."""
+types included); the filters and the query history the app remembers between runs."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from typing import Any
 
 from textual.widgets import SelectionList
 
+from ..messages import StateRestored
+from ..session import FILTER_KEYS
 from ..widgets.chips import FilterChips
 from ..widgets.facets import FacetList
 from ..widgets.query import QueryInput
@@ -14,14 +16,16 @@ from .modals import DateRangeScreen, PersonScreen
 
 
 class FilterActions:
-    """Mixed into ``MainScreen``: uses its ``session``, ``overview``, ``mismatch`` and
-    ``schedule_search``, and the Screen's ``query_one``, ``notify`` and ``prevent``."""
+    """Mixed into ``MainScreen``: uses its ``session``, ``overview``, ``mismatch``,
+    ``schedule_search`` and ``show_infobar``, and the Screen's ``query_one``, ``notify`` and
+    ``prevent``."""
 
     session: Any
     overview: Any
     mismatch: Any
     app: Any
     schedule_search: Any
+    show_infobar: Any
     query_one: Any
     notify: Any
     prevent: Any
@@ -81,3 +85,15 @@ class FilterActions:
 
     def _show_chips(self) -> None:
         self.query_one(FilterChips).show(self.session.filters)
+
+    # -- remembered between runs (the app loads and saves them: tui/app_state.py) -------------
+    def on_state_restored(self, message: StateRestored) -> None:
+        self.session.restore(message.filters)
+        self.query_one(QueryInput).history = list(message.history)
+        self._show_chips()
+        self.show_infobar()
+
+    def remembered(self) -> tuple[dict[str, Any], list[str]]:
+        """The filters and the query history, to save."""
+        f = self.session.filters
+        return {k: getattr(f, k) for k in FILTER_KEYS}, list(self.query_one(QueryInput).history)

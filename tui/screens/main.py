@@ -4,8 +4,8 @@ Search runs as you type; what to ask and which answer to show is decided by the 
 ``SearchSession`` (``tui/session.py``, tested without Textual). The screen turns its decisions
 into Textual work: a timer for the trailing debounce, one exclusive thread worker (group
 "search") per search, and the widgets that show the answer. The app talks to the screen only
-through messages (``tui/messages``); the actions on a shown chunk are in ``chunk_actions``,
-the filters in ``filter_actions``, moving between panes in ``panes``.
+through messages (``tui/messages``), handled in ``app_events``; the actions on a shown chunk
+are in ``chunk_actions``, the filters in ``filter_actions``, moving between panes in ``panes``.
 """
 
 from __future__ import annotations
@@ -21,22 +21,9 @@ from textual.timer import Timer
 from textual.widgets import Input, OptionList, SelectionList
 
 from .. import keys
-from ..messages import (
-    EmbedderMismatchFound,
-    EmbedderRepaired,
-    ExplainToggled,
-    JobCancelling,
-    JobEnded,
-    JobProgress,
-    JobStarted,
-    Overview,
-    OverviewLoaded,
-    SearchDone,
-    SearchFailed,
-    SearchRequest,
-    SourcesChanged,
-)
-from ..session import SearchSession
+from ..actions import JobKind
+from ..messages import Overview, OverviewLoaded, SearchDone, SearchFailed
+from ..session import SearchRequest, SearchSession
 from ..widgets.bars import InfoBar
 from ..widgets.chips import FilterChips
 from ..widgets.empty import EmptyState
@@ -50,6 +37,7 @@ from ..widgets.results import ResultList
 from ..widgets.status import StatusLine, search_parts
 from ..widgets.text import one_line
 from ..workers import overview_job, search_job
+from .app_events import AppEvents
 from .chunk_actions import ChunkActions
 from .filter_actions import FilterActions
 from .modals import describe_error
@@ -57,7 +45,8 @@ from .panes import PaneActions
 from .time_actions import TimeActions
 
 
-class MainScreen(TimeActions, ChunkActions, FilterActions, PaneActions, Screen[None]):
+class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneActions,
+                 Screen[None]):
     BINDINGS = keys.MAIN
     # narrow: preview below the results; compact and narrow: facets only on ctrl+f
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (90, "-compact"), (120, "-medium"), (150, "-wide")]
@@ -280,7 +269,7 @@ class MainScreen(TimeActions, ChunkActions, FilterActions, PaneActions, Screen[N
 
             def chosen(re_embed: bool | None) -> None:
                 if re_embed:
-                    self.app.start_job("re_embed")
+                    self.app.start_job(JobKind.RE_EMBED)
             self.app.push_screen(MismatchScreen(error), chosen)
 
     # -- what the result pane shows -------------------------------------------------------
@@ -361,39 +350,3 @@ class MainScreen(TimeActions, ChunkActions, FilterActions, PaneActions, Screen[N
         self.preview.show_result(
             result, terms=terms, explain=self.app.explain, rank=self.results.highlighted + 1,
             total=len(self.results.results), rrf_k=resp.rrf_k, person=person)
-
-    # -- from the app ----------------------------------------------------------------------
-    def on_job_started(self, message: JobStarted) -> None:
-        self.query_one(JobPanel).start(message.title, message.cancellable)
-        self.show_infobar()
-
-    def on_job_progress(self, message: JobProgress) -> None:
-        self.query_one(JobPanel).progress(message.progress, message.elapsed)
-
-    def on_job_cancelling(self, _: JobCancelling) -> None:
-        self.query_one(JobPanel).cancelling()
-
-    def on_job_ended(self, message: JobEnded) -> None:
-        self.query_one(JobPanel).stop()
-        self.show_infobar()
-        if message.refresh:
-            self.reload_overview()
-            if self.session.request.asks or self.session.error is not None:
-                self.search_again()
-
-    def on_embedder_repaired(self, _: EmbedderRepaired) -> None:
-        if self.mismatch is not None:
-            self.mismatch = None
-            self.session.filters.mode = "hybrid"
-            self._show_chips()
-
-    def on_embedder_mismatch_found(self, message: EmbedderMismatchFound) -> None:
-        self.mismatch = None  # offer the re-embed again
-        self._mismatch_found(message.error)
-
-    def on_explain_toggled(self, _: ExplainToggled) -> None:
-        if self.preview.result is not None:
-            self._update_preview()
-
-    def on_sources_changed(self, _: SourcesChanged) -> None:
-        self.search_again()

@@ -9,6 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from .. import keys
+from ..actions import JobKind
 from ..messages import StatsLoaded
 from ..widgets.bars import display_path
 from ..widgets.charts import ColumnChart, HBarChart
@@ -97,7 +98,7 @@ class StatsScreen(Screen[None]):
 
         def chosen(yes: bool | None) -> None:
             if yes:
-                self.app.start_job("maintenance")
+                self.app.start_job(JobKind.MAINTENANCE)
         self.app.push_screen(ConfirmScreen(
             "Run maintenance?", "Rebuild the vector index and VACUUM the database: it rewrites "
             "the whole index file and can take minutes on a big index.", "Run it"), chosen)

@@ -188,8 +188,7 @@ class TimelineScreen(Screen[None]):
             return
         from .viewer import FileViewerScreen
 
-        self.app.push_screen(FileViewerScreen(self.app.config.root, chunk.to_dict(),
-                                              frozen=self.app.frozen))
+        self.app.push_screen(FileViewerScreen(chunk.to_dict(), frozen=self.app.frozen))
 
     def action_close(self) -> None:
         self.dismiss(None)

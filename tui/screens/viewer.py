@@ -18,7 +18,7 @@ from .. import keys
 from ..widgets.footer import MemlensFooter
 from ..widgets.text import human_bytes, plain, safe
 from ..widgets.viewer_text import ViewerText, find_all
-from ..workers import chunk_lines, locate_chunk, read_source
+from ..workers import chunk_lines, locate_chunk, read_source, source_path
 
 
 def span_words(first: int, last: int) -> str:
@@ -28,12 +28,11 @@ def span_words(first: int, last: int) -> str:
 class FileViewerScreen(Screen[None]):
     BINDINGS = keys.VIEWER
 
-    def __init__(self, root: Path, chunk: dict, *, frozen: bool = False,
+    def __init__(self, chunk: dict, *, frozen: bool = False,
                  terms: list[str] | tuple[str, ...] = ()) -> None:
         super().__init__()
-        self.root = root
         self.chunk = chunk
-        self.path = root / chunk["source_file"]
+        self.path: Path | None = None  # once the read facade allows it (on mount)
         self.frozen = frozen
         self.terms = tuple(terms)
         self.span: tuple[int, int] | None = None  # 0-based lines in the TextArea
@@ -62,23 +61,27 @@ class FileViewerScreen(Screen[None]):
         title = self.query_one("#viewer-title", Static)
         area = self.area
         self.query_one("#viewer-found").display = False
+        from engine.library_types import ReadRefused
+
         try:
+            path = source_path(self.app.config, self.chunk["source_file"])
             recorded = chunk_lines(self.chunk)
-            lines, first, cut = read_source(self.path, around=recorded[0] if recorded else None)
+            lines, first, cut = read_source(path, around=recorded[0] if recorded else None)
             span = locate_chunk(lines, self.chunk, first)
-        except OSError as exc:
+            size = human_bytes(path.stat().st_size)
+        except (OSError, ReadRefused) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             title.update(Content.assemble((" file viewer ", "bold reverse $accent"), " ",
-                                          safe(str(self.path), "bold"), "\n",
-                                          safe(f"cannot open: {exc.strerror or exc}",
-                                               "$text-error")))
+                                          safe(self.chunk["source_file"], "bold"), "\n",
+                                          safe(f"cannot open: {why}", "$text-error")))
             area.display = False
             return
+        self.path = path
         area.line_number_start = first + 1
         area.load_text("\n".join(plain(line, keep_newlines=False) for line in lines))
         self.span = span
         where = ("chunk at " + span_words(span[0] + first + 1, span[1] + first + 1) if span
                  else "chunk position unknown: showing the top")
-        size = human_bytes(self.path.stat().st_size)
         n = len(lines)
         title.update(Content.assemble(
             (" file viewer ", "bold reverse $accent"), " ",
@@ -179,5 +182,7 @@ class FileViewerScreen(Screen[None]):
         self.dismiss(None)
 
     def action_edit(self) -> None:
+        if self.path is None:
+            return  # refused or unreadable: the title says why
         line = self.span[0] + 1 if self.span else None
         self.app.open_in_editor(self.path, line)

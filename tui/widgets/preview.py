@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from engine.explain import explain_lines, plain_summary
 from engine.labels import type_label
+from engine.library_types import parse_metadata
 
 from .. import keys
 from .badges import arms_badge, decay_badge, type_badge
@@ -166,13 +167,7 @@ class Preview(VerticalScroll, can_focus=True):
     def show_chunk(self, chunk: dict, *, terms: list[str], position: tuple[int, int] | None
                    ) -> None:
         """A neighbour of a result: same file, no scores."""
-        meta = chunk.get("metadata")
-        if isinstance(meta, str):
-            try:
-                meta = json.loads(meta)
-            except ValueError:
-                meta = {}
-        chunk = {**chunk, "metadata": meta or {}, "injected": False}
+        chunk = {**chunk, "metadata": parse_metadata(chunk.get("metadata")), "injected": False}
         self.chunk, self.result = chunk, None
         where = f"chunk {position[0]} of {position[1]} in this file" if position else "context"
         self.border_subtitle = where

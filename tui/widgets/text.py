@@ -10,12 +10,12 @@ read from disk can move the cursor, recolour the screen or reorder text.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from textual.content import Content, Span
 
+from engine.fts_query import fold  # as the index folds: the highlights match its matches
 from engine.present import human_bytes as human_bytes  # one size format for every front door
 from engine.textsafe import one_line, plain
 
@@ -56,7 +56,7 @@ def _term_pattern(terms: Iterable[str]) -> re.Pattern | None:
     words = []
     for term in terms:
         for word in str(term).split():
-            word = _fold(word)
+            word = fold(word)
             if len(word) >= 2:
                 words.append(re.escape(word))
     if not words:
@@ -65,16 +65,11 @@ def _term_pattern(terms: Iterable[str]) -> re.Pattern | None:
     return re.compile(r"(?<!\w)(?:" + "|".join(words) + r")\w*", re.IGNORECASE)
 
 
-def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
 def _folded_with_map(text: str) -> tuple[str, list[int]]:
     """``text`` folded (lowercase, no diacritics) and, per folded char, its source offset."""
     out, where = [], []
     for i, ch in enumerate(text):
-        for f in _fold(ch):
+        for f in fold(ch):
             out.append(f)
             where.append(i)
     return "".join(out), where
@@ -103,19 +98,6 @@ def highlight_terms(text: str, terms: Sequence[str] | None, style: str = HIGHLIG
 
 def human_count(n: int) -> str:
     return f"{n:,}"
-
-
-def human_days(days: float | None) -> str:
-    """An age in days as a short phrase: 3 h, 12 d, 5 mo, 2.1 y."""
-    if days is None:
-        return "undated"
-    if days < 1:
-        return f"{max(days * 24, 0):.0f} h"
-    if days < 60:
-        return f"{days:.0f} d"
-    if days < 730:
-        return f"{days / 30.44:.0f} mo"
-    return f"{days / 365.25:.1f} y"
 
 
 BAR_EIGHTHS = " ▏▎▍▌▋▊▉█"
