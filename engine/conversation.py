@@ -30,6 +30,7 @@ from .extractors.common import fmt_clock, fmt_minute
 from .extractors.markdown import code_lines, parse_markdown
 from .extractors.reading import load_json_document, read_text
 from .extractors.segments import pack_segments, parse_segments
+from .library_types import parse_metadata
 
 MESSAGING = ("slack", "telegram", "signal")
 SEGMENTED = ("meeting", "voice")
@@ -101,7 +102,7 @@ def open_conversation(conn: Connection, resolve: Resolver, chunk_id: str, *, bef
     stale = _stale(conn, path, source_file)
     siblings = _hit_rows(conn, source_file, [chunk_id, *hit_ids])
     if source_type in MESSAGING:
-        lines = _meta(row[2]).get("lines")
+        lines = parse_metadata(row[2]).get("lines")
         if not (isinstance(lines, list) and len(lines) == 2):
             raise ConversationError(f"{chunk_id!r:.120} has no line numbers; reindex")
         hits = tuple(sorted(_span(m.get("lines")) for m in siblings.values()
@@ -111,7 +112,7 @@ def open_conversation(conn: Connection, resolve: Resolver, chunk_id: str, *, bef
             raise ConversationError(f"{source_file} is shorter than when it was indexed; "
                                     "reindex")
         start = Cursor(lines[0], offset)
-        count = int(_meta(row[2]).get("message_count") or 10)
+        count = int(parse_metadata(row[2]).get("message_count") or 10)
         back = _log_page(path, source_file, source_type, start, -1, before, hits)
         fwd = _log_page(path, source_file, source_type, start, 1, count + after, hits)
         return ConversationPage(source_file, source_type, Path(source_file).stem,
@@ -283,12 +284,6 @@ def _marked(position: int, hits: tuple[Span, ...]) -> bool:
     return any(lo <= position <= hi for lo, hi in hits)
 
 
-def _meta(raw: str | None) -> dict:
-    try:
-        value = json.loads(raw) if raw else {}
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _span(lines) -> Span | None:
@@ -304,7 +299,7 @@ def _hit_rows(conn: Connection, source_file: str, ids: Sequence[str]) -> dict[st
     rows = conn.execute("SELECT id, metadata FROM chunks WHERE source_file = ? AND id IN "
                         "(SELECT value FROM json_each(?))",
                         (source_file, json.dumps(list(dict.fromkeys(ids))))).fetchall()
-    return {r[0]: _meta(r[1]) for r in rows}
+    return {r[0]: parse_metadata(r[1]) for r in rows}
 
 
 def _order(chunk_id: str, meta: dict) -> tuple:
@@ -329,7 +324,7 @@ def _stale(conn: Connection, path: Path, source_file: str) -> bool:
     except OSError:
         return True
     if not changed and row[1]:
-        point = _meta(row[1])
+        point = parse_metadata(row[1])
         if isinstance(point.get("line"), int) and isinstance(point.get("offset"), int):
             log_reader.remember(path, point["line"], point["offset"])
     return changed

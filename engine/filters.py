@@ -71,10 +71,6 @@ class Filters:
         return self.dated or any(v is not None for v in (
             self.path_prefix, self.tags, self.frontmatter, self.person))
 
-    @property
-    def any(self) -> bool:
-        return bool(self.source_types) or self.beyond_type
-
     # -- the SQL form ------------------------------------------------------------------------
     def sql(self, alias: str = "c") -> tuple[str, list]:
         """A WHERE fragment over chunks ``alias`` (exact, so pushing it down never changes

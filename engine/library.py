@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -182,10 +183,12 @@ class _Reads(TimeReads):
         """Files each route claims (first route wins, as the scanner routes them), among
         ``routed`` (e.g. :attr:`PendingFiles.routed`) or what the disk holds now."""
         files = list(discover(self.config.root, self.config.routes)) if routed is None else routed
-        return [RouteCount(pattern, source_type,
-                           sum(1 for f in files if f.source_type == source_type
-                               and route_matches(pattern, f.rel)))
-                for pattern, source_type in self.config.routes]
+        routes = self.config.routes
+        claimed = Counter(next((i for i, (pattern, source_type) in enumerate(routes)
+                                if source_type == f.source_type and route_matches(pattern, f.rel)),
+                               None) for f in files)
+        return [RouteCount(pattern, source_type, claimed[i])
+                for i, (pattern, source_type) in enumerate(routes)]
 
     def pending(self) -> PendingFiles:
         """New, changed and vanished files against the index (everything new without one)."""

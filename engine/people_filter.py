@@ -22,7 +22,6 @@ A name that is nobody in the profile still filters, by that name alone.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +39,7 @@ from .entities import (
     normalize_key,
 )
 from .fts_query import light_stem, quote, tokenize
+from .library_types import parse_metadata
 
 PEOPLE_DIR = "memory/entities/people/"
 
@@ -156,11 +156,5 @@ def _entity_files(conn: Connection, keys: Iterable[str]) -> tuple[str, ...]:
 
 def chunk_dict(row: Mapping[str, Any]) -> dict[str, Any]:
     """A chunks row (metadata as JSON text) as the dict :meth:`PersonFilter.matches` takes."""
-    meta = row["metadata"]
-    if isinstance(meta, str):
-        try:
-            meta = json.loads(meta)
-        except ValueError:
-            meta = {}
     return {"content": row["content"], "source_file": row["source_file"],
-            "source_type": row["source_type"], "metadata": meta or {}}
+            "source_type": row["source_type"], "metadata": parse_metadata(row["metadata"])}

@@ -4,7 +4,6 @@ first when nothing is left to rank by (docs/design.md, "The search pipeline").""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -15,6 +14,7 @@ from .db import Connection
 from .filters import Filters
 from .fts_query import ParsedQuery, build_match
 from .keyword_arm import fts_row_count, keyword_search
+from .library_types import parse_metadata
 from .passages import with_passage_evidence
 from .sidecar_index import SidecarIndex
 from .timeline import source_types as indexed_types
@@ -108,10 +108,7 @@ def newest_first(conn: Connection, filters: Filters, limit: int) -> list[Candida
 
 
 def _candidate(row) -> Candidate:
-    try:
-        metadata = json.loads(row["metadata"]) if row["metadata"] else {}
-    except ValueError:
-        metadata = {}
+    metadata = parse_metadata(row["metadata"])
     return Candidate(
         id=row["id"], content=row["content"], source_file=row["source_file"],
         source_type=row["source_type"], content_date=row["content_date"], metadata=metadata,

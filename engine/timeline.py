@@ -12,12 +12,12 @@ a whole year 22 ms (counts of 92k chunks, 200 items), a year's activity calendar
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from .db import Connection
+from .library_types import parse_metadata
 from .timephrase import resolve_time
 from .timerange import TimeRange
 
@@ -257,11 +257,7 @@ def _items(conn: Connection, scan: list[str], days: list[str]
 
 def _item(row) -> TimelineItem:
     chunk_id, source_type, source_file, content_date, head, raw = tuple(row)
-    try:
-        meta = json.loads(raw) if raw else {}
-    except ValueError:
-        meta = {}
-    meta = meta if isinstance(meta, dict) else {}
+    meta = parse_metadata(raw)
     first = next((line for line in head.splitlines() if line.strip()), "")
     lines = meta.get("lines")
     return TimelineItem(

@@ -99,7 +99,7 @@ def test_total_cap_stops_inflating_mid_entry(tmp_path, monkeypatch):
     report = imp("obsidian", src, tmp_path / "root")
     assert sorted(report.files_written) == ["notes/vault/a.md", "notes/vault/b.md"]
     assert [(f, m) for f, _, m in report.problems] == [
-        ("vault.zip:vault/c.md", "the archive inflates to more than 10 MB in total (the "
+        ("vault.zip:vault/c.md", "the archive inflates to more than 10.0 MB in total (the "
          "per-archive cap); not read")]
     assert sum(inflated) <= 10 * MB + _safezip.CHUNK  # stopped at the cap, not at 12 MB
 

@@ -455,3 +455,17 @@ def test_a_warm_up_waits_for_a_search_transaction_on_the_same_connection(indexed
     assert not warm.is_alive()
     assert library.search("harbor", limit=3).arms == "both"
     library.close()
+
+
+def test_route_counts_give_a_file_to_its_first_route_only(config):
+    """Overlapping globs of one type in memlens.toml: each file is counted once."""
+    root = config.root
+    (root / "memlens.toml").write_text('[routes]\nnote = ["notes/**/*.md", "notes/work/*.md"]\n')
+    for rel in ("notes/top.md", "notes/work/plan.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("# x\n\ntext\n")
+    lib = Library(load_config(root))
+    by_pattern = {c.pattern: c.files for c in lib.route_counts()}
+    notes = [f for f in lib.pending().routed if f.source_type == "note"]
+    assert by_pattern["notes/**/*.md"] == len(notes) >= 2 and by_pattern["notes/work/*.md"] == 0
+    assert sum(by_pattern.values()) == len(lib.pending().routed)

@@ -13,6 +13,8 @@ import re
 import zipfile
 import zlib
 
+from ..present import human_bytes
+
 #: one entry may inflate to at most this many bytes
 MAX_ENTRY_BYTES = 1 << 30
 #: all entries read from one archive together
@@ -28,10 +30,6 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 
 class Refused(Exception):
     """A file of the export that is not read (a zip entry over a cap, a link out)."""
-
-
-def _mb(n: int) -> str:
-    return f"{n / (1 << 20):,.0f} MB"
 
 
 def entry_rel(name: str) -> str | None:
@@ -60,12 +58,12 @@ class ZipBudget:
 
     def _check(self, produced: int, compressed: int) -> None:
         if produced > MAX_ENTRY_BYTES:
-            raise Refused(f"inflates to more than {_mb(MAX_ENTRY_BYTES)} (the per-entry "
+            raise Refused(f"inflates to more than {human_bytes(MAX_ENTRY_BYTES)} (the per-entry "
                              "cap); not read")
         if produced > RATIO_MIN_BYTES and produced > MAX_RATIO * max(compressed, 1):
             raise Refused(f"inflates more than {MAX_RATIO}:1 (a zip bomb?); not read")
         if self.used + produced > MAX_TOTAL_BYTES:
-            raise Refused(f"the archive inflates to more than {_mb(MAX_TOTAL_BYTES)} in "
+            raise Refused(f"the archive inflates to more than {human_bytes(MAX_TOTAL_BYTES)} in "
                              "total (the per-archive cap); not read")
 
     def read(self, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
