@@ -97,6 +97,9 @@ class SpySearcher:
         time.sleep(self.delays.get(query, 0))
         return self.inner.search(query, limit, source_types, **kw)
 
+    def read_transaction(self):
+        return self.inner.read_transaction()
+
     def close(self) -> None:
         self.inner.close()
 

@@ -59,11 +59,16 @@ class MemlensApp(StateMixin, JobsMixin, App[int]):
         self.now = now
         self.frozen = frozen
         self._embedder = embedder
+        from engine.library import Library
+
         if searcher is None:
             from engine.searcher import Searcher
 
             searcher = Searcher(config, embedder)
-        self.searcher = searcher
+        self.searcher = searcher  # warm for the app's life; warmed up, closed and reopened here
+        # every read goes through the facade (its search holds one read transaction and
+        # turns a damaged index into one line)
+        self.library = Library(config, embedder=embedder, searcher=searcher)
         self.explain = "plain"  # the preview's explain: plain → exact → off (x cycles)
         self.main: MainScreen | None = None
         self.heap_settled = False

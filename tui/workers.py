@@ -38,12 +38,12 @@ Post = Callable[[Any], Any]
 PROGRESS_INTERVAL = 0.1  # seconds between progress messages (the last one always goes)
 
 
-def search_job(searcher: Any, request: SearchRequest, seq: int, now: datetime | None,
+def search_job(library: Any, request: SearchRequest, seq: int, now: datetime | None,
                post: Post) -> None:
-    """One search (``searcher``: a Searcher or an ``engine.library.Library``); the answer
+    """One search through the read facade (``engine.library.Library.search``); the answer
     carries ``seq`` so the UI can drop a stale one."""
     try:
-        response = searcher.search(
+        response = library.search(
             request.engine_query, limit=request.limit,
             source_types=list(request.source_types) if request.source_types else None,
             mode=request.mode, since=request.since, until=request.until,

@@ -200,8 +200,8 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
             else:
                 self._show_idle()
             return
-        searcher, now, post = self.app.searcher, self.app.now, self.post_message
-        self.run_worker(lambda: search_job(searcher, request, seq, now, post), thread=True,
+        library, now, post = self.app.library, self.app.now, self.post_message
+        self.run_worker(lambda: search_job(library, request, seq, now, post), thread=True,
                         exclusive=True, group="search", name=f"search-{seq}",
                         exit_on_error=False)
         self._show_status()
