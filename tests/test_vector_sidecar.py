@@ -158,6 +158,8 @@ def test_torn_or_mismatched_sidecar_is_ignored(db):
     assert broken_by(lambda: edit_manifest(gen=manifest["gen"] + 5))  # from the future
     assert broken_by(lambda: edit_manifest(epoch="another index"))
     assert broken_by(lambda: edit_manifest(embedder="test:other (64-d)"))
+    assert broken_by(lambda: edit_manifest(head=manifest["pdim"] + 1))
+    assert broken_by(lambda: edit_manifest(head=None))
     data = bytearray(segment.read_bytes())
     data[40] ^= 0xFF  # a rowid changed under the manifest
     assert broken_by(lambda: segment.write_bytes(bytes(data)))
