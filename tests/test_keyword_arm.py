@@ -124,3 +124,41 @@ def test_unfiltered_search_reads_the_same_rows_as_the_filtered_join(conn):
         assert ({r["rowid"]: tuple(r) for r in fast if r["score"] > cut}
                 == {r["rowid"]: tuple(r) for r in joined if r["score"] > cut})
     assert len(paths) >= 3
+
+
+def test_word_counts_are_reused_until_the_index_changes(tmp_path):
+    """A query re-planned with the same words (every keystroke in the app) reads no term list
+    and stems nothing; a commit by another connection, or a write on this one, recounts."""
+    from engine.keyword_arm import term_dfs
+    from engine.schema import open_reader
+
+    path = tmp_path / "c.db"
+    writer = connect(path)
+    ensure_schema(writer)
+    with transaction(writer):
+        writer.execute("CREATE VIRTUAL TABLE chunks_vec USING vec0(source_type TEXT PARTITION "
+                       "KEY, content_date TEXT, embedding float[2])")
+
+    def add(text: str) -> None:
+        with transaction(writer):
+            after = writer.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchone()[0]
+            writer.execute("INSERT INTO chunks(id, source_file, source_type, content, indexed_at,"
+                           " content_hash) VALUES (?, 'f.md', 'note', ?, '', '')",
+                           (f"c{after}", text))
+            mirror_new_rows(writer, after)
+
+    add("alpha beta")
+    reader = open_reader(path)
+    assert term_dfs(reader, ["alpha", "beta"]) == {"alpha": 1, "beta": 1}
+    statements: list[str] = []
+    reader.set_trace_callback(statements.append)
+    assert term_dfs(reader, ["beta", "alpha"]) == {"beta": 1, "alpha": 1}
+    assert not [s for s in statements if "memlens_stem" in s or "chunks_fts_terms" in s]
+    add("alpha gamma")
+    assert term_dfs(reader, ["alpha", "beta", "gamma"]) == {"alpha": 2, "beta": 1, "gamma": 1}
+    add("beta")  # the same connection writing: its own commits must not be missed either
+    assert term_dfs(writer, ["beta"]) == {"beta": 2}
+    add("beta beta")
+    assert term_dfs(writer, ["beta"]) == {"beta": 3}
+    reader.close()
+    writer.close()
