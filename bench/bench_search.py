@@ -3,7 +3,9 @@
     python bench/bench_search.py --root /tmp/demo500k [--queries 150]
 
 Prints p50/p95 over natural queries (3-6 content words taken from random chunks) for hybrid,
-keyword-only and semantic-only search, the per-stage share, the semantic arm's recall@50
+keyword-only and semantic-only search, the per-stage share, the same for 60-word queries
+(60 consecutive words of a random chunk, stop words included, as pasted text would be) with
+the plain FTS5 OR query of the same words beside them, the semantic arm's recall@50
 against exact float32 search, vec0's own KNN time for comparison, and whether a filter on a
 small source type finds its chunks when none is in the unfiltered top 250.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import statistics
@@ -46,6 +49,46 @@ def natural_queries(conn, n: int, seed: int = 11) -> list[str]:
         start = rng.randint(0, len(words) - k)
         queries.append(" ".join(words[start:start + k]))
     return queries
+
+
+def long_queries(conn, n: int, words: int = 60, seed: int = 13) -> list[str]:
+    rng = random.Random(seed)
+    max_rowid = conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0]
+    queries: list[str] = []
+    while len(queries) < n:
+        row = conn.execute("SELECT content FROM chunks WHERE rowid >= ? LIMIT 1",
+                           (rng.randint(1, max_rowid),)).fetchone()
+        found = [w.lower() for w in WORD.findall(row[0])]
+        if len(found) >= words:
+            start = rng.randint(0, len(found) - words)
+            queries.append(" ".join(found[start:start + words]))
+    return queries
+
+
+def long_query_section(searcher: Searcher, queries: list[str]) -> dict:
+    """Both modes over the long queries, and the plain FTS5 OR query of the same words:
+    its latency and how much of its top 10 the keyword arm returns."""
+    from engine.fts_query import build_match, parse_query
+    from engine.searcher import Filters
+
+    conn = searcher.connection()
+    out = {"queries": len(queries), "words": len(queries[0].split())}
+    for mode in ("hybrid", "keyword"):
+        latency, stages = timed(searcher, queries, mode=mode)
+        out[mode] = {"latency_ms": latency, "stage_p50_ms": stages}
+    plain_ms, shares = [], []
+    for q in queries:
+        parsed = parse_query(q)
+        t = time.perf_counter()
+        plain = [r[0] for r in conn.execute(
+            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? "
+            "ORDER BY bm25(chunks_fts) LIMIT 10", (build_match(parsed, "or"),))]
+        plain_ms.append((time.perf_counter() - t) * 1000)
+        arm = [c.rowid for c in searcher.keyword_arm(parsed, 50, Filters())][:10]
+        shares.append(len(set(arm) & set(plain)) / max(len(plain), 1))
+    out["plain_fts5_or_ms"] = percentiles(plain_ms)
+    out["keyword_arm_share_of_plain_or_top10"] = round(statistics.fmean(shares), 3)
+    return out
 
 
 def timed(searcher: Searcher, queries: list[str], **kw) -> tuple[dict, dict]:
@@ -140,7 +183,8 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", required=True, type=Path)
     parser.add_argument("--queries", type=int, default=150)
-    parser.add_argument("--skip", default="", help="comma list: recall,vec0,filter")
+    parser.add_argument("--long-queries", type=int, default=30)
+    parser.add_argument("--skip", default="", help="comma list: recall,vec0,filter,long")
     args = parser.parse_args()
     skip = set(args.skip.split(","))
     config = load_config(args.root)
@@ -153,20 +197,25 @@ def main() -> None:
     cold_ms = (time.perf_counter() - t) * 1000
     for q in queries[:5]:
         searcher.search(q, now=NOW)
-    print(json.dumps({"machine": machine(), "chunks": chunks, "queries": len(queries),
+    print(json.dumps({"machine": machine(), "load_average": os.getloadavg(),
+                      "chunks": chunks, "queries": len(queries),
                       "first_search_ms_incl_vector_load": round(cold_ms, 1),
                       "sample_queries": queries[:5]}))
     for mode in ("hybrid", "keyword", "semantic"):
         latency, stages = timed(searcher, queries, mode=mode)
         print(json.dumps({"mode": mode, "latency_ms": latency, "stage_p50_ms": stages}),
               flush=True)
+    if "long" not in skip:
+        print(json.dumps({"long_queries": long_query_section(
+            searcher, long_queries(conn, args.long_queries))}), flush=True)
     if "recall" not in skip:
         print(json.dumps({"vector_arm": recall_at_50(searcher, queries[:100])}), flush=True)
     if "vec0" not in skip:
         print(json.dumps({"vec0_knn_k50_ms": vec0_knn_ms(searcher, queries)}), flush=True)
     if "filter" not in skip:
         print(json.dumps({"filter": small_type_filter(searcher, queries[:40])}), flush=True)
-    print(json.dumps({"peak_rss_mb": round(peak_rss_mb(), 1)}))
+    print(json.dumps({"peak_rss_mb": round(peak_rss_mb(), 1),
+                      "load_average": os.getloadavg()}))
 
 
 if __name__ == "__main__":

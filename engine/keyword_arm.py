@@ -41,6 +41,14 @@ SELECT = (
     "c.metadata, c.embedding_truncated, -bm25(chunks_fts) AS score "
     "FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
     "WHERE chunks_fts MATCH ? AND {where} ORDER BY bm25(chunks_fts) LIMIT ?")
+# Without a filter: rank inside FTS5 first, then read only the ``depth`` chunks. The join above
+# reads every matching chunk's row (content included) into the sort: 24.6 -> 13.2 ms p50 for
+# the and-first queries at 500k (docs/benchmarks.md, "The keyword arm").
+SELECT_UNFILTERED = (
+    "SELECT c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
+    "c.metadata, c.embedding_truncated, t.score FROM (SELECT rowid, -bm25(chunks_fts) AS score "
+    "FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?) t "
+    "JOIN chunks c ON c.rowid = t.rowid ORDER BY t.score DESC")
 
 
 @dataclass
@@ -112,18 +120,43 @@ def stems(conn: Connection, terms: list[str]) -> dict[str, str]:
     return {terms[i]: t[0] for i, t in tokens.items() if len(t) == 1}
 
 
+# Counts per connection, kept while the index is unchanged: fts5vocab walks a word's whole
+# posting list to count it (40-97 ms for a 60-word query at 500k, docs/benchmarks.md), and the
+# app re-plans the same words on every keystroke. id(conn) -> (conn, version, word -> df or
+# None for a word the tokenizer splits); the entry holds the connection, so no other can
+# take its id while it is cached.
+_DF_CACHE: dict[int, tuple[Connection, tuple[int, int], dict[str, int | None]]] = {}
+_DF_CONNECTIONS, _DF_WORDS = 8, 50_000
+
+
 def term_dfs(conn: Connection, terms: list[str]) -> dict[str, int]:
     """Exact document frequency of single words, from the index's term list.
 
     A word the tokenizer splits into several tokens is left out; the caller counts those with
-    a MATCH.
+    a MATCH. Counts are reused while ``PRAGMA data_version`` (another connection's commit) and
+    ``total_changes`` (a write on this one) both stand.
     """
-    single = stems(conn, terms)
-    wanted = sorted(set(single.values()))
-    counts = dict(conn.execute(
-        f"SELECT term, doc FROM temp.chunks_fts_terms WHERE term IN ({','.join('?' * len(wanted))})",
-        wanted).fetchall()) if wanted else {}
-    return {term: counts.get(stem, 0) for term, stem in single.items()}
+    version = conn.execute("PRAGMA data_version").fetchone()[0]
+    entry = _DF_CACHE.get(id(conn))
+    known: dict[str, int | None] = {}
+    if entry is not None and entry[0] is conn and entry[1] == (version, conn.total_changes):
+        known = entry[2]
+    missing = [t for t in dict.fromkeys(terms) if t not in known]
+    if missing:
+        if len(known) + len(missing) > _DF_WORDS:
+            known = {}
+        single = stems(conn, missing)
+        wanted = sorted(set(single.values()))
+        counts = dict(conn.execute(
+            "SELECT term, doc FROM temp.chunks_fts_terms "
+            f"WHERE term IN ({','.join('?' * len(wanted))})", wanted).fetchall()) if wanted else {}
+        known = {**known, **{t: counts.get(single[t], 0) if t in single else None
+                             for t in missing}}
+    _DF_CACHE.pop(id(conn), None)
+    while len(_DF_CACHE) >= _DF_CONNECTIONS:
+        _DF_CACHE.pop(next(iter(_DF_CACHE)))
+    _DF_CACHE[id(conn)] = (conn, (version, conn.total_changes), known)  # after our temp writes
+    return {t: known[t] for t in terms if known[t] is not None}
 
 
 def plan(conn: Connection, parsed: ParsedQuery, common_df: int,
@@ -165,6 +198,8 @@ def _within_budget(conn: Connection, p: KeywordPlan, n_rows: int) -> list[str]:
 
 
 def _run(conn: Connection, match: str, where: str, args: list, depth: int) -> list:
+    if where == "1=1" and not args:
+        return conn.execute(SELECT_UNFILTERED, [match, depth]).fetchall()
     return conn.execute(SELECT.format(where=where), [match, *args, depth]).fetchall()
 
 

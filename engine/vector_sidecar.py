@@ -1,8 +1,8 @@
 """The vector sidecar: the semantic arm's matrices in memory-mapped files beside the index.
 
 ``<db>.vectors/`` holds immutable segment files (rowids, source-type codes, vectors projected
-onto the top principal components as float32 for the first pass, full vectors as float16 for
-rescoring) and ``manifest.json``, which names the segments, the rowids masked out of each and
+onto the top principal components as float32 — the leading ``head`` components of every row
+first, for the first pass, then the rest — and full vectors as float16 for rescoring) and ``manifest.json``, which names the segments, the rowids masked out of each and
 the vector generation the whole reflects. A fresh process maps the files instead of reading
 and projecting every vector out of vec0 (4-8 s at 500k chunks; docs/benchmarks.md).
 
@@ -33,7 +33,7 @@ from .db import Connection, transaction
 from .schema import get_meta, has_vec_table, set_meta, stored_embedder, vector_generation
 from .vector_index import principal_basis, projection_dims
 
-FORMAT = 1
+FORMAT = 2  # 2: projected block split into head and tail columns (1: row-major, unreadable)
 MAGIC = b"MLVSEG01"
 HEADER = 32
 SAMPLE = 20_000  # vectors the principal basis is computed from
@@ -54,8 +54,14 @@ def _align(n: int) -> int:
     return (n + 63) // 64 * 64
 
 
+def head_dims(pdim: int) -> int:
+    """Components the first pass reads: 96 of 128 kept recall@50 at 0.99 with a 25% smaller
+    scan (docs/benchmarks.md, "The vector arm at 500k")."""
+    return pdim * 3 // 4
+
+
 def _layout(n: int, dim: int, pdim: int) -> tuple[int, int, int, int, int]:
-    """Offsets of rowids, types, projected, full, and the file size."""
+    """Offsets of rowids, types, projected (head block, then tail block), full, file size."""
     rows, types = HEADER, HEADER + 8 * n
     projected = _align(types + 2 * n)
     full = _align(projected + 4 * n * pdim)
@@ -66,7 +72,8 @@ def _layout(n: int, dim: int, pdim: int) -> tuple[int, int, int, int, int]:
 class Segment:
     rowids: np.ndarray  # int64 (n,)
     types: np.ndarray  # int16 (n,), codes into Manifest.types
-    projected: np.ndarray  # float32 (n, pdim), memory-mapped
+    head: np.ndarray  # float32 (n, head), the leading components, memory-mapped
+    tail: np.ndarray  # float32 (n, pdim - head), the other components, memory-mapped
     full: np.ndarray  # float16 (n, dim), memory-mapped
     dead: np.ndarray  # int64 rowids masked out of this segment
 
@@ -77,6 +84,7 @@ class Sidecar:
     epoch: str
     dim: int
     basis: np.ndarray  # float32 (dim, pdim)
+    head: int  # leading components in each segment's head block
     types: list[str]
     segments: list[Segment]
     manifest: dict
@@ -117,19 +125,22 @@ def load_sidecar(db_path: str | Path, conn: Connection) -> Sidecar:
     gen, floor, epoch = index_state(conn)
     try:
         dim, pdim, sgen = int(manifest["dim"]), int(manifest["pdim"]), int(manifest["gen"])
+        head = int(manifest["head"])
+        if not 0 < head <= pdim:
+            raise ValueError("head outside the projection")
         if info is None or manifest["embedder"] != info.describe() or dim != info.dim:
             raise SidecarInvalid("written for another embedder")
         if manifest["epoch"] != epoch or not floor <= sgen <= gen:
             raise SidecarInvalid(f"generation {sgen} outside [{floor}, {gen}] or other epoch")
         basis = _read_exact(folder / manifest["basis"], 4 * dim * pdim, manifest["basis_crc"])
         basis = np.frombuffer(basis, np.float32).reshape(dim, pdim)
-        segments = [_map_segment(folder, s, dim, pdim) for s in manifest["segments"]]
+        segments = [_map_segment(folder, s, dim, pdim, head) for s in manifest["segments"]]
         types = [str(t) for t in manifest["types"]]
     except (KeyError, TypeError, ValueError, OSError) as exc:
         raise SidecarInvalid(f"manifest or segment unusable ({type(exc).__name__})") from exc
     if any(len(s.types) and int(s.types.max()) >= len(types) for s in segments):
         raise SidecarInvalid("type code out of range")
-    return Sidecar(sgen, epoch, dim, basis, types, segments, manifest)
+    return Sidecar(sgen, epoch, dim, basis, head, types, segments, manifest)
 
 
 def _read_exact(path: Path, size: int, crc: int) -> bytes:
@@ -139,7 +150,7 @@ def _read_exact(path: Path, size: int, crc: int) -> bytes:
     return data
 
 
-def _map_segment(folder: Path, entry: dict, dim: int, pdim: int) -> Segment:
+def _map_segment(folder: Path, entry: dict, dim: int, pdim: int, head: int) -> Segment:
     n = int(entry["rows"])
     rows, types, projected, full, size = _layout(n, dim, pdim)
     path = folder / entry["file"]
@@ -150,8 +161,10 @@ def _map_segment(folder: Path, entry: dict, dim: int, pdim: int) -> Segment:
         raise SidecarInvalid(f"{path.name} has a bad header")
     if zlib.crc32(mm[rows:types + 2 * n]) != int(entry["crc"]):  # rowids, then type codes
         raise SidecarInvalid(f"{path.name} rowids changed")
+    tail = projected + 4 * n * head
     return Segment(mm[rows:types].view(np.int64), mm[types:types + 2 * n].view(np.int16),
-                   mm[projected:projected + 4 * n * pdim].view(np.float32).reshape(n, pdim),
+                   mm[projected:tail].view(np.float32).reshape(n, head),
+                   mm[tail:tail + 4 * n * (pdim - head)].view(np.float32).reshape(n, pdim - head),
                    mm[full:full + 2 * n * dim].view(np.float16).reshape(n, dim),
                    np.asarray(entry.get("dead", []), np.int64))
 
@@ -192,7 +205,8 @@ def update_sidecar(conn: Connection, db_path: str | Path) -> dict:
         old = load_sidecar(db_path, conn)
     except SidecarInvalid as exc:
         old, why = None, str(exc)
-    if old is not None and old.basis.shape[1] != projection_dims(old.dim):
+    if old is not None and (old.basis.shape[1] != projection_dims(old.dim)
+                            or old.head != head_dims(old.basis.shape[1])):
         old, why = None, "another projection size"
     gen = vector_generation(conn)
     if old is not None and old.gen == gen:
@@ -227,7 +241,7 @@ def _append(conn: Connection, db_path: str | Path, old: Sidecar, gen: int) -> di
         entries.append({**entry, "dead": [int(r) for r in dead]})
     if len(ids):
         entries.append(_write_segment(folder, ids, codes, vecs @ old.basis,
-                                      vecs.astype(np.float16), old.basis.shape))
+                                      vecs.astype(np.float16), old.head))
     _publish(folder, {**old.manifest, "gen": gen, "types": types, "segments": entries})
     return {"sidecar": "appended", "gen": gen, "rows": int(len(ids)),
             "masked": int(len(changed))}
@@ -252,6 +266,7 @@ def rebuild_sidecar(conn: Connection, db_path: str | Path) -> dict:
     basis_name = f"basis-{secrets.token_hex(6)}.bin"
     _write_file(folder / basis_name, basis.tobytes())
     _publish(folder, {"format": FORMAT, "dim": info.dim, "pdim": basis.shape[1],
+                      "head": head_dims(basis.shape[1]),
                       "embedder": info.describe(), "epoch": epoch, "gen": gen,
                       "basis": basis_name, "basis_crc": zlib.crc32(basis.tobytes()),
                       "types": types, "segments": [entry]})
@@ -284,7 +299,9 @@ def _stream_segment(conn: Connection, folder: Path, chunks, n: int, types: list[
                     basis: np.ndarray) -> dict:
     """One segment of every live vec0 vector, written in batches (memory stays bounded)."""
     dim, pdim = basis.shape
+    head = head_dims(pdim)
     o_rows, o_types, o_proj, o_full, size = _layout(n, dim, pdim)
+    o_tail = o_proj + 4 * n * head
     name = f"seg-{secrets.token_hex(6)}.bin"
     crc, done = 0, 0
     codes_all = []
@@ -303,7 +320,9 @@ def _stream_segment(conn: Connection, folder: Path, chunks, n: int, types: list[
             m = len(r)
             os.pwrite(fd, r.tobytes(), o_rows + 8 * done)
             os.pwrite(fd, c.tobytes(), o_types + 2 * done)
-            os.pwrite(fd, (v @ basis).astype(np.float32).tobytes(), o_proj + 4 * pdim * done)
+            p = (v @ basis).astype(np.float32)
+            os.pwrite(fd, p[:, :head].tobytes(), o_proj + 4 * head * done)
+            os.pwrite(fd, p[:, head:].tobytes(), o_tail + 4 * (pdim - head) * done)
             os.pwrite(fd, v.astype(np.float16).tobytes(), o_full + 2 * dim * done)
             crc = zlib.crc32(r.tobytes(), crc)
             codes_all.append(c)
@@ -316,15 +335,18 @@ def _stream_segment(conn: Connection, folder: Path, chunks, n: int, types: list[
     return {"file": name, "rows": n, "crc": crc, "dead": []}
 
 
-def _write_segment(folder: Path, ids, codes, projected, full, shape) -> dict:
-    dim, pdim = shape
-    n = len(ids)
+def _write_segment(folder: Path, ids, codes, projected, full, head: int) -> dict:
+    n, dim = full.shape
+    pdim = projected.shape[1]
     o_rows, o_types, o_proj, o_full, size = _layout(n, dim, pdim)
     buf = bytearray(size)
     buf[:16] = MAGIC + np.array([n], np.int64).tobytes()
     buf[o_rows:o_types] = ids.astype(np.int64).tobytes()
     buf[o_types:o_types + 2 * n] = codes.tobytes()
-    buf[o_proj:o_proj + 4 * n * pdim] = np.ascontiguousarray(projected, np.float32).tobytes()
+    o_tail = o_proj + 4 * n * head
+    buf[o_proj:o_tail] = np.ascontiguousarray(projected[:, :head], np.float32).tobytes()
+    buf[o_tail:o_tail + 4 * n * (pdim - head)] = np.ascontiguousarray(
+        projected[:, head:], np.float32).tobytes()
     buf[o_full:size] = np.ascontiguousarray(full, np.float16).tobytes()
     name = f"seg-{secrets.token_hex(6)}.bin"
     _write_file(folder / name, bytes(buf))

@@ -105,3 +105,60 @@ def test_only_common_words_use_the_and_first_pass(conn):
     got, plan = keyword_search(conn, parse_query("w0 w1"), 50, "1=1", [], common_df=300, budget=BUDGET)
     assert plan.path == "and-first" and len(got) == 50
     assert all("w0" in r["content"].split() and "w1" in r["content"].split() for r in got)
+
+
+def test_unfiltered_search_reads_the_same_rows_as_the_filtered_join(conn):
+    """Without a filter the arm ranks inside FTS5 before reading chunks; a filter that admits
+    every row takes the joined query: the same rows, scores and columns, on every plan."""
+    rng = random.Random(11)
+    paths = set()
+    for _ in range(60):
+        words = rng.sample(WORDS[:5], rng.randint(0, 3)) + rng.sample(WORDS[5:], rng.randint(0, 2))
+        parsed = parse_query(" ".join(words) or "w7")
+        fast, plan = keyword_search(conn, parsed, 30, "1=1", [], common_df=300, budget=BUDGET)
+        joined, _ = keyword_search(conn, parsed, 30, "c.rowid > ?", [0], common_df=300,
+                                   budget=BUDGET)
+        paths.add(plan.path)
+        assert [round(r["score"], 9) for r in fast] == [round(r["score"], 9) for r in joined]
+        cut = fast[-1]["score"] + 1e-9 if len(fast) == 30 else float("-inf")
+        assert ({r["rowid"]: tuple(r) for r in fast if r["score"] > cut}
+                == {r["rowid"]: tuple(r) for r in joined if r["score"] > cut})
+    assert len(paths) >= 3
+
+
+def test_word_counts_are_reused_until_the_index_changes(tmp_path):
+    """A query re-planned with the same words (every keystroke in the app) reads no term list
+    and stems nothing; a commit by another connection, or a write on this one, recounts."""
+    from engine.keyword_arm import term_dfs
+    from engine.schema import open_reader
+
+    path = tmp_path / "c.db"
+    writer = connect(path)
+    ensure_schema(writer)
+    with transaction(writer):
+        writer.execute("CREATE VIRTUAL TABLE chunks_vec USING vec0(source_type TEXT PARTITION "
+                       "KEY, content_date TEXT, embedding float[2])")
+
+    def add(text: str) -> None:
+        with transaction(writer):
+            after = writer.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchone()[0]
+            writer.execute("INSERT INTO chunks(id, source_file, source_type, content, indexed_at,"
+                           " content_hash) VALUES (?, 'f.md', 'note', ?, '', '')",
+                           (f"c{after}", text))
+            mirror_new_rows(writer, after)
+
+    add("alpha beta")
+    reader = open_reader(path)
+    assert term_dfs(reader, ["alpha", "beta"]) == {"alpha": 1, "beta": 1}
+    statements: list[str] = []
+    reader.set_trace_callback(statements.append)
+    assert term_dfs(reader, ["beta", "alpha"]) == {"beta": 1, "alpha": 1}
+    assert not [s for s in statements if "memlens_stem" in s or "chunks_fts_terms" in s]
+    add("alpha gamma")
+    assert term_dfs(reader, ["alpha", "beta", "gamma"]) == {"alpha": 2, "beta": 1, "gamma": 1}
+    add("beta")  # the same connection writing: its own commits must not be missed either
+    assert term_dfs(writer, ["beta"]) == {"beta": 2}
+    add("beta beta")
+    assert term_dfs(writer, ["beta"]) == {"beta": 3}
+    reader.close()
+    writer.close()

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+from engine import sidecar_index
 from engine.config import load_config
 from engine.db import connect, transaction
 from engine.indexer import reindex
@@ -22,7 +23,7 @@ from engine.schema import (
     switch_embedder,
 )
 from engine.searcher import Searcher
-from engine.sidecar_index import SidecarIndex, open_vector_index, refreshed
+from engine.sidecar_index import SidecarIndex, best_rows, open_vector_index, refreshed
 from engine.vector_index import VectorIndex
 from engine.vector_sidecar import sidecar_dir, update_sidecar
 
@@ -157,6 +158,8 @@ def test_torn_or_mismatched_sidecar_is_ignored(db):
     assert broken_by(lambda: edit_manifest(gen=manifest["gen"] + 5))  # from the future
     assert broken_by(lambda: edit_manifest(epoch="another index"))
     assert broken_by(lambda: edit_manifest(embedder="test:other (64-d)"))
+    assert broken_by(lambda: edit_manifest(head=manifest["pdim"] + 1))
+    assert broken_by(lambda: edit_manifest(head=None))
     data = bytearray(segment.read_bytes())
     data[40] ^= 0xFF  # a rowid changed under the manifest
     assert broken_by(lambda: segment.write_bytes(bytes(data)))
@@ -173,6 +176,38 @@ def test_torn_or_mismatched_sidecar_is_ignored(db):
     assert isinstance(fresh(path)[1], VectorIndex)
 
 
+def test_a_sidecar_of_the_older_format_is_rebuilt_never_misread(db):
+    path, conn = db
+    update_sidecar(conn, path)
+    folder = sidecar_dir(path)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    # format 1 stored the projected rows whole: the same bytes read as head and tail blocks
+    # would be wrong scores
+    old = {k: v for k, v in manifest.items() if k != "head"}
+    (folder / "manifest.json").write_text(json.dumps({**old, "format": 1}))
+    assert isinstance(fresh(path)[1], VectorIndex)
+    result = update_sidecar(conn, path)
+    assert result["sidecar"] == "rebuilt" and result["reason"] == "another sidecar format"
+    reader, index = fresh(path)
+    assert isinstance(index, SidecarIndex)
+    q = clustered(1, seed=9)[0]
+    assert top(index, q, 5) == top(refreshed(VectorIndex(DIM), path, reader), q, 5)
+
+
+def test_best_rows_holds_every_row_at_least_as_good_as_the_mth():
+    rng = np.random.default_rng(4)
+    for n, m, masked in ((500_000, 8_000, 0.0), (100_000, 3_000, 0.9), (50_000, 400, 0.5)):
+        scores = rng.normal(size=n).astype(np.float32)
+        scores[rng.integers(0, n, 2_000)] = 1.5  # ties at the floor's level
+        scores[rng.random(n) < masked] = -np.inf
+        got = best_rows(scores, m)
+        mth = np.sort(scores)[-m]
+        assert np.array_equal(got, np.sort(got)) and m <= len(got) <= 2 * m
+        assert np.isfinite(scores[got]).all()
+        assert set(np.flatnonzero(scores > mth)) <= set(got.tolist())
+        assert (scores[got] >= mth).sum() >= m
+
+
 def test_a_reader_without_a_sidecar_takes_the_one_a_writer_publishes(db):
     path, conn = db
     reader, index = fresh(path)
@@ -183,7 +218,7 @@ def test_a_reader_without_a_sidecar_takes_the_one_a_writer_publishes(db):
     assert isinstance(index, SidecarIndex) and len(index) == 3000
 
 
-def test_projected_path_finds_the_exact_top_k(tmp_path):
+def test_projected_path_finds_the_exact_top_k(tmp_path, monkeypatch):
     dim = 256  # projected onto 128 principal components, as WordLlama's vectors are
     path = tmp_path / "p.db"
     conn = connect(path, mmap=False)
@@ -200,15 +235,20 @@ def test_projected_path_finds_the_exact_top_k(tmp_path):
     assert isinstance(index, SidecarIndex) and index.basis.shape == (dim, 128)
     index.exact_below = 0  # force the two-pass search on this small fixture
     rowids = np.array([rowid_of(conn, f"c{i}") for i in range(6000)])
-    for q in unit(everything[rng.integers(0, 6000, 20)] + 0.3 * rng.normal(size=(20, dim))):
-        sims = everything @ q
-        truth = np.argsort(-sims)[:10]
-        got = index.search(q, 10, index.type_mask(["slack"]), rescore=200)
-        # exact up to float16 storage: the same similarities, the same rows but for ties
-        assert np.allclose([s for _, s in got], sims[truth], atol=2e-3)
-        exact = dict(zip(rowids.tolist(), sims.tolist(), strict=True))
-        assert all(exact[r] >= sims[truth[-1]] - 2e-3 for r, _ in got)
-        assert len({r for r, _ in got} & set(rowids[truth].tolist())) >= 9
+    exact = dict(zip(rowids.tolist(), (everything @ everything[0]).tolist(), strict=True))
+    queries = unit(everything[rng.integers(0, 6000, 20)] + 0.3 * rng.normal(size=(20, dim)))
+    # every row scored on all components, then a head pass that keeps only 600 of them
+    for pool in (sidecar_index.POOL_DEPTH, 600):
+        monkeypatch.setattr(sidecar_index, "POOL_DEPTH", pool)
+        for q in queries:
+            sims = everything @ q
+            truth = np.argsort(-sims)[:10]
+            got = index.search(q, 10, index.type_mask(["slack"]), rescore=200)
+            # exact up to float16 storage: the same similarities, the same rows but for ties
+            assert np.allclose([s for _, s in got], sims[truth], atol=2e-3)
+            exact = dict(zip(rowids.tolist(), sims.tolist(), strict=True))
+            assert all(exact[r] >= sims[truth[-1]] - 2e-3 for r, _ in got)
+            assert len({r for r, _ in got} & set(rowids[truth].tolist())) >= 9
     # a filter keeps only the allowed rows
     got = {r for r, _ in index.search(everything[0], 50, index.type_mask(["cgm"]), rescore=200)}
     assert got == {rowid_of(conn, f"e{i}") for i in range(50)}
