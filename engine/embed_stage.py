@@ -29,6 +29,7 @@ class EmbedStage:
         self.stats = stats
         self.provider_down = False
         self.isolation = BatchIsolation(embedder)
+        self.defer_part_batches = bool(getattr(embedder, "prefers_full_batches", False))
 
     def _fail(self, message: str) -> None:
         if message not in self.stats.embedding_errors:
@@ -43,11 +44,18 @@ class EmbedStage:
         self.provider_down = self.isolation.stopped
         return result.vectors
 
-    def vectors(self, contents: list[str]) -> tuple[list[np.ndarray | None], list[bool]]:
-        """One vector (None: not embedded) and a truncation flag per chunk content."""
+    def vectors(self, contents: list[str], *, gathered: bool = False
+                ) -> tuple[list[np.ndarray | None], list[bool]]:
+        """One vector (None: not embedded) and a truncation flag per chunk content.
+
+        For an embedder that prefers full batches, a part batch of a file is left pending
+        (None) unless ``gathered``: the pending pass embeds it with other files' chunks.
+        """
         texts = [semantic_text(c) for c in contents]
         truncated = [len(t) > self.max_chars for t in texts]
         texts = [t[: self.max_chars] for t in texts]
+        if self.defer_part_batches and not gathered and len(texts) < self.batch_size:
+            return [None] * len(texts), truncated
         out: list[np.ndarray | None] = []
         for start in range(0, len(texts), self.batch_size):
             batch = texts[start:start + self.batch_size]
@@ -73,7 +81,7 @@ def embed_pending(conn: Connection, embed: EmbedStage, *,
         if not rows:
             break
         after = rows[-1][0]
-        vectors, truncated = embed.vectors([r[1] for r in rows])
+        vectors, truncated = embed.vectors([r[1] for r in rows], gathered=True)
         with transaction(conn):
             conn.executemany(
                 "UPDATE chunks SET embedding = ?, embedding_truncated = ? WHERE rowid = ?",

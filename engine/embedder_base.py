@@ -34,6 +34,9 @@ class Embedder:
     # a provider behind the network: searches give it a time budget and a circuit breaker
     # (engine/provider_guard.py); in-process models are only as slow as the machine
     remote: bool = False
+    # a call has a fixed cost (a round trip, a transformer's set-up): a reindex gathers the
+    # chunks of small files into full batches (the pending pass) instead of one call per file
+    prefers_full_batches: bool = False
 
     @property
     def info(self) -> EmbedderInfo:

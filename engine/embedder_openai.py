@@ -68,6 +68,7 @@ class OpenAIEmbedder(Embedder):
     """
 
     remote = True
+    prefers_full_batches = True  # a round trip a call: one request per small file is slow
 
     def __init__(
         self,

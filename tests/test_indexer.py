@@ -290,3 +290,44 @@ def test_a_version_1_index_is_migrated_in_place(config, embedder):
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'vector_changes'").fetchone()
     conn.close()
+
+
+class BatchingEmbedder(CountingEmbedder):
+    """Like a transformer or a remote provider: a call has a fixed cost."""
+
+    prefers_full_batches = True
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def embed(self, texts):
+        self.calls += 1
+        return super().embed(texts)
+
+
+def test_small_files_are_embedded_in_full_batches_by_the_pending_pass(config):
+    for i in range(6):
+        (config.root / f"notes/small-{i}.md").write_text(f"# Small {i}\n\nkohlrabi note {i}\n")
+    embedder = BatchingEmbedder()
+    stats = reindex(config=config, embedder=embedder)
+    files = stats.files
+    assert files >= 6 and stats.pending_embeddings == 0
+    assert embedder.calls < files  # not one call per file
+    assert chunk_count(config, "embedding IS NULL") == 0
+    assert chunk_count(config, "embedding IS NOT NULL") == stats.embedded > 0
+
+
+def test_a_cancelled_run_leaves_gathered_chunks_pending_for_the_next(config):
+    stop = threading.Event()
+
+    def on_progress(p):  # the last file is being indexed: stop before the pending pass
+        if p.phase == "index" and p.files_total and p.files_done == p.files_total - 1:
+            stop.set()
+
+    stats = reindex(config=config, embedder=BatchingEmbedder(), progress=on_progress,
+                    cancel=stop)
+    assert stats.cancelled and stats.pending_embeddings > 0
+    assert chunk_count(config, "embedding IS NULL") == stats.pending_embeddings
+    stats = reindex(config=config, embedder=BatchingEmbedder())
+    assert stats.pending_embeddings == 0 and chunk_count(config, "embedding IS NULL") == 0
