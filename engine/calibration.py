@@ -28,10 +28,12 @@ CALIBRATIONS: dict[str, Calibration] = {
     # keyword arm). Top similarity of nonsense queries 0.14-0.33; of relevant SciFact abstracts
     # p10 0.38, median 0.54.
     "local": Calibration(semantic_weight=0.15, similarity_floor=0.30, measured=True),
-    # all-MiniLM-L6-v2, same sets: weight 0.2 / 0.3 / 0.4 gave SciFact 0.727 / 0.736 / 0.737
-    # and LoCoMo-dev R@5 0.837 / 0.828 / 0.810 (keyword arm 0.833): 0.3 is
-    # the lightest weight reaching the SciFact goal (0.73). Top similarity of nonsense queries
-    # 0.17-0.29; relevant SciFact abstracts p10 0.41, median 0.62.
+    # all-MiniLM-L6-v2 (chat embedded without timestamps, long texts as whole + segments),
+    # bench_quality.py runs: weight 0.15 / 0.2 / 0.25 / 0.3 gave SciFact nDCG@10 0.716 /
+    # 0.725 / 0.731 / 0.738 (keyword 0.684) and LoCoMo-dev R@5 0.840 / 0.843 / 0.841 / 0.841
+    # (keyword 0.838; R@1 0.609 / 0.603 / 0.597 / 0.588 against 0.604): 0.3 is above both
+    # arms on both headline metrics with the widest SciFact margin. Top similarity of
+    # nonsense queries 0.17-0.29; relevant SciFact abstracts p10 0.41, median 0.62.
     "minilm": Calibration(semantic_weight=0.3, similarity_floor=0.30, measured=True),
     # remote models: a strong semantic arm gets half the vote; their similarity scales were not
     # measured here, so no bar is applied by default.

@@ -60,3 +60,17 @@ def test_empty_input_and_single(minilm):
     single = minilm.embed_single("a walk along the harbor")
     assert single.shape == (384,)
     np.testing.assert_allclose(single, minilm.embed(["a walk along the harbor"])[0], atol=1e-5)
+
+
+def test_long_text_is_cut_into_segments_inside_the_token_window():
+    from engine.embedder_minilm import segments
+
+    window = "\n".join(f"Ana: message number {i} about the kohlrabi harvest" for i in range(20))
+    parts = segments(window, 200)
+    assert all(len(p) <= 200 for p in parts) and len(parts) == 5
+    assert "\n".join(parts) == window  # nothing lost, lines kept whole
+    prose = "word " * 100 + "x" * 450
+    parts = segments(prose.strip(), 120)
+    assert all(len(p) <= 120 for p in parts)
+    assert "".join(parts).replace(" ", "") == prose.replace(" ", "")
+    assert segments("short") == ["short"] and segments("") == [""]
