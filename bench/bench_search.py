@@ -34,14 +34,23 @@ NOW = datetime(2026, 11, 30, tzinfo=UTC)
 WORD = re.compile(r"[A-Za-z]{3,}")
 
 
-def natural_queries(conn, n: int, seed: int = 11) -> list[str]:
+def _random_contents(conn, seed: int):
+    """Chunk contents at random rowids, endlessly, reproducibly for ``seed``."""
     rng = random.Random(seed)
     max_rowid = conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0]
-    queries: list[str] = []
-    while len(queries) < n:
+    while True:
         row = conn.execute("SELECT content FROM chunks WHERE rowid >= ? LIMIT 1",
                            (rng.randint(1, max_rowid),)).fetchone()
-        words = [w.lower() for w in WORD.findall(row[0]) if w.lower() not in FTS5_STOP_WORDS]
+        yield rng, row[0]
+
+
+def natural_queries(conn, n: int, seed: int = 11) -> list[str]:
+    """3-6 consecutive content words of random chunks."""
+    queries: list[str] = []
+    for rng, content in _random_contents(conn, seed):
+        if len(queries) == n:
+            break
+        words = [w.lower() for w in WORD.findall(content) if w.lower() not in FTS5_STOP_WORDS]
         words = list(dict.fromkeys(words))
         if len(words) < 3:
             continue
@@ -52,13 +61,12 @@ def natural_queries(conn, n: int, seed: int = 11) -> list[str]:
 
 
 def long_queries(conn, n: int, words: int = 60, seed: int = 13) -> list[str]:
-    rng = random.Random(seed)
-    max_rowid = conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0]
+    """``words`` consecutive words (stop words included) of random chunks."""
     queries: list[str] = []
-    while len(queries) < n:
-        row = conn.execute("SELECT content FROM chunks WHERE rowid >= ? LIMIT 1",
-                           (rng.randint(1, max_rowid),)).fetchone()
-        found = [w.lower() for w in WORD.findall(row[0])]
+    for rng, content in _random_contents(conn, seed):
+        if len(queries) == n:
+            break
+        found = [w.lower() for w in WORD.findall(content)]
         if len(found) >= words:
             start = rng.randint(0, len(found) - words)
             queries.append(" ".join(found[start:start + words]))

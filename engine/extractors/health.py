@@ -59,6 +59,12 @@ def _object_list(doc: dict[str, Any], key: str, problems: Problems) -> list[dict
     return out
 
 
+
+def _present(*fields) -> list[str]:
+    """``template`` filled with ``fmt(value)`` for each (value, template, fmt) whose value
+    is known, in order."""
+    return [template.format(fmt(value)) for value, template, fmt in fields if value is not None]
+
 class GarminExtractor(BaseExtractor):
     """``data/health/garmin/<YYYY-MM-DD>.json``: one human-readable daily summary chunk."""
 
@@ -82,34 +88,17 @@ class GarminExtractor(BaseExtractor):
         s_dur, s_deep = num(sleep, "duration_min", "sleep: "), num(sleep, "deep_min", "sleep: ")
         s_rem, s_score = num(sleep, "rem_min", "sleep: "), num(sleep, "score", "sleep: ")
 
-        day_parts = []
-        if steps is not None:
-            day_parts.append(f"{fmt_int(steps)} steps")
-        if dist is not None:
-            day_parts.append(f"{dist:.1f} km")
-        if kcal is not None:
-            day_parts.append(f"{fmt_int(kcal)} active kcal")
-        if rhr is not None:
-            day_parts.append(f"resting HR {fmt_int(rhr)}")
-        if mhr is not None:
-            day_parts.append(f"max HR {fmt_int(mhr)}")
-        if stress is not None:
-            day_parts.append(f"avg stress {fmt_int(stress)}")
-        if bb_high is not None or bb_low is not None:
-            bb_txt = " / ".join(p for p in (
-                f"high {fmt_int(bb_high)}" if bb_high is not None else "",
-                f"low {fmt_int(bb_low)}" if bb_low is not None else "") if p)
-            day_parts.append(f"body battery {bb_txt}")
+        day_parts = _present((steps, "{} steps", fmt_int), (dist, "{} km", "{:.1f}".format),
+                             (kcal, "{} active kcal", fmt_int), (rhr, "resting HR {}", fmt_int),
+                             (mhr, "max HR {}", fmt_int), (stress, "avg stress {}", fmt_int))
+        battery = _present((bb_high, "high {}", fmt_int), (bb_low, "low {}", fmt_int))
+        if battery:
+            day_parts.append(f"body battery {' / '.join(battery)}")
         text = f"Garmin daily summary for {_weekday_day(day)}: "
         text += (", ".join(day_parts) if day_parts else "no daily totals") + "."
         if s_dur is not None:
-            details = []
-            if s_deep is not None:
-                details.append(f"deep {fmt_duration(s_deep)}")
-            if s_rem is not None:
-                details.append(f"REM {fmt_duration(s_rem)}")
-            if s_score is not None:
-                details.append(f"score {fmt_int(s_score)}")
+            details = _present((s_deep, "deep {}", fmt_duration), (s_rem, "REM {}", fmt_duration),
+                               (s_score, "score {}", fmt_int))
             text += f" Sleep {fmt_duration(s_dur)}" + (f" ({', '.join(details)})" if details
                                                        else "") + "."
         acts = []
