@@ -96,8 +96,8 @@ def explain_lines(r: Any, rrf_k: int) -> list[ExplainLine]:
         lines.append(ExplainLine("decay", f"×{d.factor:.3f} ({_age(d)}, half-life "
                                           f"{d.half_life:.0f} d{', floored' if d.floored else ''})"))
     else:
-        lines.append(ExplainLine("decay", "not applied (a single arm, or decay turned off)",
-                                 False))
+        why = getattr(r, "decay_off", None) or "a single arm, or decay turned off"
+        lines.append(ExplainLine("decay", f"not applied ({why})", False))
     lines.append(ExplainLine("mmr", f"position {r.mmr_position}", True) if r.mmr_position
                  else ExplainLine("mmr", "outside the diversified head", False))
     lines.append(ExplainLine("found by", " + ".join(r.found_by or []) or "-"))

@@ -98,6 +98,7 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
     fused = fuse(config, keyword, semantic, sim_ref)
     lap("fusion")
     pure_arm = mode != "hybrid" or semantic_error is not None
+    decay_off = _decay_off(pure_arm, use_decay, filters)
     # decay inside a named period: see Searcher.search's docstring
     use_decay, now = use_decay and not filters.closed_range, _age_clock(now, filters)
     if not pure_arm:
@@ -120,6 +121,9 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
         ranked = sort_by_date(ranked)
 
     results = results_page(reader.connection(), config.root, ranked, parsed)
+    for r in results:
+        if r.decay is None and not r.injected:
+            r.decay_off = decay_off
     lap("explain")
     matched_all = _matched_all(reader.connection(), results, parsed, filters)
     lap("matched_all")
@@ -303,6 +307,17 @@ def _filter_fields(when: SearchTime, filters: Filters) -> dict[str, str | None]:
     """The response's time and person fields."""
     return {"time": when.header, "time_phrase": when.found.phrase if when.applied else None,
             "person": filters.person.label() if filters.person is not None else None}
+
+
+def _decay_off(pure_arm: bool, asked: bool, filters: Filters) -> str | None:
+    """Why this page's rows carry no recency decay (None: they do)."""
+    if pure_arm:
+        return "a single arm ranks this page, in its own order"
+    if not asked:
+        return "turned off for this search"
+    if filters.closed_range:
+        return "the search names a period; age does not rank inside it"
+    return None
 
 
 def _without_decay(c: Candidate) -> Candidate:

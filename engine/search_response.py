@@ -28,6 +28,7 @@ class SearchResult:
     rrf_terms: dict[str, float] = field(default_factory=dict)  # arm -> its part of the score
     fusion_terms: dict[str, str] = field(default_factory=dict)  # arm -> "0.80 × 12.1/15.3 = …"
     decay: Decay | None = None
+    decay_off: str | None = None  # why ``decay`` is None: "a single arm ranks this page", ...
     mmr_position: int | None = None  # 1-based position in the diversified head
     found_by: list[str] = field(default_factory=list)
     injected: bool = False

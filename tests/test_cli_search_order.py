@@ -51,7 +51,13 @@ def test_no_decay_ranks_without_recency_decay(root, capsys):
     assert response["decay_applied"] is False and response["results"]
     assert all(r["decay"] is None for r in response["results"])
     code, out, _ = search(capsys, root, "--no-decay", "--explain")
-    assert code == 0 and "decay: not applied (a single arm, or decay turned off)" in out
+    assert code == 0 and "decay: not applied (turned off for this search)" in out
+    code, out, _ = search(capsys, root, "--since", "2026-01-01", "--until", "2026-12-31",
+                          "--explain")
+    assert code == 0 and "decay: not applied (the search names a period; age does not " \
+        "rank inside it)" in out
+    code, out, _ = search(capsys, root, "--mode", "keyword", "--explain")
+    assert code == 0 and "decay: not applied (a single arm ranks this page" in out
 
 
 def test_a_bad_sort_is_one_line_and_exit_2(root, capsys):
