@@ -58,12 +58,15 @@ class Started:
 
 @dataclass(frozen=True)
 class Changed:
-    paths: tuple[str, ...]  # routed paths relative to the root, sorted
+    paths: tuple[str, ...]  # routed paths relative to the root, sorted; a folder ends in "/"
 
     def line(self) -> str:
         names = ", ".join(one_line(p) for p in self.paths[:3])
         more = f" (+{len(self.paths) - 3} more)" if len(self.paths) > 3 else ""
-        return f"changed {len(self.paths)} file{'s' * (len(self.paths) != 1)}: {names}{more}"
+        folders = sum(p.endswith("/") for p in self.paths)
+        counts = [plural(n, word) for n, word in ((len(self.paths) - folders, "file"),
+                                                  (folders, "folder")) if n]
+        return f"changed {' and '.join(counts)}: {names}{more}"
 
 
 @dataclass(frozen=True)
@@ -160,7 +163,7 @@ class PathFilter:
         if change == DELETED or (change == ADDED and os.path.isdir(path)):
             if any(folder == rel or folder.startswith(rel + "/")
                    or (deep and rel.startswith(folder + "/")) for folder, deep in self._folders):
-                return rel
+                return rel + "/"  # a folder added or removed whole
         return None
 
 

@@ -78,6 +78,15 @@ def append(path: Path, text: str) -> None:
 
 # -- which paths matter -------------------------------------------------------------------------
 
+def test_changed_line_counts_files_and_folders_apart():
+    from engine.watch import Changed
+
+    assert Changed(("notes/a.md",)).line() == "changed 1 file: notes/a.md"
+    assert Changed(("notes/a.md", "notes/b.md", "notes/trip/")).line() == \
+        "changed 2 files and 1 folder: notes/a.md, notes/b.md, notes/trip/"
+    assert Changed(("notes/trip/",)).line() == "changed 1 folder: notes/trip/"
+
+
 def test_only_routed_files_pass_the_filter(tmp_path):
     config = load_config(make_root(tmp_path / "root"))
     f = PathFilter(config.root, config.routes, config.db_path)
@@ -94,11 +103,11 @@ def test_only_routed_files_pass_the_filter(tmp_path):
     assert f.relative("/elsewhere/data/slack/general.jsonl") is None
     # a folder that can hold routed files counts when it is removed (or added) whole
     for rel in ["notes/home", "notes", "data/slack", "data", "notes/a/b"]:
-        assert f.relative(f"{root}/{rel}", 3) == rel, rel
+        assert f.relative(f"{root}/{rel}", 3) == rel + "/", rel
         assert f.relative(f"{root}/{rel}", 2) is None, rel
     for rel in ["data/other", "secrets", "data/search", "misc"]:
         assert f.relative(f"{root}/{rel}", 3) is None, rel
-    assert f.relative(f"{root}/notes/home", 1) == "notes/home"  # exists: a folder
+    assert f.relative(f"{root}/notes/home", 1) == "notes/home/"  # exists: a folder
     assert f.relative(f"{root}/notes/nothing-here", 1) is None  # not a folder
 
 
@@ -211,7 +220,7 @@ def test_a_folder_moved_out_and_back_in_is_unindexed_then_indexed(tmp_path):
                         "the run removing the folder's notes")
         assert not found(root, "pasteis")
         (tmp_path / "trips").rename(root / "notes/trips-again")
-        events.wait_for(lambda e: isinstance(e, Reindexed) and "notes/trips-again" in e.paths,
+        events.wait_for(lambda e: isinstance(e, Reindexed) and "notes/trips-again/" in e.paths,
                         "the run adding it back")
     finally:
         watcher.stop()
