@@ -306,6 +306,7 @@ def _only_stop_words(parsed: ParsedQuery) -> bool:
 def _filter_fields(when: SearchTime, filters: Filters) -> dict[str, str | None]:
     """The response's time and person fields."""
     return {"time": when.header, "time_phrase": when.found.phrase if when.applied else None,
+            "since": filters.since, "until": filters.until, "month_day": filters.month_day,
             "person": filters.person.label() if filters.person is not None else None}
 
 

@@ -74,6 +74,11 @@ class SearchResponse(Sequence):
     # the query's time phrase as applied: 'time: 2026-03-09..2026-03-15 (from "last week")'
     time: str | None = None
     time_phrase: str | None = None  # as written in the query (a chip removes it from there)
+    # the date filters as applied, given or from the time phrase: YYYY-MM-DD, inclusive;
+    # month_day "MM-DD" for "on this day" (that day in any year)
+    since: str | None = None
+    until: str | None = None
+    month_day: str | None = None
     person: str | None = None  # the person filter: 'person: Robert Okafor (as "Robert Okafr")'
 
     def __len__(self) -> int:

@@ -93,6 +93,7 @@ def test_what_did_i_do_in_march_lists_march_newest_first(searcher):
     r = searcher.search("what did I do in March", limit=20, now=NOW)
     assert r.time == 'time: 2026-03-01..2026-03-31 (from "in March")'
     assert r.time_phrase == "in March" and r.sort == "date"
+    assert (r.since, r.until, r.month_day) == ("2026-03-01", "2026-03-31", None)  # for --json
     assert {f"{J}j1", f"{J}j2", f"{J}j3"} <= set(ids(r)) and in_march(r)
     assert f"{J}j4" not in ids(r)  # "Shipped in March", written in November
     dates = [x.content_date for x in r]
@@ -131,6 +132,7 @@ def test_decay_is_off_inside_a_closed_range_and_measured_from_an_open_ranges_end
     assert not closed.decay_applied and all(x.decay is None for x in closed)
     before = searcher.search("tacos coast ride before April 2026", now=NOW)
     assert before.time == 'time: ..2026-03-31 (from "before April 2026")'
+    assert (before.since, before.until) == (None, "2026-03-31")
     assert before.decay_applied and ids(before)[0] == f"{J}j1"
     assert before[0].decay.age_days == pytest.approx(26.0)  # from 2026-03-31, not from now
     plain = searcher.search("tacos coast ride", now=NOW)
