@@ -65,6 +65,7 @@ def _present(*fields) -> list[str]:
     is known, in order."""
     return [template.format(fmt(value)) for value, template, fmt in fields if value is not None]
 
+
 class GarminExtractor(BaseExtractor):
     """``data/health/garmin/<YYYY-MM-DD>.json``: one human-readable daily summary chunk."""
 
