@@ -8,14 +8,13 @@ import re
 from datetime import date
 from pathlib import Path
 
+from engine.config import DB_HELP, ROOT_HELP
 from engine.textsafe import one_line
 
 from .errors import UsageError
 
 DATE_FORMS = "YYYY-MM-DD, YYYY-MM or YYYY"
 DATE_HELP = f"{DATE_FORMS}, or a time phrase: \"last week\", March"
-ROOT_HELP = "data root (default: $MEMLENS_ROOT, else the demo root)"
-DB_HELP = "index file (default: <root>/data/search/memlens.db)"
 _DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
 
 

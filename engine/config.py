@@ -247,6 +247,11 @@ def default_demo_root() -> Path:
     return Path(user_data_dir("memlens")) / "demo"
 
 
+# the --root and --db help of every command line (memlens, python -m mcp_server, engine.scanner)
+ROOT_HELP = "data root (default: $MEMLENS_ROOT, else the demo root)"
+DB_HELP = "index file (default: <root>/data/search/memlens.db)"
+
+
 def resolve_root(explicit: str | Path | None) -> tuple[Path, bool]:
     """The data root: ``--root``, else ``$MEMLENS_ROOT``, else the demo root.
 

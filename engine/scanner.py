@@ -78,13 +78,13 @@ def print_pending(files: list[SourceFile], db_path: Path, summary_file=None) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .config import ConfigError, load_config, resolve_root
+    from .config import DB_HELP, ROOT_HELP, ConfigError, load_config, resolve_root
 
     parser = argparse.ArgumentParser(
         prog="python -m engine.scanner",
         description="List the files the router would index (--discover) or those pending.")
-    parser.add_argument("--root", help="data root (default: $MEMLENS_ROOT, else the demo root)")
-    parser.add_argument("--db", help="index path (default: <root>/data/search/memlens.db)")
+    parser.add_argument("--root", help=ROOT_HELP)
+    parser.add_argument("--db", help=DB_HELP)
     parser.add_argument("--discover", action="store_true", help="list every routed file")
     args = parser.parse_args(argv)
     root, _ = resolve_root(args.root)

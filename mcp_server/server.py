@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.config import ConfigError, load_config, resolve_root
+from engine.config import DB_HELP, ROOT_HELP, ConfigError, load_config, resolve_root
 
 from .descriptions import (
     HYBRID_DESCRIPTION,
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m mcp_server",
         description="Serve memlens search to MCP clients over stdio.")
-    parser.add_argument("--root", help="data root (default: $MEMLENS_ROOT, else the demo root)")
-    parser.add_argument("--db", help="index file (default: <root>/data/search/memlens.db)")
+    parser.add_argument("--root", help=ROOT_HELP)
+    parser.add_argument("--db", help=DB_HELP)
     args = parser.parse_args(argv)
     return serve(args.root, args.db)

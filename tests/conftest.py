@@ -115,3 +115,13 @@ def assert_consistent(db_path: Path) -> None:
             assert np.allclose(np.frombuffer(blob, np.float32), np.frombuffer(stored, np.float32))
     finally:
         conn.close()
+
+
+def run_cli(capsys, *argv):
+    """``memlens ARGV`` in this process: (exit code, stdout, stderr) of this call alone."""
+    from cli.main import main
+
+    capsys.readouterr()
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
 from engine.lock import writer_lock
 from tests.conftest import make_root
+from tests.conftest import run_cli as run
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -22,10 +22,6 @@ def root(tmp_path, monkeypatch):
     return make_root(tmp_path / "root")
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_reindex_json_prints_the_seed_fields(root, capsys):

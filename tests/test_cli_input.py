@@ -12,6 +12,7 @@ from rich.cells import cell_len
 
 from cli.main import main
 from tests.conftest import make_root
+from tests.conftest import run_cli as run
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -27,11 +28,6 @@ def root(tmp_path_factory):
     return root
 
 
-def run(capsys, *argv):
-    capsys.readouterr()
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def refused(capsys, root, *argv) -> str:

@@ -9,6 +9,7 @@ from rich.cells import cell_len
 from cli.main import main
 from engine.importers.report import ImportReport
 from tests.conftest import make_root
+from tests.conftest import run_cli as run
 
 
 @pytest.fixture(scope="module")
@@ -18,11 +19,6 @@ def root(tmp_path_factory):
     return root
 
 
-def run(capsys, *argv):
-    capsys.readouterr()
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_the_header_names_the_time_phrase_it_read(root, capsys, monkeypatch):

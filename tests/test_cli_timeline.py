@@ -8,6 +8,7 @@ import pytest
 
 from cli.main import main
 from tests.conftest import make_root
+from tests.conftest import run_cli as run
 
 
 @pytest.fixture(scope="module")
@@ -17,10 +18,6 @@ def root(tmp_path_factory):
     return root
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_a_day_as_json_counts_every_chunk_by_source(root, capsys):

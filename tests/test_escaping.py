@@ -11,12 +11,12 @@ import re
 
 import pytest
 
-from cli.main import main
 from engine.config import load_config
 from engine.textsafe import json_dumps, one_line, plain
 from mcp_server import text as fmt
 from mcp_server.page import format_search
 from tests.conftest import make_root
+from tests.conftest import run_cli as run
 
 EVIL = "\x1b]0;PWNED\x07\x1b[2Jx"
 C1 = "\x9b31m"
@@ -36,10 +36,6 @@ def evil_root(tmp_path, monkeypatch):
     return root
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_clean(text: str) -> None:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
 from engine.config import load_config
 from engine.db import connect
 from engine.indexer import reindex
 from engine.schema import SCHEMA_VERSION
 from tests.conftest import make_root
+from tests.conftest import run_cli as run
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -35,10 +35,6 @@ def db_of(root: Path) -> Path:
     return root / "data/search/memlens.db"
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line(code: int, err: str, *fragments: str) -> None:

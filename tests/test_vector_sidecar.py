@@ -26,19 +26,10 @@ from engine.searcher import Searcher
 from engine.sidecar_index import SidecarIndex, best_rows, open_vector_index, refreshed
 from engine.vector_index import VectorIndex
 from engine.vector_sidecar import sidecar_dir, update_sidecar
+from tests.test_vector_index import DIM, clustered, unit  # the same clustered vectors
 
-DIM = 64
 INFO = EmbedderInfo("test", "clusters", DIM)
 
-
-def unit(rows: np.ndarray) -> np.ndarray:
-    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
-
-
-def clustered(n: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    centres = rng.normal(size=(40, DIM))
-    return unit(centres[rng.integers(0, 40, n)] + 0.6 * rng.normal(size=(n, DIM)))
 
 
 def add(conn, ids: list[str], vectors: np.ndarray, source_type: str = "slack") -> None:
