@@ -66,20 +66,47 @@ def stem_all(conn: Connection, tokens: set[str]) -> dict[str, str]:
     return {t: _STEMS[t] for t in tokens}
 
 
-def _near(weights: dict[str, float]) -> re.Pattern:
-    """Words that could stem to a query stem: they start like it (porter rewrites only a
-    stem's last letters). Only those are stemmed."""
-    heads = sorted({w[:max(3, len(w) - 2)] for w in weights}, key=len, reverse=True)
-    return re.compile(r"\b(?:" + "|".join(map(re.escape, heads)) + r")\w*", re.IGNORECASE)
+def word_heads(weights: dict[str, float]) -> list[str]:
+    """Prefixes of the words that could stem to a query stem: they start like it (porter
+    rewrites only a stem's last letters). Only those words are stemmed. A head that starts
+    with another head is dropped: the shorter one finds the same words."""
+    heads = sorted({w[:max(3, len(w) - 2)] for w in weights})
+    return [h for i, h in enumerate(heads) if not any(h.startswith(k) for k in heads[:i])]
+
+
+_WORD_REST = re.compile(r"\w*")
+
+
+def word_hits(content: str, heads: list[str]) -> list[tuple[int, str]]:
+    """(offset, lower-cased word) of every word of ``content`` that starts with a head.
+
+    The words the regex ``\\b(?:heads)\\w*`` finds under IGNORECASE, found with ``str.find``
+    on the lower-cased text: the regex cost ~25 µs a window, half the passage stage at 500k
+    (docs/benchmarks.md). A text whose lower case changes its length takes the regex, so
+    offsets always index ``content``.
+    """
+    lower = content.lower()
+    if len(lower) != len(content):
+        near = re.compile(r"\b(?:" + "|".join(map(re.escape, heads)) + r")\w*", re.IGNORECASE)
+        return [(m.start(), m.group().lower()) for m in near.finditer(content)]
+    found: dict[int, str] = {}
+    for head in heads:
+        at = lower.find(head)
+        while at >= 0:
+            before = lower[at - 1] if at else " "
+            if not (before.isalnum() or before == "_"):
+                found[at] = _WORD_REST.match(lower, at).group()
+            at = lower.find(head, at + 1)
+    return sorted(found.items())
 
 
 def _message_tfs(conn: Connection, content: str, starts: list[int], weights: dict[str, float],
-                 near: re.Pattern) -> list[tuple[dict[str, int], int]]:
+                 heads: list[str]) -> list[tuple[dict[str, int], int]]:
     """(query stem -> count, length in words) per message of a window."""
     ends = [*starts[1:], len(content)]
     out: list[tuple[dict[str, int], int]] = [
         ({}, content.count(" ", a, b) + 1) for a, b in zip(starts, ends, strict=True)]
-    hits = [(m.start(), m.group().lower()) for m in near.finditer(content)]
+    hits = word_hits(content, heads)
     stem = stem_all(conn, {t for _, t in hits})
     for at, token in hits:
         if stem[token] in weights:
@@ -103,11 +130,11 @@ def passage_scores(conn: Connection, weights: dict[str, float], ids: Sequence[st
     idf; ``contents``: the text of those windows and of any neighbours known."""
     if not weights:
         return {}
-    stats, near = {}, _near(weights)
+    stats, heads = {}, word_heads(weights)
     for cid in {*ids, *(n for i in ids for n in neighbour_ids(i))}:
         starts = message_starts(contents.get(cid, ""))
         if starts:
-            stats[cid] = _message_tfs(conn, contents[cid], starts, weights, near)
+            stats[cid] = _message_tfs(conn, contents[cid], starts, weights, heads)
     lengths = [n for msgs in stats.values() for _, n in msgs]
     mean = PASSAGE * sum(lengths) / max(1, len(lengths))
     half = PASSAGE // 2

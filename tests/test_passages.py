@@ -11,7 +11,7 @@ import pytest
 
 from engine.config import load_config
 from engine.indexer import reindex
-from engine.passages import message_starts, neighbour_ids, passage_scores
+from engine.passages import message_starts, neighbour_ids, passage_scores, word_heads, word_hits
 from engine.searcher import Searcher
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
@@ -85,3 +85,23 @@ def test_message_layout_and_window_ids():
     assert neighbour_ids("data/slack/general.jsonl#w5") == ["data/slack/general.jsonl#w4",
                                                             "data/slack/general.jsonl#w6"]
     assert neighbour_ids("notes/a.md") == []
+
+
+def _regex_hits(content, heads):
+    """The definition word_hits must agree with: words starting with a head, any case."""
+    import re
+    near = re.compile(r"\b(?:" + "|".join(map(re.escape, heads)) + r")\w*", re.IGNORECASE)
+    return [(m.start(), m.group().lower()) for m in near.finditer(content)]
+
+
+@pytest.mark.parametrize("content", [
+    "[2026-11-01 09:00] Ana: Pottery POTTERS potted spot_pottery repotted pot-tery",
+    "Café CAFÉS cafeteria _café 2café café2 «café»",
+    "İstanbul pottery: the İ lowercases to two characters, so offsets take the regex",
+    "",
+])
+def test_word_hits_finds_the_words_the_case_blind_regex_finds(content):
+    heads = word_heads({"potteri": 1.0, "pot": 1.0, "café": 1.0, "caf": 1.0})
+    assert heads == ["caf", "pot"]  # "café", "potteri" start with a shorter head
+    assert word_hits(content, heads) == _regex_hits(content, heads)
+    assert word_hits(content, ["zzz"]) == []
