@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from .db import Connection
 from .fts_query import ParsedQuery, quote
+from .stemmer import stem
 
 BM25_K1 = 1.2  # FTS5's bm25 constant: one unit adds at most idf * (k1 + 1) to a score
 POSTINGS_BUDGET = 60_000  # chunks the slow paths may score (about 30 ms here)
@@ -92,32 +93,10 @@ def idf(n_rows: int, df: int) -> float:
     return max(math.log((n_rows - df + 0.5) / (df + 0.5)), 1e-6)
 
 
-_TOKENIZER = "porter unicode61 remove_diacritics 2"  # the index's (engine/schema.py)
-
-
-def _ensure_vocab(conn: Connection) -> None:
-    """Per-connection temp tables: the index's term list and a scratch stemmer (no disk writes)."""
+def _ensure_terms(conn: Connection) -> None:
+    """A per-connection temp table over the index's term list (no disk writes)."""
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_terms "
                  "USING fts5vocab(main, chunks_fts, 'row')")
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.memlens_stemmer "
-                 f"USING fts5(w, tokenize='{_TOKENIZER}')")
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.memlens_stems "
-                 "USING fts5vocab(temp, memlens_stemmer, 'instance')")
-
-
-def stems(conn: Connection, terms: list[str]) -> dict[str, str]:
-    """Each single word's stem as the index's tokenizer makes it. A word the tokenizer splits
-    into several tokens (FTS5 then reads it as a phrase) is left out."""
-    if not terms:
-        return {}
-    _ensure_vocab(conn)
-    conn.execute("DELETE FROM temp.memlens_stemmer")
-    conn.executemany("INSERT INTO temp.memlens_stemmer(rowid, w) VALUES (?, ?)",
-                     list(enumerate(terms)))
-    tokens: dict[int, list[str]] = {}
-    for doc, term in conn.execute("SELECT doc, term FROM temp.memlens_stems"):
-        tokens.setdefault(doc, []).append(term)
-    return {terms[i]: t[0] for i, t in tokens.items() if len(t) == 1}
 
 
 # Counts per connection, kept while the index is unchanged: fts5vocab walks a word's whole
@@ -145,7 +124,8 @@ def term_dfs(conn: Connection, terms: list[str]) -> dict[str, int]:
     if missing:
         if len(known) + len(missing) > _DF_WORDS:
             known = {}
-        single = stems(conn, missing)
+        _ensure_terms(conn)
+        single = stem(missing)
         wanted = sorted(set(single.values()))
         counts = dict(conn.execute(
             "SELECT term, doc FROM temp.chunks_fts_terms "
@@ -155,7 +135,7 @@ def term_dfs(conn: Connection, terms: list[str]) -> dict[str, int]:
     _DF_CACHE.pop(id(conn), None)
     while len(_DF_CACHE) >= _DF_CONNECTIONS:
         _DF_CACHE.pop(next(iter(_DF_CACHE)))
-    _DF_CACHE[id(conn)] = (conn, (version, conn.total_changes), known)  # after our temp writes
+    _DF_CACHE[id(conn)] = (conn, (version, conn.total_changes), known)
     return {t: known[t] for t in terms if known[t] is not None}
 
 

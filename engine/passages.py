@@ -21,9 +21,10 @@ import bisect
 import re
 from collections.abc import Sequence
 
+from . import stemmer
 from .candidates import Candidate
 from .db import Connection
-from .keyword_arm import BM25_K1, _ensure_vocab, idf
+from .keyword_arm import BM25_K1, idf
 
 MESSAGE_START = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d\] ", re.M)
 WINDOW_ID = re.compile(r"^(.*)#w(\d+)$")
@@ -33,8 +34,6 @@ PASSAGE_SHARE = 0.5  # of a chat window's keyword score
 # head comes from them, and the cost (~0.1 ms a window) stays bounded for deep pages
 PASSAGE_DEPTH = 50
 BM25_B = 0.75  # FTS5's bm25 length constant
-_STEMS: dict[str, str] = {}  # token -> the index tokenizer's stem, shared by the process
-_STEMS_MAX = 200_000
 
 
 def message_starts(content: str) -> list[int]:
@@ -42,28 +41,6 @@ def message_starts(content: str) -> list[int]:
     the text is not laid out as messages."""
     starts = [m.start() for m in MESSAGE_START.finditer(content)]
     return starts if starts and starts[0] == 0 else []
-
-
-def stem_all(conn: Connection, tokens: set[str]) -> dict[str, str]:
-    """token -> stem as the index's tokenizer makes it (cached; one transaction for the new
-    ones: row-by-row autocommit into FTS5 costs ~0.2 ms a row)."""
-    new = sorted(t for t in tokens if t not in _STEMS)
-    if new:
-        if len(_STEMS) + len(new) > _STEMS_MAX:
-            _STEMS.clear()
-        _ensure_vocab(conn)
-        conn.execute("SAVEPOINT memlens_stems")
-        try:
-            conn.execute("DELETE FROM temp.memlens_stemmer")
-            conn.executemany("INSERT INTO temp.memlens_stemmer(rowid, w) VALUES (?, ?)",
-                             list(enumerate(new)))
-            found = {doc: term for doc, term in
-                     conn.execute("SELECT doc, term FROM temp.memlens_stems")}
-        finally:
-            conn.execute("RELEASE memlens_stems")
-        for i, token in enumerate(new):
-            _STEMS[token] = found.get(i, token)
-    return {t: _STEMS[t] for t in tokens}
 
 
 def word_heads(weights: dict[str, float]) -> list[str]:
@@ -100,18 +77,19 @@ def word_hits(content: str, heads: list[str]) -> list[tuple[int, str]]:
     return sorted(found.items())
 
 
-def _message_tfs(conn: Connection, content: str, starts: list[int], weights: dict[str, float],
+def _message_tfs(content: str, starts: list[int], weights: dict[str, float],
                  heads: list[str]) -> list[tuple[dict[str, int], int]]:
     """(query stem -> count, length in words) per message of a window."""
     ends = [*starts[1:], len(content)]
     out: list[tuple[dict[str, int], int]] = [
         ({}, content.count(" ", a, b) + 1) for a, b in zip(starts, ends, strict=True)]
     hits = word_hits(content, heads)
-    stem = stem_all(conn, {t for _, t in hits})
-    for at, token in hits:
-        if stem[token] in weights:
-            tf = out[bisect.bisect_right(starts, at) - 1][0]
-            tf[stem[token]] = tf.get(stem[token], 0) + 1
+    tokens = stemmer.tokens({w for _, w in hits})
+    for at, word in hits:
+        for token in tokens[word]:  # "spot_pottery" is two tokens to FTS5
+            if token in weights:
+                tf = out[bisect.bisect_right(starts, at) - 1][0]
+                tf[token] = tf.get(token, 0) + 1
     return out
 
 
@@ -124,7 +102,7 @@ def neighbour_ids(chunk_id: str) -> list[str]:
     return [f"{m.group(1)}#w{k}" for k in (n - 1, n + 1) if k >= 0]
 
 
-def passage_scores(conn: Connection, weights: dict[str, float], ids: Sequence[str],
+def passage_scores(weights: dict[str, float], ids: Sequence[str],
                    contents: dict[str, str]) -> dict[str, float]:
     """The best passage's BM25 for each chat window in ``ids``. ``weights``: query stem ->
     idf; ``contents``: the text of those windows and of any neighbours known."""
@@ -134,7 +112,7 @@ def passage_scores(conn: Connection, weights: dict[str, float], ids: Sequence[st
     for cid in {*ids, *(n for i in ids for n in neighbour_ids(i))}:
         starts = message_starts(contents.get(cid, ""))
         if starts:
-            stats[cid] = _message_tfs(conn, contents[cid], starts, weights, heads)
+            stats[cid] = _message_tfs(contents[cid], starts, weights, heads)
     lengths = [n for msgs in stats.values() for _, n in msgs]
     mean = PASSAGE * sum(lengths) / max(1, len(lengths))
     half = PASSAGE // 2
@@ -168,13 +146,13 @@ def _around(chunk_id: str) -> tuple[str | None, str]:
     return (None, ids[0]) if len(ids) == 1 else (ids[0], ids[1])
 
 
-def term_weights(conn: Connection, terms: list[str], term_df: dict[str, int],
+def term_weights(terms: list[str], term_df: dict[str, int],
                  n_rows: int) -> dict[str, float]:
     """Query stem -> the window-level idf FTS5's bm25 gives it."""
-    stem = stem_all(conn, {t.lower() for t in terms if t in term_df})
+    stem = stemmer.stem({t.lower() for t in terms if t in term_df})
     out: dict[str, float] = {}
     for t in terms:
-        if t in term_df:
+        if t in term_df and t.lower() in stem:
             s = stem[t.lower()]
             out[s] = max(out.get(s, 0.0), idf(n_rows, term_df[t]))
     return out
@@ -194,7 +172,7 @@ def with_passage_evidence(conn: Connection, cands: list[Candidate], terms: list[
     window's mixes its bm25 with its best passage's, any other chunk's is bm25 / best bm25.
     ``keyword_score`` and ``passage`` record the numbers (left None when no hit is a chat
     window: the arm is plain bm25 then); hits are updated in place."""
-    weights = term_weights(conn, terms, term_df, n_rows)
+    weights = term_weights(terms, term_df, n_rows)
     chat = [c.id for c in cands if neighbour_ids(c.id) and message_starts(c.content)]
     chat_ids, chat = set(chat), chat[:PASSAGE_DEPTH]
     best_bm25 = max((c.bm25 or 0.0 for c in cands), default=0.0) or 1.0
@@ -203,7 +181,7 @@ def with_passage_evidence(conn: Connection, cands: list[Candidate], terms: list[
     contents = {c.id: c.content for c in cands}
     missing = sorted({n for i in chat for n in neighbour_ids(i)} - contents.keys())
     contents.update(fetch_contents(conn, missing))
-    passages = passage_scores(conn, weights, chat, contents)
+    passages = passage_scores(weights, chat, contents)
     best_passage = max(passages.values(), default=0.0) or 1.0
     for c in cands:
         share = (c.bm25 or 0.0) / best_bm25

@@ -65,15 +65,14 @@ def test_chunks_that_are_not_chat_windows_keep_their_bm25_order(searcher):
     assert all("passage" not in x.fusion_terms["keyword"] for x in r)
 
 
-def test_a_passage_reaches_into_the_neighbouring_window(searcher):
-    conn = searcher.connection()
+def test_a_passage_reaches_into_the_neighbouring_window():
     w0 = "\n".join(f"[2026-11-01 09:0{i}] Ana: nothing here {i}" for i in range(9))
     w0 += "\n[2026-11-01 09:09] Ana: how was the coconut ice cream"
     w1 = "\n".join(f"[2026-11-01 09:1{i}] Ben: super good {i}" for i in range(10))
     ids = ["data/telegram/x.jsonl#w0", "data/telegram/x.jsonl#w1"]
     weights = {"coconut": 2.0}
-    alone = passage_scores(conn, weights, [ids[1]], {ids[1]: w1})
-    seam = passage_scores(conn, weights, [ids[1]], {ids[0]: w0, ids[1]: w1})
+    alone = passage_scores(weights, [ids[1]], {ids[1]: w1})
+    seam = passage_scores(weights, [ids[1]], {ids[0]: w0, ids[1]: w1})
     assert alone[ids[1]] == 0.0 and seam[ids[1]] > 0.0
 
 
@@ -105,3 +104,21 @@ def test_word_hits_finds_the_words_the_case_blind_regex_finds(content):
     assert heads == ["caf", "pot"]  # "café", "potteri" start with a shorter head
     assert word_hits(content, heads) == _regex_hits(content, heads)
     assert word_hits(content, ["zzz"]) == []
+
+
+def test_a_chat_search_leaves_its_connection_unwritten(searcher):
+    """Stemming happens on the stemmer's own database: a write on the search connection
+    would drop its cached word counts (engine/keyword_arm.py) after every chat query."""
+    conn = searcher.connection()
+    searcher.search("pottery classes", mode="keyword", now=NOW)
+    before = conn.total_changes
+    r = searcher.search("pottery yesterday signed", mode="keyword", now=NOW)
+    assert r.results and "passage" in r.results[0].fusion_terms["keyword"]
+    assert conn.total_changes == before
+
+
+def test_the_stemmer_reads_words_as_the_index_does():
+    from engine import stemmer
+    assert stemmer.tokens(["running", "spot_pottery", "--", "Café"]) == {
+        "running": ("run",), "spot_pottery": ("spot", "potteri"), "--": (), "Café": ("cafe",)}
+    assert stemmer.stem(["running", "spot_pottery", "--"]) == {"running": "run"}
