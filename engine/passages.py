@@ -77,13 +77,21 @@ def word_hits(content: str, heads: list[str]) -> list[tuple[int, str]]:
     return sorted(found.items())
 
 
-def _message_tfs(content: str, starts: list[int], weights: dict[str, float],
-                 heads: list[str]) -> list[tuple[dict[str, int], int]]:
-    """(query stem -> count, length in words) per message of a window."""
+def _message_tfs(content: str, starts: list[int], weights: dict[str, float], heads: list[str],
+                 read: tuple[int, int] | None = None) -> list[tuple[dict[str, int], int]]:
+    """(query stem -> count, length in words) per message of a window. ``read``: how many
+    messages from its start and from its end to look into for words (a neighbouring window
+    lends a passage only its edge messages); None reads them all. Lengths count every one."""
     ends = [*starts[1:], len(content)]
     out: list[tuple[dict[str, int], int]] = [
         ({}, content.count(" ", a, b) + 1) for a, b in zip(starts, ends, strict=True)]
-    hits = word_hits(content, heads)
+    n = len(starts)
+    if read is None or read[0] + read[1] >= n:
+        spans = [(0, len(content))]
+    else:
+        spans = [(0, ends[read[0] - 1])] if read[0] else []
+        spans += [(starts[n - read[1]], len(content))] if read[1] else []
+    hits = [(a + at, word) for a, b in spans for at, word in word_hits(content[a:b], heads)]
     tokens = stemmer.tokens({w for _, w in hits})
     for at, word in hits:
         for token in tokens[word]:  # "spot_pottery" is two tokens to FTS5
@@ -108,14 +116,21 @@ def passage_scores(weights: dict[str, float], ids: Sequence[str],
     idf; ``contents``: the text of those windows and of any neighbours known."""
     if not weights:
         return {}
-    stats, heads = {}, word_heads(weights)
-    for cid in {*ids, *(n for i in ids for n in neighbour_ids(i))}:
+    half = PASSAGE // 2
+    edges: dict[str, tuple[int, int]] = {}  # neighbour -> messages read from its start, end
+    for i in ids:
+        before, after = _around(i)
+        if before is not None:
+            edges[before] = (edges.get(before, (0, 0))[0], half)
+        edges[after] = (half, edges.get(after, (0, 0))[1])
+    stats, heads, own = {}, word_heads(weights), set(ids)
+    for cid in {*own, *edges}:
         starts = message_starts(contents.get(cid, ""))
         if starts:
-            stats[cid] = _message_tfs(contents[cid], starts, weights, heads)
+            read = None if cid in own else edges[cid]
+            stats[cid] = _message_tfs(contents[cid], starts, weights, heads, read)
     lengths = [n for msgs in stats.values() for _, n in msgs]
     mean = PASSAGE * sum(lengths) / max(1, len(lengths))
-    half = PASSAGE // 2
     out = {}
     for i in ids:
         if i not in stats:
