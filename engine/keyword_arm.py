@@ -184,6 +184,7 @@ def _run(conn: Connection, match: str, where: str, args: list, depth: int) -> li
 
 
 def _merge(depth: int, *lists: list) -> list:
+    """The best ``depth`` rows of several lists; a row in more than one takes the last's."""
     rows = {r["rowid"]: r for rows in lists for r in rows}
     return sorted(rows.values(), key=lambda r: (-r["score"], r["rowid"]))[:depth]
 
@@ -201,9 +202,13 @@ def keyword_search(conn: Connection, parsed: ParsedQuery, depth: int, where: str
     any_common = " OR ".join(p.common)
     if p.rare:
         any_rare = " OR ".join(p.rare)
-        found = _merge(depth,
-                       _run(conn, f"({any_rare}) AND ({any_common})", where, args, depth),
-                       _run(conn, f"({any_rare}) NOT ({any_common})", where, args, depth))
+        # Rows holding a rare unit: those with a common one too, scored over every unit, and
+        # the rare units alone (a row's score there is exact when it holds no common unit,
+        # and an under-estimate otherwise, overridden by the first list's exact one). Not
+        # ``(R) NOT (C)``: each statement's bm25 walks every phrase's whole posting list for
+        # its idf, and that one walks the common ones.
+        found = _merge(depth, _run(conn, any_rare, where, args, depth),
+                       _run(conn, f"({any_rare}) AND ({any_common})", where, args, depth))
         df = _exact_df(conn, p, n_rows)
         bound = (BM25_K1 + 1) * sum(idf(n_rows, df[unit]) for unit in p.common)
         if len(found) == depth and found[-1]["score"] > bound:
