@@ -4,19 +4,20 @@ A plain OR query makes FTS5 score every chunk that holds any query word: 265-400
 chunks when the words are common. The top of a BM25 ranking is decided by the rarer words, so:
 
 1. Each query unit (term or phrase) gets its document frequency: a word's exact count is read
-   from the index's own term list (an fts5vocab table, after stemming the word with a scratch
-   FTS5 table using the same tokenizer), so classifying a 60-word query costs one lookup, not
+   from the index's own term list (an fts5vocab table, the word stemmed by engine/stemmer.py
+   with the same tokenizer), so classifying a 60-word query costs one lookup, not
    one COUNT per word; a phrase is counted with a MATCH that stops at ``common_df`` rows.
 2. When every posting list together fits ``POSTINGS_BUDGET``, or no unit is common: one plain
    OR query. Exact, and on any root up to ~60k chunks this is always the plan.
 3. Some common units C and rare units R: the chunks holding a rare unit are found with
-   ``(R) AND (C)`` and ``(R) NOT (C)``, both driven by R's short lists, and scored by FTS5's own
-   bm25 over every unit, so their scores equal the plain OR query's. A chunk holding only
-   common units can score at most sum(idf(c) * (k1 + 1)) over C; if the depth-th score found
-   already beats that bound, the answer is exactly the plain OR answer (MaxScore pruning,
-   "maxscore"). Otherwise the common-only chunks are scored too, over the least frequent
-   common units whose posting lists fit the budget ("maxscore+common": approximate, the most
-   frequent words, which weigh least in bm25, are pruned).
+   ``(R) AND (C)`` (scored by FTS5's own bm25 over every unit, so equal to the plain OR
+   query's) and ``R`` alone (exact for the chunks that hold no common unit), both driven by
+   R's short lists. A chunk holding only common units can score at most
+   sum(idf(c) * (k1 + 1)) over C; if the depth-th score found already beats that bound, the
+   answer is exactly the plain OR answer (MaxScore pruning, "maxscore"). Otherwise the
+   common-only chunks are scored too, over the least frequent common units whose posting
+   lists fit the budget ("maxscore+common": approximate, the most frequent words, which weigh
+   least in bm25, are pruned).
 4. Only common units: chunks matching ALL of them first (``AND``); if they fill the depth,
    that is the answer ("and-first": approximate, a chunk holding some but not all of several
    very common words can rank below the AND matches), else an OR over the budget-pruned

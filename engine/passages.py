@@ -11,7 +11,7 @@ in document retrieval", SIGIR 1994). The window's keyword score is then
     (1 - PASSAGE_SHARE) * bm25 / best_bm25 + PASSAGE_SHARE * passage / best_passage
 
 idf is the window-level one the arm already read; a message holds a word when the index's own
-tokenizer (porter, via a scratch FTS5 table) gives the same stem. Measured in
+tokenizer (porter, engine/stemmer.py) gives the same stem. Measured in
 docs/benchmarks.md ("Passage evidence in chat windows").
 """
 
