@@ -18,6 +18,10 @@ written into ``--sidecar-dir`` from its index, opened read-only: the root is nev
   on 128, 8,000 rescored — emulated on blocks written to a temporary file from the sidecar's
   float16 vectors and mapped; the few appended rows are scored exactly.
 - the first passes alone: the 96-column product against the format-3 scores.
+
+Both layouts are read through fresh page-cache pages (written by this run or just before).
+``--evict`` drops the files' cached pages first (``posix_fadvise``, these files only), so both
+are read back through the mapping, as after the page cache let them go.
 """
 
 from __future__ import annotations
@@ -38,13 +42,15 @@ from engine.config import load_config
 from engine.searcher import Searcher
 from engine.sidecar_index import RESCORE_DEPTH, SidecarIndex, best_rows
 from engine.vector_index import principal_basis
-from engine.vector_sidecar import FORMAT, SidecarInvalid, rebuild_sidecar
+from engine.vector_sidecar import FORMAT, SidecarInvalid, rebuild_sidecar, sidecar_dir
 
 
-def current_sidecar(searcher: Searcher, folder: Path | None) -> SidecarIndex:
+def current_sidecar(searcher: Searcher, folder: Path | None) -> tuple[SidecarIndex, Path]:
+    """The index and its sidecar folder."""
     conn = searcher.connection()
     try:  # not searcher.vector_index(): without a sidecar it reads every vector into memory
-        return SidecarIndex.open(searcher.config.db_path, conn)
+        own = searcher.config.db_path
+        return SidecarIndex.open(own, conn), sidecar_dir(own)
     except SidecarInvalid:
         pass
     if folder is None:
@@ -52,12 +58,21 @@ def current_sidecar(searcher: Searcher, folder: Path | None) -> SidecarIndex:
     folder.mkdir(parents=True, exist_ok=True)
     db = folder / "memlens.db"  # only names the sidecar: <folder>/memlens.db.vectors
     try:
-        return SidecarIndex.open(db, conn)
+        return SidecarIndex.open(db, conn), sidecar_dir(db)
     except SidecarInvalid:
         t = time.perf_counter()
         print(json.dumps({"sidecar": rebuild_sidecar(conn, db),
                           "written_s": round(time.perf_counter() - t, 1)}), flush=True)
-        return SidecarIndex.open(db, conn)
+        return SidecarIndex.open(db, conn), sidecar_dir(db)
+
+
+def evict(paths) -> None:
+    for path in paths:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
 
 
 def format2(index: SidecarIndex, folder: Path, pool: int = 50_000, head: int = 96):
@@ -111,17 +126,21 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--sidecar-dir", type=Path)
+    parser.add_argument("--evict", action="store_true")
     args = parser.parse_args()
     searcher = Searcher(load_config(args.root))
     conn = searcher.connection()
     queries = natural_queries(conn, args.queries)
-    index = current_sidecar(searcher, args.sidecar_dir)
+    index, folder = current_sidecar(searcher, args.sidecar_dir)
     rowids, matrix = exact_float32(conn, index.dim)
     vecs = [searcher.embedder.embed_single(q).astype(np.float32) for q in queries]
     truths = [set(rowids[np.argpartition(-(matrix @ v), 50)[:50]].tolist()) for v in vecs]
     del matrix
     with tempfile.TemporaryDirectory() as tmp:
         before, before_head = format2(index, Path(tmp))
+        if args.evict:
+            evict([*Path(tmp).iterdir(), *(folder / s["file"]
+                                           for s in index.sidecar.manifest["segments"])])
         run({"engine: format 3, rescore 8,000": index.search,
              "engine, rescore 4,000": lambda v, k: index.search(v, k, rescore=4000),
              "engine, rescore 12,000": lambda v, k: index.search(v, k, rescore=12000),
