@@ -1,20 +1,27 @@
-"""The vector arm's first pass: the engine's path and alternatives, in one run (issue:
-performance, 4).
+"""The vector arm's first pass: the engine's path and the one before it, in one run (issue:
+performance, 4 and 5).
 
-    python bench/bench_vector_arm.py --root /tmp/h24-500k [--queries 100] [--repeat 3]
+    python bench/bench_vector_arm.py --root /tmp/h15-500k [--queries 100] [--repeat 3]
+        [--sidecar-dir /tmp/h31/s500k]
 
 Every variant answers the same queries (k = 50) over the root's vector sidecar and is scored
 against exact float32 over vec0 (recall@50 by rowid, mean and min). The variants run
 interleaved, ``--repeat`` rounds, so a burst of load from other jobs hits each alike;
 latencies are pooled over the rounds and ``p50_vs_engine`` compares them within the run.
 
-- engine: ``SidecarIndex.search`` as shipped (head components, pool, all 128, float16).
-- format 1: the previous path, emulated on a row-major copy of the 128 projected columns
-  written to a temporary file and mapped (the page cache holds it after the first query):
-  one product over all 128 columns into a new array, argpartition of the negated scores.
-- format 1 + threshold: the same matrix, scores into a reused buffer, ``best_rows``.
-- 2 BLAS threads / 2 row blocks: the engine's path with OpenBLAS allowed two threads, or
-  its head product split into two row blocks on two Python threads (numpy drops the GIL).
+A root whose sidecar is of another format (or missing) is given one of the current format
+written into ``--sidecar-dir`` from its index, opened read-only: the root is never written.
+
+- engine: ``SidecarIndex.search`` as shipped (format 3: 48 float components plus sign bits of
+  the other 208, the best 8,000 rescored from float16), and with other rescoring depths.
+- format 2 (before): 96 uncentred principal components as float32, the best 50,000 completed
+  on 128, 8,000 rescored — emulated on blocks written to a temporary file from the sidecar's
+  float16 vectors and mapped; the few appended rows are scored exactly.
+- the first passes alone: the 96-column product against the format-3 scores.
+
+Both layouts are read through fresh page-cache pages (written by this run or just before).
+``--evict`` drops the files' cached pages first (``posix_fadvise``, these files only), so both
+are read back through the mapping, as after the page cache let them go.
 """
 
 from __future__ import annotations
@@ -25,94 +32,91 @@ import os
 import statistics
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 from bench_search import exact_float32, natural_queries
 from common import machine, percentiles
-from threadpoolctl import threadpool_limits
 
 from engine.config import load_config
 from engine.searcher import Searcher
-from engine.sidecar_index import RESCORE_DEPTH, best_rows
+from engine.sidecar_index import RESCORE_DEPTH, SidecarIndex, best_rows
+from engine.vector_index import principal_basis
+from engine.vector_sidecar import FORMAT, SidecarInvalid, rebuild_sidecar, sidecar_dir
 
-POOL = ThreadPoolExecutor(max_workers=1)
+
+def current_sidecar(searcher: Searcher, folder: Path | None) -> tuple[SidecarIndex, Path]:
+    """The index and its sidecar folder."""
+    conn = searcher.connection()
+    try:  # not searcher.vector_index(): without a sidecar it reads every vector into memory
+        own = searcher.config.db_path
+        return SidecarIndex.open(own, conn), sidecar_dir(own)
+    except SidecarInvalid:
+        pass
+    if folder is None:
+        raise SystemExit(f"no format-{FORMAT} sidecar at this root: pass --sidecar-dir")
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / "memlens.db"  # only names the sidecar: <folder>/memlens.db.vectors
+    try:
+        return SidecarIndex.open(db, conn), sidecar_dir(db)
+    except SidecarInvalid:
+        t = time.perf_counter()
+        print(json.dumps({"sidecar": rebuild_sidecar(conn, db),
+                          "written_s": round(time.perf_counter() - t, 1)}), flush=True)
+        return SidecarIndex.open(db, conn), sidecar_dir(db)
 
 
-def row_major_copy(index, folder: Path) -> np.ndarray:
+def evict(paths) -> None:
+    for path in paths:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
+def format2(index: SidecarIndex, folder: Path, pool: int = 50_000, head: int = 96):
+    """The format-2 search over the main segment (the appended rows scored exactly)."""
     seg = index.sidecar.segments[0]
-    path = folder / "projected.bin"
-    np.hstack([seg.head, seg.tail]).astype(np.float32).tofile(path)
-    return np.memmap(path, np.float32, mode="r", shape=(len(seg.rowids), index.basis.shape[1]))
-
-
-def format1(index, matrix, threshold: bool):
-    """The pre-split search over the main segment (the few appended rows scored exactly)."""
-    seg = index.sidecar.segments[0]
-    n = len(matrix)
+    n = len(seg.rowids)
+    basis = principal_basis(np.asarray(seg.full[::max(1, n // 20_000)], np.float32), 128)
+    blocks = {}
+    for name, cols in (("head", slice(0, head)), ("tail", slice(head, 128))):
+        path = folder / f"{name}.bin"
+        with open(path, "wb") as f:
+            for a in range(0, n, 65_536):
+                f.write((seg.full[a:a + 65_536].astype(np.float32) @ basis[:, cols]).tobytes())
+        width = cols.stop - cols.start
+        blocks[name] = np.memmap(path, np.float32, mode="r", shape=(n, width))
     dead = np.flatnonzero(~index._live[:n])
-    rest = [s for s in index.sidecar.segments[1:]]
-    rest_ids = np.concatenate([s.rowids for s in rest] or [np.zeros(0, np.int64)])
-    rest_full = np.concatenate([s.full for s in rest] or [np.zeros((0, index.dim))])
+    rest = index.sidecar.segments[1:]
     keep = index._live[n:]
-    rest_ids, rest_full = rest_ids[keep], rest_full[keep].astype(np.float32)
+    rest_ids = np.concatenate([s.rowids for s in rest] or [np.zeros(0, np.int64)])[keep]
+    rest_full = np.concatenate([s.full for s in rest] or [np.zeros((0, index.dim))])[keep]
+    rest_full = rest_full.astype(np.float32)
     out = np.empty(n, np.float32)
 
     def search(query, k, rescore=RESCORE_DEPTH):
         query = np.asarray(query, np.float32)
         query = query / (np.linalg.norm(query) or 1.0)
-        pq = query @ index.basis
-        if threshold:
-            scores = np.matmul(matrix, pq, out=out)
-            scores[dead] = -np.inf
-            idx = best_rows(scores, rescore)
-        else:
-            scores = matrix @ pq
-            scores[dead] = -np.inf
-            idx = np.sort(np.argpartition(-scores, rescore - 1)[:rescore])
-        sims = np.concatenate([seg.full[idx].astype(np.float32) @ query, rest_full @ query])
+        pq = query @ basis
+        scores = np.matmul(blocks["head"], pq[:head], out=out)
+        scores[dead] = -np.inf
+        idx = best_rows(scores, pool)
+        full = scores[idx] + np.take(blocks["tail"], idx, axis=0) @ pq[head:]
+        idx = np.sort(idx[np.argpartition(full, len(idx) - rescore)[len(idx) - rescore:]])
+        sims = np.concatenate([np.take(seg.full, idx, axis=0).astype(np.float32) @ query,
+                               rest_full @ query])
         ids = np.concatenate([seg.rowids[idx], rest_ids])
         order = np.argsort(-sims, kind="stable")[:k]
         return [(int(ids[i]), float(sims[i])) for i in order]
 
-    return search
+    def head_only(query, k):
+        query = np.asarray(query, np.float32)
+        return np.matmul(blocks["head"], (query / np.linalg.norm(query)) @ basis[:, :head],
+                         out=out)
 
-
-def two_row_blocks(index):
-    """The engine's search with its head product split over two threads."""
-    buf = np.empty(len(index._seg_rowids), np.float32)
-
-    def scores(pq_head):
-        for seg, start in zip(index.sidecar.segments, index._starts, strict=False):
-            rows = len(seg.rowids)
-            if rows < 100_000:
-                np.matmul(seg.head, pq_head, out=buf[start:start + rows])
-                continue
-            half = rows // 2
-            fut = POOL.submit(np.matmul, seg.head[half:], pq_head,
-                              out=buf[start + half:start + rows])
-            np.matmul(seg.head[:half], pq_head, out=buf[start:start + half])
-            fut.result()
-        return buf
-
-    def search(query, k):
-        own = index._scores
-        index._scores = scores
-        try:
-            return index.search(query, k)
-        finally:
-            index._scores = own
-
-    return search
-
-
-def two_blas_threads(index):
-    def search(query, k):
-        with threadpool_limits(limits=2, user_api="blas"):
-            return index.search(query, k)
-
-    return search
+    return search, head_only
 
 
 def main() -> None:
@@ -121,26 +125,28 @@ def main() -> None:
     parser.add_argument("--root", required=True, type=Path)
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sidecar-dir", type=Path)
+    parser.add_argument("--evict", action="store_true")
     args = parser.parse_args()
     searcher = Searcher(load_config(args.root))
     conn = searcher.connection()
     queries = natural_queries(conn, args.queries)
-    index = searcher.vector_index()
+    index, folder = current_sidecar(searcher, args.sidecar_dir)
     rowids, matrix = exact_float32(conn, index.dim)
     vecs = [searcher.embedder.embed_single(q).astype(np.float32) for q in queries]
     truths = [set(rowids[np.argpartition(-(matrix @ v), 50)[:50]].tolist()) for v in vecs]
     del matrix
     with tempfile.TemporaryDirectory() as tmp:
-        row_major = row_major_copy(index, Path(tmp))
-        engine = "engine: 96 head, pool 50,000 on 128, rescore 8,000"
-        run({engine: index.search,
-             "engine, rescore 6,000": lambda v, k: index.search(v, k, rescore=6000),
-             "format 1: 128 row-major, argpartition (before)": format1(index, row_major, False),
-             "format 1 + reused buffer + best_rows": format1(index, row_major, True)},
-            vecs, truths, args.repeat, len(rowids))
-        # apart: OpenBLAS's idle threads spin for a while and would slow whatever runs next
-        run({engine: index.search, "engine, 2 BLAS threads": two_blas_threads(index),
-             "engine, head product in 2 row blocks": two_row_blocks(index)},
+        before, before_head = format2(index, Path(tmp))
+        if args.evict:
+            evict([*Path(tmp).iterdir(), *(folder / s["file"]
+                                           for s in index.sidecar.manifest["segments"])])
+        run({"engine: format 3, rescore 8,000": index.search,
+             "engine, rescore 4,000": lambda v, k: index.search(v, k, rescore=4000),
+             "engine, rescore 12,000": lambda v, k: index.search(v, k, rescore=12000),
+             "format 2: 96 head, pool 50,000 on 128, rescore 8,000 (before)": before,
+             "first pass only: format 3": lambda v, k: index.first_pass(v / np.linalg.norm(v)),
+             "first pass only: format 2's 96 columns": before_head},
             vecs, truths, args.repeat, len(rowids))
 
 
@@ -158,14 +164,16 @@ def run(variants: dict, vecs: list, truths: list, repeat: int, vectors: int) -> 
                 t = time.perf_counter()
                 got = fn(vec, 50)
                 ms[name].append((time.perf_counter() - t) * 1000)
-                if rnd == 0:
+                if rnd == 0 and isinstance(got, list):
                     recalls[name].append(len({r for r, _ in got} & truth) / 50)
     base = statistics.median(next(iter(ms.values())))
     for name in variants:
-        print(json.dumps({"variant": name, "ms": percentiles(ms[name]),
-                          "p50_vs_engine": round(statistics.median(ms[name]) / base, 2),
-                          "recall@50_mean": round(statistics.fmean(recalls[name]), 4),
-                          "recall@50_min": round(min(recalls[name]), 3)}), flush=True)
+        row = {"variant": name, "ms": percentiles(ms[name]),
+               "p50_vs_engine": round(statistics.median(ms[name]) / base, 2)}
+        if recalls[name]:
+            row.update({"recall@50_mean": round(statistics.fmean(recalls[name]), 4),
+                        "recall@50_min": round(min(recalls[name]), 3)})
+        print(json.dumps(row), flush=True)
     print(json.dumps({"load_after": [round(x, 2) for x in os.getloadavg()]}))
 
 

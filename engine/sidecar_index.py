@@ -5,10 +5,10 @@ rows followed by a small in-memory delta: the vectors of every rowid logged in
 ``vector_changes`` after the sidecar's generation, read back from ``chunks`` (so a deleted or
 changed chunk's old vector is masked out and its current one, if any, searched exactly).
 
-Search: a float32 first pass over the leading ``head`` projected components (one BLAS
-matrix-vector product per segment into a reused buffer), the best ``POOL_DEPTH`` of it scored
-on every projected component, then exact rescoring of the best ``rescore`` from the float16
-vectors (docs/benchmarks.md, "The vector arm at 500k").
+Search: a first pass over every segment row (engine/sign_codes.py: a float32 product over the
+leading centred principal components plus a popcount over the others' sign bits, into a reused
+buffer), then exact rescoring of its best ``rescore`` from the float16 vectors
+(docs/benchmarks.md, "The vector arm at 500k").
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .db import Connection
+from .sign_codes import FirstPass
 from .vector_index import EXACT_BELOW
 from .vector_sidecar import (
     Sidecar,
@@ -32,7 +33,6 @@ from .vector_sidecar import (
 )
 
 RESCORE_DEPTH = 8_000  # candidates rescored exactly (docs/benchmarks.md)
-POOL_DEPTH = 50_000  # first-pass candidates scored on every projected component
 DELTA_MAX = 50_000  # beyond this many changed rows, reload (a writer publishes a newer one)
 
 
@@ -44,7 +44,7 @@ class SidecarIndex:
     def __init__(self, sidecar: Sidecar, exact_below: int = EXACT_BELOW):
         self.sidecar = sidecar
         self.dim = sidecar.dim
-        self.basis = sidecar.basis
+        self.basis = sidecar.basis.rotation  # (dim, components)
         self.exact_below = exact_below
         self.types = list(sidecar.types)
         segs = sidecar.segments
@@ -61,7 +61,7 @@ class SidecarIndex:
         self._delta = (np.zeros(0, np.int64), np.zeros(0, np.int16),
                        np.zeros((0, self.dim), np.float32))
         self._data_version: int | None = None
-        self._buffers = threading.local()  # first-pass scores, one array per thread
+        self._buffers = threading.local()  # first-pass scores and work arrays, per thread
 
     @classmethod
     def open(cls, db_path: str | Path, conn: Connection) -> SidecarIndex:
@@ -150,44 +150,34 @@ class SidecarIndex:
 
     def _candidates(self, query: np.ndarray, allowed: np.ndarray | None, n_allowed: int,
                     depth: int) -> np.ndarray:
-        """Sorted segment rows holding at least the ``depth`` best by the projected score,
-        found through the head components' best ``POOL_DEPTH``."""
-        pq = query @ self.basis
-        head = self.sidecar.head
-        scores = self._scores(pq[:head])
+        """Sorted segment rows holding at least the ``depth`` best by the first-pass score."""
+        scores = self.first_pass(query)
         if allowed is None:  # the common case: only the few dead rows to knock out
             scores[self._dead] = -np.inf
         else:
             scores[~allowed] = -np.inf
-        idx = best_rows(scores, min(n_allowed, max(POOL_DEPTH, depth)))
-        if len(idx) <= depth or head == len(pq):
-            return idx
-        full = scores[idx] + self._gather(idx, "tail", pq[head:])
-        return np.sort(idx[np.argpartition(full, len(idx) - depth)[len(idx) - depth:]])
+        return best_rows(scores, min(n_allowed, depth))
 
-    def _scores(self, pq_head: np.ndarray) -> np.ndarray:
-        """Head scores of every segment row, in this thread's buffer (no allocation)."""
+    def first_pass(self, query: np.ndarray) -> np.ndarray:
+        """First-pass scores of every segment row, in this thread's buffer (no allocation)."""
         n = len(self._seg_rowids)
         out = getattr(self._buffers, "scores", None)
         if out is None or len(out) != n:
             out = self._buffers.scores = np.empty(n, np.float32)
-        for seg, start in zip(self.sidecar.segments, self._starts, strict=False):
-            np.matmul(seg.head, pq_head, out=out[start:start + len(seg.rowids)])
-        return out
+            self._buffers.work = FirstPass()
+        parts = [(s.head, s.words, s.scale) for s in self.sidecar.segments]
+        return self._buffers.work.scores(self.sidecar.basis, self.sidecar.head, parts, query,
+                                         out)
 
     def _rescore(self, idx: np.ndarray, query: np.ndarray) -> np.ndarray:
         """Exact similarities of segment rows ``idx`` (sorted), read from the float16 maps."""
-        return self._gather(idx, "full", query)
-
-    def _gather(self, idx: np.ndarray, part: str, vec: np.ndarray) -> np.ndarray:
-        """``segment.<part>[rows] @ vec`` for segment rows ``idx`` (sorted)."""
         out = np.empty(len(idx), np.float32)
         bounds = np.searchsorted(idx, self._starts)
         for seg, start, lo, hi in zip(self.sidecar.segments, self._starts, bounds[:-1],
                                       bounds[1:], strict=False):
             if hi > lo:
-                rows = np.take(getattr(seg, part), idx[lo:hi] - start, axis=0)
-                out[lo:hi] = rows.astype(np.float32, copy=False) @ vec
+                rows = np.take(seg.full, idx[lo:hi] - start, axis=0)
+                out[lo:hi] = rows.astype(np.float32) @ query
         return out
 
 

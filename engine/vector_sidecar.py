@@ -1,9 +1,10 @@
 """The vector sidecar: the semantic arm's matrices in memory-mapped files beside the index.
 
-``<db>.vectors/`` holds immutable segment files (rowids, source-type codes, vectors projected
-onto the top principal components as float32 — the leading ``head`` components of every row
-first, for the first pass, then the rest — and full vectors as float16 for rescoring) and ``manifest.json``, which names the segments, the rowids masked out of each and
-the vector generation the whole reflects. A fresh process maps the files instead of reading
+``<db>.vectors/`` holds a basis file and immutable segment files (rowids, source-type codes,
+the first pass's codes — the leading centred principal components as float32, one sign bit for
+each of the others and a scale a row: engine/sign_codes.py — and the full vectors as float16
+for rescoring) and ``manifest.json``, which names them, the rowids masked out of each segment
+and the vector generation the whole reflects. A fresh process maps the files instead of reading
 and projecting every vector out of vec0 (4-8 s at 500k chunks; docs/benchmarks.md).
 
 Never stale, by construction. Every insert, delete or change of a chunk's vector or type logs
@@ -31,9 +32,10 @@ import numpy as np
 
 from .db import Connection, transaction
 from .schema import get_meta, has_vec_table, set_meta, stored_embedder, vector_generation
-from .vector_index import principal_basis, projection_dims
+from .sign_codes import WORDS, Basis, components, encode, fit_basis, head_of
 
-FORMAT = 2  # 2: projected block split into head and tail columns (1: row-major, unreadable)
+FORMAT = 3  # 3: float head + sign bits (2: uncentred 96 + 32 columns, 1: row-major; both
+# refused, so rewritten by the next writer)
 MAGIC = b"MLVSEG01"
 HEADER = 32
 SAMPLE = 20_000  # vectors the principal basis is computed from
@@ -54,18 +56,14 @@ def _align(n: int) -> int:
     return (n + 63) // 64 * 64
 
 
-def head_dims(pdim: int) -> int:
-    """Components the first pass reads: 96 of 128 kept recall@50 at 0.99 with a 25% smaller
-    scan (docs/benchmarks.md, "The vector arm at 500k")."""
-    return pdim * 3 // 4
-
-
-def _layout(n: int, dim: int, pdim: int) -> tuple[int, int, int, int, int]:
-    """Offsets of rowids, types, projected (head block, then tail block), full, file size."""
+def _layout(n: int, dim: int, head: int) -> tuple[int, ...]:
+    """Offsets of rowids, types, head block, sign words, scales, full vectors; file size."""
     rows, types = HEADER, HEADER + 8 * n
-    projected = _align(types + 2 * n)
-    full = _align(projected + 4 * n * pdim)
-    return rows, types, projected, full, full + 2 * n * dim
+    lead = _align(types + 2 * n)
+    words = _align(lead + 4 * n * head)
+    scale = _align(words + 8 * WORDS * n)
+    full = _align(scale + 4 * n)
+    return rows, types, lead, words, scale, full, full + 2 * n * dim
 
 
 @dataclass
@@ -73,7 +71,8 @@ class Segment:
     rowids: np.ndarray  # int64 (n,)
     types: np.ndarray  # int16 (n,), codes into Manifest.types
     head: np.ndarray  # float32 (n, head), the leading components, memory-mapped
-    tail: np.ndarray  # float32 (n, pdim - head), the other components, memory-mapped
+    words: np.ndarray  # uint64 (n, WORDS), sign bits of the other components, memory-mapped
+    scale: np.ndarray  # float32 (n,), memory-mapped
     full: np.ndarray  # float16 (n, dim), memory-mapped
     dead: np.ndarray  # int64 rowids masked out of this segment
 
@@ -83,7 +82,7 @@ class Sidecar:
     gen: int
     epoch: str
     dim: int
-    basis: np.ndarray  # float32 (dim, pdim)
+    basis: Basis
     head: int  # leading components in each segment's head block
     types: list[str]
     segments: list[Segment]
@@ -126,15 +125,15 @@ def load_sidecar(db_path: str | Path, conn: Connection) -> Sidecar:
     try:
         dim, pdim, sgen = int(manifest["dim"]), int(manifest["pdim"]), int(manifest["gen"])
         head = int(manifest["head"])
-        if not 0 < head <= pdim:
+        if not 0 < head <= pdim <= dim or pdim - head > 64 * WORDS:
             raise ValueError("head outside the projection")
         if info is None or manifest["embedder"] != info.describe() or dim != info.dim:
             raise SidecarInvalid("written for another embedder")
         if manifest["epoch"] != epoch or not floor <= sgen <= gen:
             raise SidecarInvalid(f"generation {sgen} outside [{floor}, {gen}] or other epoch")
-        basis = _read_exact(folder / manifest["basis"], 4 * dim * pdim, manifest["basis_crc"])
-        basis = np.frombuffer(basis, np.float32).reshape(dim, pdim)
-        segments = [_map_segment(folder, s, dim, pdim, head) for s in manifest["segments"]]
+        basis = Basis.from_bytes(_read_exact(folder / manifest["basis"], Basis.size(dim, pdim),
+                                             manifest["basis_crc"]), dim, pdim)
+        segments = [_map_segment(folder, s, dim, head) for s in manifest["segments"]]
         types = [str(t) for t in manifest["types"]]
     except (KeyError, TypeError, ValueError, OSError) as exc:
         raise SidecarInvalid(f"manifest or segment unusable ({type(exc).__name__})") from exc
@@ -150,9 +149,9 @@ def _read_exact(path: Path, size: int, crc: int) -> bytes:
     return data
 
 
-def _map_segment(folder: Path, entry: dict, dim: int, pdim: int, head: int) -> Segment:
+def _map_segment(folder: Path, entry: dict, dim: int, head: int) -> Segment:
     n = int(entry["rows"])
-    rows, types, projected, full, size = _layout(n, dim, pdim)
+    rows, types, lead, words, scale, full, size = _layout(n, dim, head)
     path = folder / entry["file"]
     if path.stat().st_size != size:
         raise SidecarInvalid(f"{path.name} has the wrong size (torn)")
@@ -161,10 +160,10 @@ def _map_segment(folder: Path, entry: dict, dim: int, pdim: int, head: int) -> S
         raise SidecarInvalid(f"{path.name} has a bad header")
     if zlib.crc32(mm[rows:types + 2 * n]) != int(entry["crc"]):  # rowids, then type codes
         raise SidecarInvalid(f"{path.name} rowids changed")
-    tail = projected + 4 * n * head
     return Segment(mm[rows:types].view(np.int64), mm[types:types + 2 * n].view(np.int16),
-                   mm[projected:tail].view(np.float32).reshape(n, head),
-                   mm[tail:tail + 4 * n * (pdim - head)].view(np.float32).reshape(n, pdim - head),
+                   mm[lead:lead + 4 * n * head].view(np.float32).reshape(n, head),
+                   mm[words:words + 8 * WORDS * n].view(np.uint64).reshape(n, WORDS),
+                   mm[scale:scale + 4 * n].view(np.float32),
                    mm[full:full + 2 * n * dim].view(np.float16).reshape(n, dim),
                    np.asarray(entry.get("dead", []), np.int64))
 
@@ -205,8 +204,8 @@ def update_sidecar(conn: Connection, db_path: str | Path) -> dict:
         old = load_sidecar(db_path, conn)
     except SidecarInvalid as exc:
         old, why = None, str(exc)
-    if old is not None and (old.basis.shape[1] != projection_dims(old.dim)
-                            or old.head != head_dims(old.basis.shape[1])):
+    if old is not None and (old.basis.rotation.shape[1] != components(old.dim)
+                            or old.head != head_of(components(old.dim))):
         old, why = None, "another projection size"
     gen = vector_generation(conn)
     if old is not None and old.gen == gen:
@@ -240,8 +239,8 @@ def _append(conn: Connection, db_path: str | Path, old: Sidecar, gen: int) -> di
         dead = np.union1d(seg.dead, hit)
         entries.append({**entry, "dead": [int(r) for r in dead]})
     if len(ids):
-        entries.append(_write_segment(folder, ids, codes, vecs @ old.basis,
-                                      vecs.astype(np.float16), old.head))
+        entries.append(_write_segment(folder, ids, codes, encode(vecs, old.basis, old.head),
+                                      vecs.astype(np.float16)))
     _publish(folder, {**old.manifest, "gen": gen, "types": types, "segments": entries})
     return {"sidecar": "appended", "gen": gen, "rows": int(len(ids)),
             "masked": int(len(changed))}
@@ -260,15 +259,15 @@ def rebuild_sidecar(conn: Connection, db_path: str | Path) -> dict:
         live = {cid: int(np.unpackbits(np.frombuffer(v, np.uint8)).sum())
                 for cid, v, _ in chunks}
         types: list[str] = []
-        basis = principal_basis(_sample(conn, chunks, live, info.dim),
-                                projection_dims(info.dim))
-        entry = _stream_segment(conn, folder, chunks, sum(live.values()), types, basis)
+        pdim = components(info.dim)
+        basis = fit_basis(_sample(conn, chunks, live, info.dim), pdim)
+        entry = _stream_segment(conn, folder, chunks, sum(live.values()), types, basis,
+                                head_of(pdim))
     basis_name = f"basis-{secrets.token_hex(6)}.bin"
-    _write_file(folder / basis_name, basis.tobytes())
-    _publish(folder, {"format": FORMAT, "dim": info.dim, "pdim": basis.shape[1],
-                      "head": head_dims(basis.shape[1]),
+    _write_file(folder / basis_name, basis.to_bytes())
+    _publish(folder, {"format": FORMAT, "dim": info.dim, "pdim": pdim, "head": head_of(pdim),
                       "embedder": info.describe(), "epoch": epoch, "gen": gen,
-                      "basis": basis_name, "basis_crc": zlib.crc32(basis.tobytes()),
+                      "basis": basis_name, "basis_crc": zlib.crc32(basis.to_bytes()),
                       "types": types, "segments": [entry]})
     return {"sidecar": "rebuilt", "gen": gen, "rows": entry["rows"]}
 
@@ -296,12 +295,10 @@ def _sample(conn: Connection, chunks, live: dict, dim: int) -> np.ndarray:
 
 
 def _stream_segment(conn: Connection, folder: Path, chunks, n: int, types: list[str],
-                    basis: np.ndarray) -> dict:
+                    basis: Basis, head: int) -> dict:
     """One segment of every live vec0 vector, written in batches (memory stays bounded)."""
-    dim, pdim = basis.shape
-    head = head_dims(pdim)
-    o_rows, o_types, o_proj, o_full, size = _layout(n, dim, pdim)
-    o_tail = o_proj + 4 * n * head
+    dim = len(basis.mean)
+    o_rows, o_types, o_lead, o_words, o_scale, o_full, size = _layout(n, dim, head)
     name = f"seg-{secrets.token_hex(6)}.bin"
     crc, done = 0, 0
     codes_all = []
@@ -320,9 +317,10 @@ def _stream_segment(conn: Connection, folder: Path, chunks, n: int, types: list[
             m = len(r)
             os.pwrite(fd, r.tobytes(), o_rows + 8 * done)
             os.pwrite(fd, c.tobytes(), o_types + 2 * done)
-            p = (v @ basis).astype(np.float32)
-            os.pwrite(fd, p[:, :head].tobytes(), o_proj + 4 * head * done)
-            os.pwrite(fd, p[:, head:].tobytes(), o_tail + 4 * (pdim - head) * done)
+            lead, words, scale = encode(v, basis, head)
+            os.pwrite(fd, lead.tobytes(), o_lead + 4 * head * done)
+            os.pwrite(fd, words.tobytes(), o_words + 8 * WORDS * done)
+            os.pwrite(fd, scale.tobytes(), o_scale + 4 * done)
             os.pwrite(fd, v.astype(np.float16).tobytes(), o_full + 2 * dim * done)
             crc = zlib.crc32(r.tobytes(), crc)
             codes_all.append(c)
@@ -335,19 +333,17 @@ def _stream_segment(conn: Connection, folder: Path, chunks, n: int, types: list[
     return {"file": name, "rows": n, "crc": crc, "dead": []}
 
 
-def _write_segment(folder: Path, ids, codes, projected, full, head: int) -> dict:
+def _write_segment(folder: Path, ids, codes, encoded, full) -> dict:
+    lead, words, scale = encoded
     n, dim = full.shape
-    pdim = projected.shape[1]
-    o_rows, o_types, o_proj, o_full, size = _layout(n, dim, pdim)
+    o_rows, o_types, o_lead, o_words, o_scale, o_full, size = _layout(n, dim, lead.shape[1])
     buf = bytearray(size)
     buf[:16] = MAGIC + np.array([n], np.int64).tobytes()
     buf[o_rows:o_types] = ids.astype(np.int64).tobytes()
     buf[o_types:o_types + 2 * n] = codes.tobytes()
-    o_tail = o_proj + 4 * n * head
-    buf[o_proj:o_tail] = np.ascontiguousarray(projected[:, :head], np.float32).tobytes()
-    buf[o_tail:o_tail + 4 * n * (pdim - head)] = np.ascontiguousarray(
-        projected[:, head:], np.float32).tobytes()
-    buf[o_full:size] = np.ascontiguousarray(full, np.float16).tobytes()
+    for offset, part in ((o_lead, lead), (o_words, words), (o_scale, scale), (o_full, full)):
+        data = np.ascontiguousarray(part).tobytes()
+        buf[offset:offset + len(data)] = data
     name = f"seg-{secrets.token_hex(6)}.bin"
     _write_file(folder / name, bytes(buf))
     return {"file": name, "rows": n, "dead": [],

@@ -10,7 +10,6 @@ import sys
 import numpy as np
 import pytest
 
-from engine import sidecar_index
 from engine.config import load_config
 from engine.db import connect, transaction
 from engine.indexer import reindex
@@ -167,18 +166,20 @@ def test_torn_or_mismatched_sidecar_is_ignored(db):
     assert isinstance(fresh(path)[1], VectorIndex)
 
 
-def test_a_sidecar_of_the_older_format_is_rebuilt_never_misread(db):
+@pytest.mark.parametrize("old_format", [1, 2])
+def test_a_sidecar_of_an_older_format_is_rebuilt_never_misread(db, old_format):
     path, conn = db
     update_sidecar(conn, path)
     folder = sidecar_dir(path)
     manifest = json.loads((folder / "manifest.json").read_text())
-    # format 1 stored the projected rows whole: the same bytes read as head and tail blocks
-    # would be wrong scores
-    old = {k: v for k, v in manifest.items() if k != "head"}
-    (folder / "manifest.json").write_text(json.dumps({**old, "format": 1}))
+    # format 1 stored the uncentred projected rows whole, format 2 as 96 + 32 float32 columns
+    # and no sign bits: the same bytes read in another layout would be wrong scores
+    old = {k: v for k, v in manifest.items() if k != "head" or old_format == 2}
+    (folder / "manifest.json").write_text(json.dumps({**old, "format": old_format}))
     assert isinstance(fresh(path)[1], VectorIndex)
     result = update_sidecar(conn, path)
     assert result["sidecar"] == "rebuilt" and result["reason"] == "another sidecar format"
+    assert json.loads((folder / "manifest.json").read_text())["format"] == 3
     reader, index = fresh(path)
     assert isinstance(index, SidecarIndex)
     q = clustered(1, seed=9)[0]
@@ -209,8 +210,8 @@ def test_a_reader_without_a_sidecar_takes_the_one_a_writer_publishes(db):
     assert isinstance(index, SidecarIndex) and len(index) == 3000
 
 
-def test_projected_path_finds_the_exact_top_k(tmp_path, monkeypatch):
-    dim = 256  # projected onto 128 principal components, as WordLlama's vectors are
+def test_projected_path_finds_the_exact_top_k(tmp_path):
+    dim = 256  # 48 float components and 128 sign bits, as for WordLlama's vectors
     path = tmp_path / "p.db"
     conn = connect(path, mmap=False)
     ensure_schema(conn)
@@ -223,18 +224,17 @@ def test_projected_path_finds_the_exact_top_k(tmp_path, monkeypatch):
     add(conn, [f"e{i}" for i in range(50)], everything[:50], source_type="cgm")
     update_sidecar(conn, path)
     index = open_vector_index(path, open_reader(path), dim)
-    assert isinstance(index, SidecarIndex) and index.basis.shape == (dim, 128)
+    assert isinstance(index, SidecarIndex) and index.basis.shape == (dim, 176)
     index.exact_below = 0  # force the two-pass search on this small fixture
     rowids = np.array([rowid_of(conn, f"c{i}") for i in range(6000)])
     exact = dict(zip(rowids.tolist(), (everything @ everything[0]).tolist(), strict=True))
     queries = unit(everything[rng.integers(0, 6000, 20)] + 0.3 * rng.normal(size=(20, dim)))
-    # every row scored on all components, then a head pass that keeps only 600 of them
-    for pool in (sidecar_index.POOL_DEPTH, 600):
-        monkeypatch.setattr(sidecar_index, "POOL_DEPTH", pool)
+    # the first pass keeps 200 or 600 of the 6,050 rows for exact rescoring
+    for depth in (200, 600):
         for q in queries:
             sims = everything @ q
             truth = np.argsort(-sims)[:10]
-            got = index.search(q, 10, index.type_mask(["slack"]), rescore=200)
+            got = index.search(q, 10, index.type_mask(["slack"]), rescore=depth)
             # exact up to float16 storage: the same similarities, the same rows but for ties
             assert np.allclose([s for _, s in got], sims[truth], atol=2e-3)
             exact = dict(zip(rowids.tolist(), sims.tolist(), strict=True))

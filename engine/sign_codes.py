@@ -1,0 +1,144 @@
+"""The vector sidecar's first pass (format 3): float32 leading components, one sign bit for
+each of the next 128.
+
+Rows are centred and rotated onto their principal components, ``y = (x - mean) @ rotation``.
+A query's first-pass score of a row estimates ``y · (q @ rotation)`` (the same order as
+``x · q``): exactly over the leading ``head`` components (one BLAS product), and over the rest
+from the signs alone, as ``scale · Σ_j w_j sign(y_j)`` with ``w_j = q_j · spread_j`` (``spread``:
+the mean |y_j| over the sample the basis came from; ``scale``: the row's own |y_j| fitted to
+``spread`` by least squares, stored per row). The |w_j| are quantised to 0-3 and split into two
+bit planes, so the sum over the sign bits is a few ``np.bitwise_count`` passes over 16 bytes a
+row. Short queries keep ~40% of their energy outside the leading components, where chunks keep
+little: these bits are what a head-only pass lost (docs/benchmarks.md, "The vector arm at
+500k").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+HEAD = 48  # leading components scored exactly
+WORDS = 2  # uint64 sign words a row: components HEAD..HEAD+127 (later ones: rescoring)
+WEIGHT_BITS = 2  # a query's weights quantised to 0-3 (1 bit lost recall: 0.96 at 500k)
+BLOCK = 16_384  # rows per popcount step: the work arrays stay in the core's cache
+
+
+def components(dim: int) -> int:
+    return min(dim, HEAD + 64 * WORDS)
+
+
+def head_of(pdim: int) -> int:
+    return min(HEAD, pdim)
+
+
+@dataclass
+class Basis:
+    mean: np.ndarray  # float32 (dim,)
+    rotation: np.ndarray  # float32 (dim, pdim), principal directions, largest first
+    spread: np.ndarray  # float32 (pdim,), mean |component| over the sample
+
+    def to_bytes(self) -> bytes:
+        return self.mean.tobytes() + self.rotation.tobytes() + self.spread.tobytes()
+
+    @staticmethod
+    def size(dim: int, pdim: int) -> int:
+        return 4 * (dim + dim * pdim + pdim)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, dim: int, pdim: int) -> Basis:
+        flat = np.frombuffer(data, np.float32)
+        return cls(flat[:dim], flat[dim:dim + dim * pdim].reshape(dim, pdim),
+                   flat[dim + dim * pdim:])
+
+
+def fit_basis(sample: np.ndarray, pdim: int) -> Basis:
+    """Principal directions of the centred ``sample`` (float32 rows)."""
+    sample = np.asarray(sample, np.float32)
+    mean = sample.mean(axis=0)
+    centred = sample - mean
+    _, vectors = np.linalg.eigh(centred.T.astype(np.float64) @ centred)
+    rotation = np.ascontiguousarray(vectors[:, ::-1][:, :pdim], np.float32)
+    spread = np.abs(centred @ rotation).mean(axis=0)
+    return Basis(mean.astype(np.float32), rotation, np.maximum(spread, 1e-12).astype(np.float32))
+
+
+def encode(vectors: np.ndarray, basis: Basis, head: int):
+    """(leading components float32 (m, head), sign words uint64 (m, WORDS), scale float32 (m,))
+    of float32 ``vectors``."""
+    y = (np.asarray(vectors, np.float32) - basis.mean) @ basis.rotation
+    rest, spread = y[:, head:], basis.spread[head:]
+    bits = np.zeros((len(y), 8 * WORDS), np.uint8)
+    bits[:, :(rest.shape[1] + 7) // 8] = np.packbits(rest > 0, axis=1)
+    scale = np.abs(rest) @ spread / max(float(spread @ spread), 1e-30)
+    return (np.ascontiguousarray(y[:, :head]), bits.view(np.uint64),
+            scale.astype(np.float32))
+
+
+class FirstPass:
+    """One thread's work arrays for :meth:`scores` (reused: no allocation per query)."""
+
+    def __init__(self):
+        self.xor = np.empty((BLOCK, WORDS), np.uint64)
+        self.masked = np.empty((BLOCK, WORDS), np.uint64)
+        self.counts = np.empty((WEIGHT_BITS, BLOCK, WORDS), np.uint8)
+        self.high = np.empty(BLOCK, np.uint16)
+        self.acc = np.empty(BLOCK, np.float32)
+
+    def scores(self, basis: Basis, head: int, parts, query: np.ndarray,
+               out: np.ndarray) -> np.ndarray:
+        """First-pass scores of every row of ``parts`` ((head block, sign words, scale) per
+        segment, in order) into ``out``."""
+        qy = np.asarray(query, np.float32) @ basis.rotation
+        start = 0
+        for lead, _, _ in parts:
+            np.matmul(lead, qy[:head], out=out[start:start + len(lead)])
+            start += len(lead)
+        weights = qy[head:] * basis.spread[head:]
+        top = float(np.abs(weights).max()) if len(weights) else 0.0
+        if top == 0.0:
+            return out
+        unit = top / (2 ** WEIGHT_BITS - 1)
+        levels = np.rint(np.abs(weights) / unit).astype(np.uint8)
+        sign = _words(weights > 0)
+        planes = [_words((levels >> b) & 1 == 1) for b in range(WEIGHT_BITS)]
+        total = float(levels.sum())
+        start = 0
+        for _, words, scale in parts:
+            for lo in range(0, len(words), BLOCK):
+                hi = min(len(words), lo + BLOCK)
+                self._add_bits(words[lo:hi], scale[lo:hi], sign, planes, total * unit, unit,
+                               out[start + lo:start + hi])
+            start += len(words)
+        return out
+
+    def _add_bits(self, words, scale, sign, planes, total, unit, out) -> None:
+        """out += scale · (total − 2 · unit · Σ_b 2^b popcount((words ^ sign) & plane_b)):
+        Σ_j |w_j| (±1 as the row's sign agrees with w_j's), quantised."""
+        m = len(words)
+        xor, masked, high, acc = self.xor[:m], self.masked[:m], self.high[:m], self.acc[:m]
+        counts = self.counts[:, :m]
+        np.bitwise_xor(words, sign[:m], out=xor)
+        for b, plane in enumerate(planes):
+            np.bitwise_and(xor, plane[:m], out=masked)
+            np.bitwise_count(masked, out=counts[b])
+        np.left_shift(counts[1], 1, out=counts[1])  # WEIGHT_BITS = 2: a word's sum ≤ 192
+        np.add(counts[0], counts[1], out=counts[0])
+        pair = counts[0].view(np.uint16).reshape(m)  # the two words' sums of a row, one each
+        np.right_shift(pair, 8, out=high)  # byte, added as uint16 (≤ 384)
+        np.bitwise_and(pair, 0xFF, out=pair)
+        np.add(pair, high, out=pair)
+        np.copyto(acc, pair, casting="unsafe")
+        np.multiply(acc, -2.0 * unit, out=acc)
+        np.add(acc, total, out=acc)
+        np.multiply(acc, scale, out=acc)
+        np.add(out, acc, out=out)
+
+
+def _words(flags: np.ndarray) -> np.ndarray:
+    """The packed ``flags`` as one row of sign words, repeated BLOCK times (a same-shape
+    operand: numpy's broadcast over a 4-wide last axis is ~4x slower)."""
+    packed = np.zeros(8 * WORDS, np.uint8)
+    packed[:(len(flags) + 7) // 8] = np.packbits(flags)
+    return np.tile(packed.view(np.uint64), (BLOCK, 1))
