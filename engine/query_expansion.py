@@ -32,6 +32,7 @@ NEIGHBOURS = 7  # nearest vocabulary words looked at per query word (besides its
 NEIGHBOUR_FLOOR = 0.45  # cosine in WordLlama's token space; below it neighbours are noise
 EXPANSION_WEIGHT = 0.5  # a related word counts half as much as the query's own word
 MAX_RELATED = 16  # related words per query, most similar first: bounds the bm25 lookups
+NO_EVIDENCE = 1e-3  # bm25 of a word in most chunks (FTS5 floors its idf at 1e-6): not shown
 
 
 class _Vocabulary:
@@ -43,12 +44,12 @@ class _Vocabulary:
 
         model = LocalEmbedder._load()  # the wheel's files, memory-mapped; nothing downloaded
         self.tokenizer = model.tokenizer
-        pieces = sorted(((i, t) for t, i in self.tokenizer.get_vocab().items()),
-                        key=lambda p: p[0])
-        self.space = next((i for i, t in pieces if t == "▁"), None)
-        rows = [i for i, t in pieces
-                if i < model.matrix.shape[0] and t.startswith("▁") and _is_word(t[1:])]
-        self.words = [pieces[i][1][1:] for i in rows]
+        vocab = self.tokenizer.get_vocab()  # token -> id
+        self.space = vocab.get("▁")
+        rows = sorted(i for t, i in vocab.items()
+                      if i < model.matrix.shape[0] and t.startswith("▁") and _is_word(t[1:]))
+        token = {i: t for t, i in vocab.items()}
+        self.words = [token[i][1:] for i in rows]
         self.matrix = _unit(np.asarray(model.matrix[rows], dtype=np.float32))
         self.source = model.matrix
 
@@ -123,7 +124,8 @@ def with_related_words(conn: Connection, cands: list[Candidate],
         for rowid, bm25 in conn.execute(
                 "SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? "
                 f"AND rowid IN ({marks})", [quote(word), *chat]):
-            chat[rowid].related[word] = (sim, bm25)
+            if bm25 > NO_EVIDENCE:
+                chat[rowid].related[word] = (sim, bm25)
     best = max((c.bm25 or 0.0 for c in cands), default=0.0) or 1.0
     for c in cands:
         base = c.keyword_score if c.keyword_score is not None else (c.bm25 or 0.0) / best
