@@ -35,6 +35,8 @@ class Candidate:
     # chat window (engine/passages.py); None when the arm did not compute it
     keyword_score: float | None = None
     passage: float | None = None  # bm25 of a chat window's best passage
+    # related word -> (similarity, its bm25) for a chat window (engine/query_expansion.py)
+    related: dict[str, tuple[float, float]] = field(default_factory=dict)
     # semantic arm
     semantic_rank: int | None = None  # 0-based rank in the semantic arm
     similarity: float | None = None  # cosine similarity, 1 - distance

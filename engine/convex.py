@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .candidates import Candidate
 from .passages import PASSAGE_SHARE
+from .query_expansion import describe_related
 
 REF_RANK = 100  # the KNN is asked at least this deep so the reference similarity exists
 
@@ -45,6 +46,8 @@ def convex_merge(keyword: list[Candidate], semantic: list[Candidate], weight: fl
                    f"{PASSAGE_SHARE:.1f} × passage {hit.passage:.4g}/best)")
         elif arm == "keyword" and hit.keyword_score is not None:
             why = f" (score bm25 {hit.bm25 or 0.0:.4g}/best)"
+        if why and hit.related:
+            why = why[:-1] + describe_related(hit) + ")"
         return w * norm, f"{w:.2f} × {shown}/{span} = {w * norm:.4f}{why}"
 
     return merge_arms(keyword, semantic, term)

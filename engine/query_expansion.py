@@ -1,0 +1,150 @@
+"""Related words from the local embedder's own vocabulary, for chat windows (the keyword arm's
+third look, after passage evidence).
+
+A question and the message that answers it often name a thing differently: "what pets does
+Nate have?" against "this is Max! [a photo of a dog]", "injured" against "hurt". WordLlama's
+token matrix (the `local` embedder's weights, shipped in its wheel) places such words close:
+each query word that is one whole token of that vocabulary gets its nearest whole-word tokens
+(cosine >= NEIGHBOUR_FLOOR, at most NEIGHBOURS of them). A chat window the arm found gains, for
+each related word it holds,
+
+    EXPANSION_WEIGHT * similarity * bm25(word) / best_bm25
+
+on top of its keyword score, where bm25(word) is FTS5's bm25 of that word alone over the arm's
+hits (so the index's stemmer and idf apply) and best_bm25 the arm's best bm25. A word with the
+stem of a query word is left out (the stemmer already matches it). Other chunks are untouched:
+on SciFact abstracts the same stage moved nDCG@10 up but R@100 below plain FTS5
+(docs/benchmarks.md, "Related words in chat windows").
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .candidates import Candidate
+from .db import Connection
+from .fts_query import FTS5_STOP_WORDS, quote
+from .passages import message_starts, neighbour_ids, stem_all
+
+NEIGHBOURS = 7  # nearest vocabulary words looked at per query word (besides itself)
+NEIGHBOUR_FLOOR = 0.45  # cosine in WordLlama's token space; below it neighbours are noise
+EXPANSION_WEIGHT = 0.5  # a related word counts half as much as the query's own word
+MAX_RELATED = 16  # related words per query, most similar first: bounds the bm25 lookups
+NO_EVIDENCE = 1e-3  # bm25 of a word in most chunks (FTS5 floors its idf at 1e-6): not shown
+
+
+class _Vocabulary:
+    """WordLlama's whole-word tokens ("▁paint", not "ets") as unit vectors, and the
+    tokenizer that says whether a query word is one token."""
+
+    def __init__(self) -> None:
+        from .embedder import LocalEmbedder
+
+        model = LocalEmbedder._load()  # the wheel's files, memory-mapped; nothing downloaded
+        self.tokenizer = model.tokenizer
+        vocab = self.tokenizer.get_vocab()  # token -> id
+        self.space = vocab.get("▁")
+        rows = sorted(i for t, i in vocab.items()
+                      if i < model.matrix.shape[0] and t.startswith("▁") and _is_word(t[1:]))
+        token = {i: t for t, i in vocab.items()}
+        self.words = [token[i][1:] for i in rows]
+        self.matrix = _unit(np.asarray(model.matrix[rows], dtype=np.float32))
+        self.source = model.matrix
+
+    def neighbours(self, word: str) -> list[tuple[str, float]]:
+        ids = [i for i in self.tokenizer.encode(" " + word, add_special_tokens=False).ids
+               if i != self.space]
+        if len(ids) != 1 or ids[0] >= self.source.shape[0]:
+            return []  # split into pieces ("ankle" -> an|k|le): a piece's neighbours are noise
+        sims = self.matrix @ _unit(np.asarray(self.source[ids[0]:ids[0] + 1], np.float32))[0]
+        top = np.argsort(-sims)[:NEIGHBOURS + 1]
+        return [(self.words[k], float(sims[k])) for k in top
+                if sims[k] >= NEIGHBOUR_FLOOR and self.words[k] != word]
+
+
+def _is_word(text: str) -> bool:
+    return len(text) >= 3 and text.isalpha() and text.islower()
+
+
+def _unit(m: np.ndarray) -> np.ndarray:
+    return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-9)
+
+
+@functools.lru_cache(maxsize=1)
+def _vocabulary() -> _Vocabulary | None:
+    try:
+        return _Vocabulary()
+    except (ImportError, OSError, ValueError, KeyError):  # no wheel: no related words
+        return None
+
+
+@functools.lru_cache(maxsize=4096)
+def vocabulary_neighbours(word: str) -> tuple[tuple[str, float], ...]:
+    """(word, cosine) for the vocabulary's nearest whole words to ``word``, most similar
+    first; () when the vocabulary is missing or ``word`` is not one of its tokens."""
+    vocab = _vocabulary()
+    return tuple(vocab.neighbours(word.lower())) if vocab is not None else ()
+
+
+def related_words(conn: Connection, terms: list[str]) -> dict[str, float]:
+    """Related word -> its similarity to the query word it came from (the best one), without
+    stop words and words sharing a query word's stem."""
+    found: dict[str, float] = {}
+    for term in terms:
+        for word, sim in vocabulary_neighbours(term):
+            if word not in FTS5_STOP_WORDS:
+                found[word] = max(found.get(word, 0.0), sim)
+    if not found:
+        return {}
+    stem = stem_all(conn, {*found, *(t.lower() for t in terms)})
+    taken = {stem[t.lower()] for t in terms}
+    out: dict[str, float] = {}
+    for word, sim in sorted(found.items(), key=lambda p: (-p[1], p[0]))[:MAX_RELATED]:
+        if stem[word] not in taken:  # one word per stem: the most similar
+            taken.add(stem[word])
+            out[word] = sim
+    return out
+
+
+def with_related_words(conn: Connection, cands: list[Candidate],
+                       terms: list[str]) -> list[Candidate]:
+    """The keyword arm's hits re-ordered once chat windows holding related words gain their
+    share (module docstring); ``related`` records word -> (similarity, its bm25). Hits are
+    updated in place; no chat window: unchanged."""
+    chat = {c.rowid: c for c in cands if neighbour_ids(c.id) and message_starts(c.content)}
+    if not chat:
+        return cands
+    related = related_words(conn, terms)
+    if not related:
+        return cands
+    marks = ",".join("?" * len(chat))
+    for word, sim in related.items():
+        for rowid, bm25 in conn.execute(
+                "SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? "
+                f"AND rowid IN ({marks})", [quote(word), *chat]):
+            if bm25 > NO_EVIDENCE:
+                chat[rowid].related[word] = (sim, bm25)
+    best = max((c.bm25 or 0.0 for c in cands), default=0.0) or 1.0
+    for c in cands:
+        base = c.keyword_score if c.keyword_score is not None else (c.bm25 or 0.0) / best
+        c.keyword_score = base + related_score(c) / best
+    out = sorted(cands, key=lambda c: (-c.keyword_score, c.keyword_rank or 0))
+    for rank, c in enumerate(out):
+        c.keyword_rank = rank
+    return out
+
+
+def related_score(c: Candidate) -> float:
+    """What a hit's related words add to its keyword score, before the division by the best
+    bm25."""
+    return sum(EXPANSION_WEIGHT * sim * bm25 for sim, bm25 in c.related.values())
+
+
+def describe_related(c: Candidate) -> str:
+    """The related words' part of a hit's keyword score, for the explain text
+    (" + related pet 0.5 × 0.66 × bm25 1.234/best bm25"); "" when it has none."""
+    parts = [f"{word} {EXPANSION_WEIGHT:g} × {sim:.2f} × bm25 {bm25:.4g}"
+             for word, (sim, bm25) in sorted(c.related.items(), key=lambda p: -p[1][0] * p[1][1])]
+    return f" + related {', '.join(parts)}/best bm25" if parts else ""

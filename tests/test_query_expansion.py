@@ -1,0 +1,86 @@
+"""Related words in chat windows (engine/query_expansion.py, docs/benchmarks.md): a window that
+says "pet" and "animal" answers a question about a "dog", the explain text names the words and
+their weights, and chunks that are not chat windows keep their bm25 order."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from engine.config import load_config
+from engine.indexer import reindex
+from engine.query_expansion import NEIGHBOUR_FLOOR, related_words, vocabulary_neighbours
+from engine.searcher import Searcher
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)
+START = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+
+
+def _chat(path, texts, who):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(
+        json.dumps({"date": (START + timedelta(minutes=i)).isoformat(), "from": who[i % 2],
+                    "text": t}) + "\n" for i, t in enumerate(texts)))
+
+
+FILLER = [f"the weather on day {i} was grey and windy" for i in range(10)]
+# window 0 names Ana most often; window 1 holds the related words; window 2 neither
+CALLS = ["Ana, Ana, come and look at the clouds", *FILLER[1:]]
+ADOPTED = [*FILLER[:4], "we adopted a pet from the shelter, a tiny animal", *FILLER[5:]]
+CHAT = CALLS + ADOPTED + FILLER
+
+
+@pytest.fixture(scope="module")
+def searcher(tmp_path_factory):
+    root = tmp_path_factory.mktemp("related") / "root"
+    _chat(root / "data/telegram/ana.jsonl", CHAT, ("Ana", "Ben"))
+    _chat(root / "data/telegram/other.jsonl", [f"lunch menu item {i} was soup" for i in range(60)],
+          ("Cy", "Di"))
+    (root / "notes").mkdir()
+    (root / "notes/a.md").write_text("# Walks\n\nthe dog walks in the park every morning\n")
+    (root / "notes/b.md").write_text("# Shelter\n\nthe dog shelter found a pet animal a home\n")
+    config = load_config(root)
+    reindex(config=config)
+    s = Searcher(config)
+    yield s
+    s.close()
+
+
+def test_a_window_holding_related_words_answers_the_question(searcher):
+    r = searcher.search("Ana dog", mode="keyword", now=NOW, path_prefix="data/telegram/")
+    ids = [x.id for x in r]
+    assert ids[0] == "data/telegram/ana.jsonl#w1", [(x.id, x.fusion_terms) for x in r]
+    calls = next(x for x in r if x.id == "data/telegram/ana.jsonl#w0")
+    assert calls.bm25 > r[0].bm25  # bm25 of the query's own words alone ranks window 0 first
+    why = r[0].fusion_terms["keyword"]
+    assert "related" in why and "animal 0.5 × 0.77 × bm25" in why and "pet 0.5 × 0.66" in why
+    assert "related" not in calls.fusion_terms["keyword"]
+
+
+def test_the_same_words_in_hybrid_mode(searcher):
+    r = searcher.search("Ana dog", mode="hybrid", now=NOW, path_prefix="data/telegram/")
+    assert r[0].id == "data/telegram/ana.jsonl#w1"
+    assert "related animal" in r[0].fusion_terms["keyword"]
+
+
+def test_chunks_that_are_not_chat_windows_keep_their_bm25_order(searcher):
+    r = searcher.search("dog", mode="keyword", now=NOW, path_prefix="notes/")
+    assert [x.id.split("#")[0] for x in r] == ["notes/a.md", "notes/b.md"]
+    assert all("related" not in x.fusion_terms["keyword"] for x in r)
+
+
+def test_vocabulary_neighbours_are_whole_words_above_the_floor():
+    found = dict(vocabulary_neighbours("dog"))
+    assert {"animal", "pet"} <= found.keys() and "dog" not in found
+    assert all(sim >= NEIGHBOUR_FLOOR for sim in found.values())
+    assert vocabulary_neighbours("ankle") == ()  # an|k|le: pieces, not a word of the vocabulary
+
+
+def test_related_words_leave_out_the_query_stems_and_stop_words(searcher):
+    related = related_words(searcher.connection(), ["dog"])
+    assert "animal" in related and "pet" in related
+    assert "dogs" not in related  # the index's stemmer already matches it
+    assert "animals" not in related  # one word per stem: "animal" is the more similar
+    assert "within" not in related_words(searcher.connection(), ["take"])  # a stop word
