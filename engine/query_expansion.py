@@ -26,7 +26,8 @@ import numpy as np
 from .candidates import Candidate
 from .db import Connection
 from .fts_query import FTS5_STOP_WORDS, quote
-from .passages import message_starts, neighbour_ids, stem_all
+from .passages import message_starts, neighbour_ids
+from .stemmer import stem as stems
 
 NEIGHBOURS = 7  # nearest vocabulary words looked at per query word (besides itself)
 NEIGHBOUR_FLOOR = 0.45  # cosine in WordLlama's token space; below it neighbours are noise
@@ -88,7 +89,7 @@ def vocabulary_neighbours(word: str) -> tuple[tuple[str, float], ...]:
     return tuple(vocab.neighbours(word.lower())) if vocab is not None else ()
 
 
-def related_words(conn: Connection, terms: list[str]) -> dict[str, float]:
+def related_words(terms: list[str]) -> dict[str, float]:
     """Related word -> its similarity to the query word it came from (the best one), without
     stop words and words sharing a query word's stem."""
     found: dict[str, float] = {}
@@ -98,7 +99,8 @@ def related_words(conn: Connection, terms: list[str]) -> dict[str, float]:
                 found[word] = max(found.get(word, 0.0), sim)
     if not found:
         return {}
-    stem = stem_all(conn, {*found, *(t.lower() for t in terms)})
+    words = {*found, *(t.lower() for t in terms)}
+    stem = {w: w for w in words} | stems(words)  # a word the tokenizer splits stands for itself
     taken = {stem[t.lower()] for t in terms}
     out: dict[str, float] = {}
     for word, sim in sorted(found.items(), key=lambda p: (-p[1], p[0]))[:MAX_RELATED]:
@@ -116,7 +118,7 @@ def with_related_words(conn: Connection, cands: list[Candidate],
     chat = {c.rowid: c for c in cands if neighbour_ids(c.id) and message_starts(c.content)}
     if not chat:
         return cands
-    related = related_words(conn, terms)
+    related = related_words(terms)
     if not related:
         return cands
     marks = ",".join("?" * len(chat))

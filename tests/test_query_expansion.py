@@ -79,8 +79,8 @@ def test_vocabulary_neighbours_are_whole_words_above_the_floor():
 
 
 def test_related_words_leave_out_the_query_stems_and_stop_words(searcher):
-    related = related_words(searcher.connection(), ["dog"])
+    related = related_words(["dog"])
     assert "animal" in related and "pet" in related
     assert "dogs" not in related  # the index's stemmer already matches it
     assert "animals" not in related  # one word per stem: "animal" is the more similar
-    assert "within" not in related_words(searcher.connection(), ["take"])  # a stop word
+    assert "within" not in related_words(["take"])  # a stop word
