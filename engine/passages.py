@@ -43,11 +43,18 @@ def message_starts(content: str) -> list[int]:
     return starts if starts and starts[0] == 0 else []
 
 
+def _head(stem: str) -> str:
+    keep = max(3, len(stem) - 2)
+    if stem.endswith("i"):  # porter turns a final y into i: "day" -> "dai", "cried" -> "cri"
+        keep = min(keep, len(stem) - 1)
+    return stem[:keep]
+
+
 def word_heads(weights: dict[str, float]) -> list[str]:
     """Prefixes of the words that could stem to a query stem: they start like it (porter
     rewrites only a stem's last letters). Only those words are stemmed. A head that starts
     with another head is dropped: the shorter one finds the same words."""
-    heads = sorted({w[:max(3, len(w) - 2)] for w in weights})
+    heads = sorted({_head(w) for w in weights})
     return [h for i, h in enumerate(heads) if not any(h.startswith(k) for k in heads[:i])]
 
 

@@ -25,9 +25,10 @@ import numpy as np
 
 from .candidates import Candidate
 from .db import Connection
-from .fts_query import FTS5_STOP_WORDS, quote
+from .fts_query import FTS5_STOP_WORDS
 from .passages import message_starts, neighbour_ids
 from .stemmer import stem as stems
+from .word_bm25 import word_bm25
 
 NEIGHBOURS = 7  # nearest vocabulary words looked at per query word (besides itself)
 NEIGHBOUR_FLOOR = 0.45  # cosine in WordLlama's token space; below it neighbours are noise
@@ -121,13 +122,12 @@ def with_related_words(conn: Connection, cands: list[Candidate],
     related = related_words(terms)
     if not related:
         return cands
-    marks = ",".join("?" * len(chat))
-    for word, sim in related.items():
-        for rowid, bm25 in conn.execute(
-                "SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? "
-                f"AND rowid IN ({marks})", [quote(word), *chat]):
+    scores = word_bm25(conn, list(related),
+                       {rid: (c.content, c.source_file, c.source_type) for rid, c in chat.items()})
+    for rowid, by_word in scores.items():
+        for word, bm25 in by_word.items():
             if bm25 > NO_EVIDENCE:
-                chat[rowid].related[word] = (sim, bm25)
+                chat[rowid].related[word] = (related[word], bm25)
     best = max((c.bm25 or 0.0 for c in cands), default=0.0) or 1.0
     for c in cands:
         base = c.keyword_score if c.keyword_score is not None else (c.bm25 or 0.0) / best

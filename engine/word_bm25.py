@@ -1,0 +1,85 @@
+"""FTS5's bm25 of single words over a few known rows, without a MATCH per word.
+
+Every statement whose ``bm25()`` runs first walks each phrase's whole posting list to count
+it (its idf): at 500k-2M chunks, 1-19 ms a common word, once per statement. Here the same
+formula takes its numbers from what the index already keeps: the row count and token totals
+(the averages record), each row's length (``chunks_fts_docsize``), each word's document
+frequency (the term list, cached per connection by engine/keyword_arm.py) and its count in
+the row's columns, tokenized by the index's own tokenizer (engine/stemmer.py).
+"""
+
+from __future__ import annotations
+
+from . import stemmer
+from .db import Connection
+from .keyword_arm import BM25_K1, idf, term_dfs
+from .passages import BM25_B, word_heads, word_hits
+
+
+def varints(blob: bytes) -> list[int]:
+    """SQLite's big-endian varints, one after another (FTS5's records)."""
+    out, i = [], 0
+    while i < len(blob):
+        value = 0
+        for k in range(9):
+            byte = blob[i + k]
+            if k == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        out.append(value)
+        i += k + 1
+    return out
+
+
+def index_totals(conn: Connection) -> tuple[int, float]:
+    """(rows, mean tokens a row over every column), as FTS5's bm25 reads them."""
+    row = conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
+    counts = varints(row[0]) if row and row[0] else []
+    if not counts or not counts[0]:
+        return 0, 0.0
+    return counts[0], sum(counts[1:]) / counts[0]
+
+
+def doc_lengths(conn: Connection, rowids: list[int]) -> dict[int, int]:
+    """Tokens in each row, every column together."""
+    marks = ",".join("?" * len(rowids))
+    return {rid: sum(varints(sz)) for rid, sz in conn.execute(
+        f"SELECT id, sz FROM chunks_fts_docsize WHERE id IN ({marks})", rowids)}
+
+
+def word_bm25(conn: Connection, words: list[str],
+              rows: dict[int, tuple[str, ...]]) -> dict[int, dict[str, float]]:
+    """rowid -> {word: bm25 of that word alone} for the rows holding it; ``rows`` maps a rowid
+    to its indexed columns' text (content, source_file, source_type). A word the tokenizer
+    splits into several tokens (FTS5 reads it as a phrase) is left out."""
+    stems = stemmer.stem(words)
+    if not stems or not rows:
+        return {}
+    heads = word_heads(dict.fromkeys(stems.values(), 1.0))
+    counts: dict[int, dict[str, int]] = {}  # rowid -> stem -> count
+    for rid, texts in rows.items():
+        hits = [w for text in texts for _, w in word_hits(text, heads)]
+        tokens = stemmer.tokens(set(hits))
+        tf: dict[str, int] = {}
+        for w in hits:
+            for token in tokens[w]:
+                tf[token] = tf.get(token, 0) + 1
+        counts[rid] = tf
+    present = {s for tf in counts.values() for s in tf}
+    by_stem = {w: s for w, s in stems.items() if s in present}
+    if not by_stem:
+        return {}
+    df = term_dfs(conn, sorted(by_stem))
+    n_rows, avgdl = index_totals(conn)
+    rowids = [rid for rid, tf in counts.items() if any(s in tf for s in by_stem.values())]
+    lengths = doc_lengths(conn, rowids)
+    out: dict[int, dict[str, float]] = {}
+    for rid in rowids:
+        tf = counts[rid]
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths.get(rid, 0) / (avgdl or 1.0))
+        out[rid] = {w: idf(n_rows, df[w]) * tf[s] * (BM25_K1 + 1) / (tf[s] + norm)
+                    for w, s in by_stem.items() if s in tf and w in df}
+    return out
