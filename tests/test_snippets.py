@@ -96,3 +96,27 @@ def test_a_match_deep_in_a_long_chunk_is_shown_from_a_slice():
     assert s.text.startswith("…") and s.text.endswith("…") and len(s.text) <= 202
     assert [shown(s, h) for h in s.highlights] == ["harbor"]
     assert [shown(s, e[:2]) for e in s.emphasis] == ["harbor"] and "**" not in s.text
+
+
+def _parse_by_character(marked, open_mark, close_mark):
+    """The definition parse_marked keeps: one character at a time."""
+    out, spans, pos, start = [], [], 0, None
+    for ch in marked:
+        if ch == open_mark:
+            start = pos
+        elif ch == close_mark:
+            if start is not None and pos > start:
+                spans.append((start, pos))
+            start = None
+        else:
+            out.append(ch)
+            pos += 1
+    return "".join(out), spans
+
+
+def test_parse_marked_reads_any_marker_sequence_as_the_character_walk_does():
+    import random
+    rng = random.Random(4)
+    for _ in range(500):
+        marked = "".join(rng.choice("ab \x02\x03é") for _ in range(rng.randint(0, 30)))
+        assert parse_marked(marked, "\x02", "\x03") == _parse_by_character(marked, "\x02", "\x03")
