@@ -16,6 +16,7 @@ import re
 import unicodedata
 
 from .db import Connection
+from .fts_records import averages
 
 # (first, last) code points of the scripts unicode61 cannot segment
 RANGES: tuple[tuple[int, int], ...] = (
@@ -70,29 +71,6 @@ def has_cjk_table(conn: Connection) -> bool:
         "SELECT 1 FROM sqlite_master WHERE name = 'chunks_cjk'").fetchone() is not None
 
 
-def _varints(blob: bytes, count: int) -> list[int]:
-    """The first ``count`` varints of an FTS5 record (the averages record: rows, tokens…)."""
-    out, i = [], 0
-    while len(out) < count and i < len(blob):
-        value = 0
-        for k in range(9):
-            byte = blob[i]
-            i += 1
-            if k == 8:
-                value = (value << 8) | byte
-                break
-            value = (value << 7) | (byte & 0x7F)
-            if not byte & 0x80:
-                break
-        out.append(value)
-    return out
-
-
-def _averages(conn: Connection, table: str) -> list[int]:
-    row = conn.execute(f"SELECT block FROM {table}_data WHERE id = 1").fetchone()
-    return _varints(row[0], 2) if row and row[0] else []
-
-
 def _quote(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
@@ -139,7 +117,7 @@ def cjk_search(conn: Connection, query: str, depth: int, where: str = "1=1",
     terms = cjk_terms(query)
     if not terms or depth <= 0 or not has_cjk_table(conn):
         return []
-    main, cjk = _averages(conn, "chunks_fts"), _averages(conn, "chunks_cjk")
+    main, cjk = averages(conn, "chunks_fts")[:2], averages(conn, "chunks_cjk")[:2]
     if len(cjk) < 2 or not cjk[0]:
         return []
     n_rows = max(main[0] if main else 0, cjk[0])

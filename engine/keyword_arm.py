@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from .db import Connection
 from .fts_query import ParsedQuery, quote
+from .fts_records import averages
 from .stemmer import stem
 
 BM25_K1 = 1.2  # FTS5's bm25 constant: one unit adds at most idf * (k1 + 1) to a score
@@ -64,22 +65,10 @@ class KeywordPlan:
     term_df: dict[str, int] = field(default_factory=dict)  # single query word -> exact df
 
 
-def _varint(blob: bytes, i: int = 0) -> int:
-    value = 0
-    for k in range(9):
-        byte = blob[i + k]
-        if k == 8:
-            return (value << 8) | byte
-        value = (value << 7) | (byte & 0x7F)
-        if not byte & 0x80:
-            return value
-    return value
-
-
 def fts_row_count(conn: Connection) -> int:
     """N as FTS5's bm25 sees it: the first varint of the index's averages record."""
-    row = conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
-    return _varint(row[0]) if row and row[0] else 0
+    counts = averages(conn)
+    return counts[0] if counts else 0
 
 
 def capped_df(conn: Connection, unit: str, cap: int) -> int:

@@ -12,32 +12,14 @@ from __future__ import annotations
 
 from . import stemmer
 from .db import Connection
+from .fts_records import averages, varints
 from .keyword_arm import BM25_K1, idf, term_dfs
 from .passages import BM25_B, word_heads, word_hits
 
 
-def varints(blob: bytes) -> list[int]:
-    """SQLite's big-endian varints, one after another (FTS5's records)."""
-    out, i = [], 0
-    while i < len(blob):
-        value = 0
-        for k in range(9):
-            byte = blob[i + k]
-            if k == 8:
-                value = (value << 8) | byte
-                break
-            value = (value << 7) | (byte & 0x7F)
-            if not byte & 0x80:
-                break
-        out.append(value)
-        i += k + 1
-    return out
-
-
 def index_totals(conn: Connection) -> tuple[int, float]:
     """(rows, mean tokens a row over every column), as FTS5's bm25 reads them."""
-    row = conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
-    counts = varints(row[0]) if row and row[0] else []
+    counts = averages(conn)
     if not counts or not counts[0]:
         return 0, 0.0
     return counts[0], sum(counts[1:]) / counts[0]

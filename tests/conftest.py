@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
@@ -125,3 +125,44 @@ def run_cli(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def chunk_db(path: Path, rows: list[tuple[str, str, str, str]]):
+    """An index holding only ``rows`` (id, source_file, source_type, content) in chunks and
+    FTS5, without files or vectors: for tests of the keyword machinery alone."""
+    from engine.db import transaction
+    from engine.schema import ensure_schema, mirror_new_rows
+
+    conn = connect(path)
+    ensure_schema(conn)
+    with transaction(conn):
+        conn.execute("CREATE VIRTUAL TABLE chunks_vec USING vec0(source_type TEXT PARTITION KEY, "
+                     "content_date TEXT, embedding float[2])")
+        conn.executemany(
+            "INSERT INTO chunks(id, source_file, source_type, content, indexed_at, "
+            "content_hash, content_date) VALUES (?, ?, ?, ?, '', '', '2026-01-01')", rows)
+        mirror_new_rows(conn, 0)
+    return conn
+
+
+CHAT_START = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+
+
+def write_chat(path: Path, texts: list[str], who=("Ana", "Ben"), start=CHAT_START) -> None:
+    """A telegram-style JSONL log: one message a minute from ``start``, senders taking turns."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(
+        json.dumps({"date": (start + timedelta(minutes=i)).isoformat(), "from": who[i % 2],
+                    "text": t}) + "\n" for i, t in enumerate(texts)))
+
+
+def indexed_searcher(root: Path):
+    """Reindex ``root`` and yield a Searcher over it (for module-scoped fixtures)."""
+    from engine.indexer import reindex
+    from engine.searcher import Searcher
+
+    config = load_config(root)
+    reindex(config=config)
+    searcher = Searcher(config)
+    yield searcher
+    searcher.close()

@@ -10,6 +10,7 @@ from engine.db import connect, transaction
 from engine.fts_query import build_match, parse_query
 from engine.keyword_arm import SELECT, fts_row_count, keyword_search
 from engine.schema import ensure_schema, mirror_new_rows
+from tests.conftest import chunk_db
 
 WORDS = [f"w{i}" for i in range(400)]
 BUDGET = 3000  # postings; small, so this 6k-chunk index exercises the pruned plans
@@ -19,18 +20,9 @@ BUDGET = 3000  # postings; small, so this 6k-chunk index exercises the pruned pl
 def conn(tmp_path_factory):
     rng = random.Random(5)
     weights = [1 / (i + 1) for i in range(len(WORDS))]  # Zipf: a few words are everywhere
-    c = connect(tmp_path_factory.mktemp("kw") / "kw.db")
-    ensure_schema(c)
-    with transaction(c):
-        c.execute("CREATE VIRTUAL TABLE chunks_vec USING vec0(source_type TEXT PARTITION KEY, "
-                  "content_date TEXT, embedding float[2])")
-        c.executemany(
-            "INSERT INTO chunks(id, source_file, source_type, content, indexed_at, "
-            "content_hash, content_date) VALUES (?, ?, ?, ?, '', '', '2026-01-01')",
-            [(f"c{i}", f"f{i % 50}.md", "note" if i % 3 else "slack",
-              " ".join(rng.choices(WORDS, weights, k=rng.randint(5, 60))))
-             for i in range(6000)])
-        mirror_new_rows(c, 0)
+    c = chunk_db(tmp_path_factory.mktemp("kw") / "kw.db", [
+        (f"c{i}", f"f{i % 50}.md", "note" if i % 3 else "slack",
+         " ".join(rng.choices(WORDS, weights, k=rng.randint(5, 60)))) for i in range(6000)])
     yield c
     c.close()
 

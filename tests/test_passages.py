@@ -4,25 +4,14 @@ neighbouring window, and chunks that are not chat windows keep their bm25 order.
 
 from __future__ import annotations
 
-import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
-from engine.config import load_config
-from engine.indexer import reindex
 from engine.passages import message_starts, neighbour_ids, passage_scores, word_heads, word_hits
-from engine.searcher import Searcher
+from tests.conftest import indexed_searcher, write_chat
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
-START = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
-
-
-def _chat(path, texts, who=("Ana", "Ben")):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(
-        json.dumps({"date": (START + timedelta(minutes=i)).isoformat(), "from": who[i % 2],
-                    "text": t}) + "\n" for i, t in enumerate(texts)))
 
 
 FILLER = [f"the weather on day {i} was grey and windy" for i in range(10)]
@@ -36,16 +25,12 @@ TOGETHER = [*FILLER[:5], "I signed up for a pottery class yesterday", *FILLER[5:
 @pytest.fixture(scope="module")
 def searcher(tmp_path_factory):
     root = tmp_path_factory.mktemp("passages") / "root"
-    _chat(root / "data/telegram/ana.jsonl", SPREAD + TOGETHER + FILLER)
-    _chat(root / "data/telegram/other.jsonl", [f"lunch menu item {i} was soup" for i in range(60)])
+    write_chat(root / "data/telegram/ana.jsonl", SPREAD + TOGETHER + FILLER)
+    write_chat(root / "data/telegram/other.jsonl", [f"lunch menu item {i} was soup" for i in range(60)])
     (root / "notes").mkdir()
     (root / "notes/a.md").write_text("# Clay\n\npottery pottery pottery classes\n")
     (root / "notes/b.md").write_text("# Clay too\n\npottery classes\n")
-    config = load_config(root)
-    reindex(config=config)
-    s = Searcher(config)
-    yield s
-    s.close()
+    yield from indexed_searcher(root)
 
 
 def test_words_said_together_outrank_words_spread_over_a_window(searcher):

@@ -4,25 +4,14 @@ their weights, and chunks that are not chat windows keep their bm25 order."""
 
 from __future__ import annotations
 
-import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
-from engine.config import load_config
-from engine.indexer import reindex
 from engine.query_expansion import NEIGHBOUR_FLOOR, related_words, vocabulary_neighbours
-from engine.searcher import Searcher
+from tests.conftest import indexed_searcher, write_chat
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
-START = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
-
-
-def _chat(path, texts, who):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(
-        json.dumps({"date": (START + timedelta(minutes=i)).isoformat(), "from": who[i % 2],
-                    "text": t}) + "\n" for i, t in enumerate(texts)))
 
 
 FILLER = [f"the weather on day {i} was grey and windy" for i in range(10)]
@@ -35,17 +24,13 @@ CHAT = CALLS + ADOPTED + FILLER
 @pytest.fixture(scope="module")
 def searcher(tmp_path_factory):
     root = tmp_path_factory.mktemp("related") / "root"
-    _chat(root / "data/telegram/ana.jsonl", CHAT, ("Ana", "Ben"))
-    _chat(root / "data/telegram/other.jsonl", [f"lunch menu item {i} was soup" for i in range(60)],
+    write_chat(root / "data/telegram/ana.jsonl", CHAT, ("Ana", "Ben"))
+    write_chat(root / "data/telegram/other.jsonl", [f"lunch menu item {i} was soup" for i in range(60)],
           ("Cy", "Di"))
     (root / "notes").mkdir()
     (root / "notes/a.md").write_text("# Walks\n\nthe dog walks in the park every morning\n")
     (root / "notes/b.md").write_text("# Shelter\n\nthe dog shelter found a pet animal a home\n")
-    config = load_config(root)
-    reindex(config=config)
-    s = Searcher(config)
-    yield s
-    s.close()
+    yield from indexed_searcher(root)
 
 
 def test_a_window_holding_related_words_answers_the_question(searcher):

@@ -6,11 +6,10 @@ import random
 
 import pytest
 
-from engine.db import connect, transaction
 from engine.fts_query import quote
 from engine.passages import word_heads, word_hits
-from engine.schema import ensure_schema, mirror_new_rows
 from engine.word_bm25 import index_totals, word_bm25
+from tests.conftest import chunk_db
 
 TEXTS = ["Two days ago we cried at the concert", "Every day I walk the dog",
          "The Café was closed; days later it reopened", "DAYS of rain, a dog and a cat",
@@ -20,17 +19,9 @@ TEXTS = ["Two days ago we cried at the concert", "Every day I walk the dog",
 @pytest.fixture(scope="module")
 def conn(tmp_path_factory):
     rng = random.Random(3)
-    c = connect(tmp_path_factory.mktemp("wb") / "wb.db")
-    ensure_schema(c)
-    with transaction(c):
-        c.execute("CREATE VIRTUAL TABLE chunks_vec USING vec0(source_type TEXT PARTITION KEY, "
-                  "content_date TEXT, embedding float[2])")
-        c.executemany(
-            "INSERT INTO chunks(id, source_file, source_type, content, indexed_at, "
-            "content_hash, content_date) VALUES (?, ?, ?, ?, '', '', '2026-01-01')",
-            [(f"c{i}", f"data/telegram/dog-walks-{i % 3}.jsonl", "telegram",
-              " ".join(rng.sample(TEXTS, rng.randint(1, 4)))) for i in range(200)])
-        mirror_new_rows(c, 0)
+    c = chunk_db(tmp_path_factory.mktemp("wb") / "wb.db", [
+        (f"c{i}", f"data/telegram/dog-walks-{i % 3}.jsonl", "telegram",
+         " ".join(rng.sample(TEXTS, rng.randint(1, 4)))) for i in range(200)])
     yield c
     c.close()
 
