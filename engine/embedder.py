@@ -78,7 +78,8 @@ class LocalEmbedder(Embedder):
     _lock = threading.Lock()
 
     @classmethod
-    def _load(cls):
+    def shared_model(cls):
+        """The shared WordLlama model (tokenizer and token matrix), loaded once a process."""
         with cls._lock:
             if cls._shared is None:
                 from tokenizers import Tokenizer
@@ -96,7 +97,7 @@ class LocalEmbedder(Embedder):
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         try:
-            vectors = self._load().embed(list(texts))
+            vectors = self.shared_model().embed(list(texts))
         except Exception as exc:  # noqa: BLE001 - any library failure is a provider error
             raise EmbeddingError("provider_error", f"local embedder failed: {exc}") from exc
         return normalise(vectors)

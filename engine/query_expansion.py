@@ -44,7 +44,7 @@ class _Vocabulary:
     def __init__(self) -> None:
         from .embedder import LocalEmbedder
 
-        model = LocalEmbedder._load()  # the wheel's files, memory-mapped; nothing downloaded
+        model = LocalEmbedder.shared_model()  # the wheel's files, memory-mapped; nothing downloaded
         self.tokenizer = model.tokenizer
         vocab = self.tokenizer.get_vocab()  # token -> id
         self.space = vocab.get("▁")

@@ -24,7 +24,7 @@ def test_vectors_are_the_wordllama_librarys_to_the_bit():
 
     library = WordLlama.load(cache_dir=_wordllama_dir(), disable_download=True)
     expected = library.embed(TEXTS, norm=False, batch_size=64)
-    got = LocalEmbedder._load().embed(TEXTS)
+    got = LocalEmbedder.shared_model().embed(TEXTS)
     assert got.dtype == np.float32 and got.shape == (len(TEXTS), 256)
     assert np.array_equal(got, expected)
 
