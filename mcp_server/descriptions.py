@@ -42,11 +42,12 @@ paraphrased questions: semantic_search. Unsure which: hybrid_search.
 Both arms run for the same query and filters in one database snapshot: the keyword_search \
 ranking and the semantic_search ranking, each taken to its top 50 chunks (top 5 × limit when \
 limit is above 10). They are fused by a weighted sum of normalised scores, not equal votes: the \
-keyword arm's BM25 divided by the best BM25 on the page, and the semantic arm's similarity \
-scaled between its 100th and its best candidate, weighted by a share measured for this \
-deployment's embedder (the header's fusion: line gives the formula and the weights, e.g. \
-keyword 0.80, semantic 0.20 for the offline model, whose similarities are weaker evidence than \
-exact words). A chunk found only by the semantic arm must reach the embedder's calibrated \
+keyword arm's BM25 divided by the best BM25 on the page (for a chat window, mixed with the \
+BM25 of its best few consecutive messages and of words related to the query's, each shown in \
+explain), and the semantic arm's similarity scaled between its 100th and its best candidate, \
+weighted by a share measured for this deployment's embedder (the header's fusion: line gives \
+the formula and the weights, e.g. keyword 0.85, semantic 0.15 for the offline model, whose \
+similarities are weaker evidence than exact words). A chunk found only by the semantic arm must reach the embedder's calibrated \
 similarity floor. The fused score is then multiplied by a recency decay for its source type \
 (shown in explain); the chunk first in both arms, and the only chunk holding every query term, \
 stay in the top 3 whatever their age. When the query names a known person, their profile is \
