@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from . import stemmer
 from .candidates import Candidate
@@ -50,11 +50,11 @@ def _head(stem: str) -> str:
     return stem[:keep]
 
 
-def word_heads(weights: dict[str, float]) -> list[str]:
+def word_heads(stems: Iterable[str]) -> list[str]:
     """Prefixes of the words that could stem to a query stem: they start like it (porter
     rewrites only a stem's last letters). Only those words are stemmed. A head that starts
     with another head is dropped: the shorter one finds the same words."""
-    heads = sorted({_head(w) for w in weights})
+    heads = sorted({_head(w) for w in stems})
     return [h for i, h in enumerate(heads) if not any(h.startswith(k) for k in heads[:i])]
 
 
@@ -188,14 +188,22 @@ def fetch_contents(conn: Connection, ids: Sequence[str]) -> dict[str, str]:
     return {r[0]: r[1] for r in rows}
 
 
-def with_passage_evidence(conn: Connection, cands: list[Candidate], terms: list[str],
-                          term_df: dict[str, int], n_rows: int) -> list[Candidate]:
+def chat_windows(cands: list[Candidate]) -> list[Candidate]:
+    """The hits that are chat windows (an id ending ``#w<n>``, text laid out as messages), in
+    the arm's order: found once, read by passage evidence and by related words."""
+    return [c for c in cands if neighbour_ids(c.id) and message_starts(c.content)]
+
+
+def with_passage_evidence(conn: Connection, cands: list[Candidate], chat_hits: list[Candidate],
+                          terms: list[str], term_df: dict[str, int],
+                          n_rows: int) -> list[Candidate]:
     """The keyword arm's hits re-ordered by their keyword score (module docstring): a chat
     window's mixes its bm25 with its best passage's, any other chunk's is bm25 / best bm25.
     ``keyword_score`` and ``passage`` record the numbers (left None when no hit is a chat
-    window: the arm is plain bm25 then); hits are updated in place."""
+    window: the arm is plain bm25 then); ``chat_hits``: :func:`chat_windows` of ``cands``;
+    hits are updated in place."""
     weights = term_weights(terms, term_df, n_rows)
-    chat = [c.id for c in cands if neighbour_ids(c.id) and message_starts(c.content)]
+    chat = [c.id for c in chat_hits]
     chat_ids, chat = set(chat), chat[:PASSAGE_DEPTH]
     best_bm25 = max((c.bm25 or 0.0 for c in cands), default=0.0) or 1.0
     if not chat or not weights:

@@ -26,7 +26,6 @@ import numpy as np
 from .candidates import Candidate
 from .db import Connection
 from .fts_query import FTS5_STOP_WORDS
-from .passages import message_starts, neighbour_ids
 from .stemmer import stem as stems
 from .word_bm25 import word_bm25
 
@@ -138,12 +137,12 @@ def related_words(terms: list[str]) -> dict[str, float]:
     return out
 
 
-def with_related_words(conn: Connection, cands: list[Candidate],
+def with_related_words(conn: Connection, cands: list[Candidate], chat_hits: list[Candidate],
                        terms: list[str]) -> list[Candidate]:
     """The keyword arm's hits re-ordered once chat windows holding related words gain their
     share (module docstring); ``related`` records word -> (similarity, its bm25). Hits are
-    updated in place; no chat window: unchanged."""
-    chat = {c.rowid: c for c in cands if neighbour_ids(c.id) and message_starts(c.content)}
+    updated in place; no chat window (``chat_hits``, engine/passages.py): unchanged."""
+    chat = {c.rowid: c for c in chat_hits}
     if not chat:
         return cands
     related = related_words(terms)

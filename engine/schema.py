@@ -58,7 +58,10 @@ GENERATION_DDL = [
     "ON chunks BEGIN INSERT INTO vector_changes(chunk_rowid) VALUES (new.rowid); END",
 ]
 
-CORE_DDL = """
+# the FTS5 tokenizer: the index and engine/stemmer.py must read words alike
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+CORE_DDL = f"""
 CREATE TABLE IF NOT EXISTS chunks (
     id TEXT PRIMARY KEY,
     source_file TEXT NOT NULL,
@@ -80,7 +83,7 @@ CREATE INDEX IF NOT EXISTS chunks_date ON chunks(content_date);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content, source_file, source_type,
     content='chunks', content_rowid='rowid',
-    tokenize='porter unicode61 remove_diacritics 2'
+    tokenize='{TOKENIZER}'
 );
 
 CREATE TABLE IF NOT EXISTS index_state (

@@ -15,7 +15,7 @@ from .filters import Filters
 from .fts_query import ParsedQuery, build_match
 from .keyword_arm import fts_row_count, keyword_search
 from .library_types import parse_metadata
-from .passages import with_passage_evidence
+from .passages import chat_windows, with_passage_evidence
 from .query_expansion import with_related_words
 from .sidecar_index import SidecarIndex
 from .timeline import source_types as indexed_types
@@ -46,8 +46,9 @@ def keyword_candidates(conn: Connection, parsed: ParsedQuery, depth: int, filter
         out.append(cand)
     if plan is None or not out:
         return out
-    out = with_passage_evidence(conn, out, parsed.terms, plan.term_df, fts_row_count(conn))
-    return with_related_words(conn, out, parsed.terms)
+    chat = chat_windows(out)
+    out = with_passage_evidence(conn, out, chat, parsed.terms, plan.term_df, fts_row_count(conn))
+    return with_related_words(conn, out, chat, parsed.terms)
 
 
 def full_matches(conn: Connection, parsed: ParsedQuery, filters: Filters, cap: int) -> list[int]:

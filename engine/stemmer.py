@@ -13,7 +13,8 @@ import threading
 
 import sqlean as sqlite3
 
-TOKENIZER = "porter unicode61 remove_diacritics 2"  # the index's (engine/schema.py)
+from .schema import TOKENIZER
+
 _CACHE_MAX = 200_000
 
 _lock = threading.Lock()

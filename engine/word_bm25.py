@@ -40,13 +40,14 @@ def word_bm25(conn: Connection, words: list[str],
     stems = stemmer.stem(words)
     if not stems or not rows:
         return {}
-    heads = word_heads(dict.fromkeys(stems.values(), 1.0))
+    heads = word_heads(stems.values())
+    hits = {rid: [w for text in texts for _, w in word_hits(text, heads)]
+            for rid, texts in rows.items()}
+    tokens = stemmer.tokens({w for words in hits.values() for w in words})  # one lookup
     counts: dict[int, dict[str, int]] = {}  # rowid -> stem -> count
-    for rid, texts in rows.items():
-        hits = [w for text in texts for _, w in word_hits(text, heads)]
-        tokens = stemmer.tokens(set(hits))
+    for rid, words in hits.items():
         tf: dict[str, int] = {}
-        for w in hits:
+        for w in words:
             for token in tokens[w]:
                 tf[token] = tf.get(token, 0) + 1
         counts[rid] = tf
