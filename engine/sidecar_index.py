@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import kernels
 from .db import Connection
 from .sign_codes import FirstPass
 from .vector_index import EXACT_BELOW
@@ -175,7 +176,10 @@ class SidecarIndex:
         bounds = np.searchsorted(idx, self._starts)
         for seg, start, lo, hi in zip(self.sidecar.segments, self._starts, bounds[:-1],
                                       bounds[1:], strict=False):
-            if hi > lo:
+            if hi > lo and kernels.COMPILED:  # no float16 -> float32 copy of the rows
+                kernels.rescore(seg.full, np.ascontiguousarray(idx[lo:hi], np.int64),
+                                int(start), query, out[lo:hi])
+            elif hi > lo:
                 rows = np.take(seg.full, idx[lo:hi] - start, axis=0)
                 out[lo:hi] = rows.astype(np.float32) @ query
         return out

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import kernels
+
 HEAD = 48  # leading components scored exactly
 WORDS = 2  # uint64 sign words a row: components HEAD..HEAD+127 (later ones: rescoring)
 WEIGHT_BITS = 2  # a query's weights quantised to 0-3 (1 bit lost recall: 0.96 at 500k)
@@ -91,19 +93,31 @@ class FirstPass:
         """First-pass scores of every row of ``parts`` ((head block, sign words, scale) per
         segment, in order) into ``out``."""
         qy = np.asarray(query, np.float32) @ basis.rotation
-        start = 0
-        for lead, _, _ in parts:
-            np.matmul(lead, qy[:head], out=out[start:start + len(lead)])
-            start += len(lead)
         weights = qy[head:] * basis.spread[head:]
         top = float(np.abs(weights).max()) if len(weights) else 0.0
+        if top == 0.0 or not kernels.COMPILED:
+            start = 0
+            for lead, _, _ in parts:
+                np.matmul(lead, qy[:head], out=out[start:start + len(lead)])
+                start += len(lead)
         if top == 0.0:
             return out
         unit = top / (2 ** WEIGHT_BITS - 1)
         levels = np.rint(np.abs(weights) / unit).astype(np.uint8)
-        sign = _words(weights > 0)
-        planes = [_words((levels >> b) & 1 == 1) for b in range(WEIGHT_BITS)]
+        sign = _packed(weights > 0)
+        planes = [_packed((levels >> b) & 1 == 1) for b in range(WEIGHT_BITS)]
         total = float(levels.sum())
+        if kernels.COMPILED:  # one fused loop a row instead of numpy's passes
+            start = 0
+            qhead = np.ascontiguousarray(qy[:head])
+            for lead, words, scale in parts:
+                kernels.first_pass(lead, head, words, scale, qhead, _pair(sign),
+                                   (_pair(planes[0]), _pair(planes[1])), total * unit, unit,
+                                   out[start:start + len(words)])
+                start += len(words)
+            return out
+        sign = _tiled(sign)
+        planes = [_tiled(p) for p in planes]
         start = 0
         for _, words, scale in parts:
             for lo in range(0, len(words), BLOCK):
@@ -136,9 +150,18 @@ class FirstPass:
         np.add(out, acc, out=out)
 
 
-def _words(flags: np.ndarray) -> np.ndarray:
-    """The packed ``flags`` as one row of sign words, repeated BLOCK times (a same-shape
-    operand: numpy's broadcast over a 4-wide last axis is ~4x slower)."""
+def _packed(flags: np.ndarray) -> np.ndarray:
+    """The ``flags`` packed into one row of sign words (uint64 (WORDS,))."""
     packed = np.zeros(8 * WORDS, np.uint8)
     packed[:(len(flags) + 7) // 8] = np.packbits(flags)
-    return np.tile(packed.view(np.uint64), (BLOCK, 1))
+    return packed.view(np.uint64)
+
+
+def _tiled(words: np.ndarray) -> np.ndarray:
+    """One row of words repeated BLOCK times (a same-shape operand: numpy's broadcast over a
+    4-wide last axis is ~4x slower)."""
+    return np.tile(words, (BLOCK, 1))
+
+
+def _pair(words: np.ndarray) -> tuple[int, int]:
+    return int(words[0]), int(words[1])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine import sign_codes
+from engine import kernels, sign_codes
 from engine.db import connect, transaction
 from engine.schema import EmbedderInfo, create_vec_index, ensure_schema, open_reader
 from engine.sidecar_index import SidecarIndex, best_rows, open_vector_index
@@ -48,7 +48,27 @@ def plain_estimate(basis, head, lead, words, scale, query) -> np.ndarray:
     return lead @ qy[:head] + scale * unit_w * (agree @ levels)
 
 
-def test_popcount_scores_are_the_estimate_over_blocks_and_segments(corpus, monkeypatch):
+SCANS = ["numpy", "compiled-avx2", "compiled-portable"]
+
+
+@pytest.fixture(params=SCANS)
+def scan(request, monkeypatch):
+    """Each way the first pass can run: numpy's passes, and the compiled loop's two bodies."""
+    if request.param == "numpy":
+        monkeypatch.setattr(kernels, "COMPILED", False)
+        yield request.param
+        return
+    if kernels._kernels is None:
+        pytest.skip("engine/_kernels.c was not built (no C compiler at install)")
+    monkeypatch.setattr(kernels, "COMPILED", True)
+    on = kernels.use_simd(request.param == "compiled-avx2")
+    if request.param == "compiled-avx2" and not on:
+        pytest.skip("this CPU has no AVX2/FMA/F16C")
+    yield request.param
+    kernels.use_simd(True)
+
+
+def test_popcount_scores_are_the_estimate_over_blocks_and_segments(corpus, monkeypatch, scan):
     chunks, queries = corpus
     monkeypatch.setattr(sign_codes, "BLOCK", 1_000)  # blocks, a short last block, segments
     pdim = components(DIM)
@@ -89,7 +109,7 @@ def test_first_pass_keeps_the_exact_neighbours_a_head_only_pass_loses(corpus):
     assert np.mean(head_only) <= np.mean(first) - 0.02
 
 
-def test_the_mapped_sidecar_scores_as_encoded_and_finds_the_exact_top_k(tmp_path, corpus):
+def test_the_mapped_sidecar_scores_as_encoded_and_finds_the_exact_top_k(tmp_path, corpus, scan):
     chunks, queries = corpus
     chunks = chunks[:4_000]
     path = tmp_path / "s.db"
