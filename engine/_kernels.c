@@ -42,9 +42,9 @@ static inline float half_to_float(uint16_t h) {
 
 static inline int popcount64(uint64_t x) { return __builtin_popcountll(x); }
 
-/* out[i] = lead[i]·q + scale[i] * (total - 2 unit (pc((w^s)&p0) + 2 pc((w^s)&p1))), two words */
+/* out[i] = lead[i]·q (int8 codes) + scale[i] * (total - 2 unit (pc((w^s)&p0) + 2 pc((w^s)&p1))), two words */
 typedef struct {
-    const float *lead; Py_ssize_t n; Py_ssize_t head;
+    const int8_t *lead; Py_ssize_t n; Py_ssize_t head;
     const uint64_t *words; const float *scale; const float *q;
     uint64_t sign[2], plane0[2], plane1[2];
     float total, unit;
@@ -53,9 +53,9 @@ typedef struct {
 
 static void first_pass_portable(const FirstPassArgs *a) {
     for (Py_ssize_t i = 0; i < a->n; i++) {
-        const float *row = a->lead + i * a->head;
+        const int8_t *row = a->lead + i * a->head;
         float dot = 0.0f;
-        for (Py_ssize_t d = 0; d < a->head; d++) dot += row[d] * a->q[d];
+        for (Py_ssize_t d = 0; d < a->head; d++) dot += (float)row[d] * a->q[d];
         uint64_t x0 = a->words[2 * i] ^ a->sign[0], x1 = a->words[2 * i + 1] ^ a->sign[1];
         int c = popcount64(x0 & a->plane0[0]) + popcount64(x1 & a->plane0[1])
               + 2 * (popcount64(x0 & a->plane1[0]) + popcount64(x1 & a->plane1[1]));
@@ -86,12 +86,14 @@ __attribute__((target("avx2,fma,popcnt")))
 static void first_pass_avx2(const FirstPassArgs *a) {
     Py_ssize_t head = a->head, full8 = head & ~(Py_ssize_t)7;
     for (Py_ssize_t i = 0; i < a->n; i++) {
-        const float *row = a->lead + i * head;
+        const int8_t *row = a->lead + i * head;
         __m256 acc = _mm256_setzero_ps();
-        for (Py_ssize_t d = 0; d < full8; d += 8)
-            acc = _mm256_fmadd_ps(_mm256_loadu_ps(row + d), _mm256_loadu_ps(a->q + d), acc);
+        for (Py_ssize_t d = 0; d < full8; d += 8) {  /* 8 codes -> 8 int32 -> 8 floats */
+            __m256i codes = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(row + d)));
+            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(codes), _mm256_loadu_ps(a->q + d), acc);
+        }
         float dot = hsum256(acc);
-        for (Py_ssize_t d = full8; d < head; d++) dot += row[d] * a->q[d];
+        for (Py_ssize_t d = full8; d < head; d++) dot += (float)row[d] * a->q[d];
         uint64_t x0 = a->words[2 * i] ^ a->sign[0], x1 = a->words[2 * i + 1] ^ a->sign[1];
         int c = (int)_mm_popcnt_u64(x0 & a->plane0[0]) + (int)_mm_popcnt_u64(x1 & a->plane0[1])
               + 2 * ((int)_mm_popcnt_u64(x0 & a->plane1[0])
@@ -160,7 +162,7 @@ static PyObject *first_pass(PyObject *self, PyObject *args) {
         || words2(p1_o, a.plane1, "plane1") < 0)
         return NULL;
     Py_buffer lead, words, scale, q, out;
-    if (get(lead_o, &lead, 4, n * head, 0, "lead") < 0) return NULL;
+    if (get(lead_o, &lead, 1, n * head, 0, "lead") < 0) return NULL;
     if (get(words_o, &words, 8, 2 * n, 0, "words") < 0) goto fail1;
     if (get(scale_o, &scale, 4, n, 0, "scale") < 0) goto fail2;
     if (get(q_o, &q, 4, head, 0, "query") < 0) goto fail3;
@@ -242,7 +244,7 @@ static PyObject *set_simd(PyObject *self, PyObject *arg) {
 
 static PyMethodDef methods[] = {
     {"first_pass", first_pass, METH_VARARGS,
-     "first_pass(lead, n, head, words, scale, q, sign, plane0, plane1, total, unit, out)"},
+     "first_pass(lead int8, n, head, words, scale, q, sign, plane0, plane1, total, unit, out)"},
     {"rescore", rescore, METH_VARARGS,
      "rescore(full, rows, dim, idx, m, start, q, out): out[j] = full[idx[j]-start]·q"},
     {"set_simd", set_simd, METH_O,

@@ -5,9 +5,9 @@ rows followed by a small in-memory delta: the vectors of every rowid logged in
 ``vector_changes`` after the sidecar's generation, read back from ``chunks`` (so a deleted or
 changed chunk's old vector is masked out and its current one, if any, searched exactly).
 
-Search: a first pass over every segment row (engine/sign_codes.py: a float32 product over the
-leading centred principal components plus a popcount over the others' sign bits, into a reused
-buffer), then exact rescoring of its best ``rescore`` from the float16 vectors
+Search: a first pass over every segment row (engine/sign_codes.py: a product over the int8
+codes of the leading centred principal components plus a popcount over the others' sign bits,
+into a reused buffer), then exact rescoring of its best ``rescore`` from the float16 vectors
 (docs/benchmarks.md, "The vector arm at 500k").
 """
 

@@ -1,9 +1,10 @@
-"""The vector sidecar's first pass (format 3): float32 leading components, one sign bit for
-each of the next 128.
+"""The vector sidecar's first pass (format 4): int8 leading components, one sign bit for each
+of the next 128.
 
 Rows are centred and rotated onto their principal components, ``y = (x - mean) @ rotation``.
 A query's first-pass score of a row estimates ``y · (q @ rotation)`` (the same order as
-``x · q``): exactly over the leading ``head`` components (one BLAS product), and over the rest
+``x · q``): over the leading ``head`` components from int8 codes (``step``: each component's
+largest |y_j| in the basis sample over 127; an error far below the sign bits'), and over the rest
 from the signs alone, as ``scale · Σ_j w_j sign(y_j)`` with ``w_j = q_j · spread_j`` (``spread``:
 the mean |y_j| over the sample the basis came from; ``scale``: the row's own |y_j| fitted to
 ``spread`` by least squares, stored per row). The |w_j| are quantised to 0-3 and split into two
@@ -40,19 +41,21 @@ class Basis:
     mean: np.ndarray  # float32 (dim,)
     rotation: np.ndarray  # float32 (dim, pdim), principal directions, largest first
     spread: np.ndarray  # float32 (pdim,), mean |component| over the sample
+    step: np.ndarray  # float32 (pdim,), a component's int8 unit: max |component| / 127
 
     def to_bytes(self) -> bytes:
-        return self.mean.tobytes() + self.rotation.tobytes() + self.spread.tobytes()
+        return b"".join(a.tobytes() for a in (self.mean, self.rotation, self.spread, self.step))
 
     @staticmethod
     def size(dim: int, pdim: int) -> int:
-        return 4 * (dim + dim * pdim + pdim)
+        return 4 * (dim + dim * pdim + 2 * pdim)
 
     @classmethod
     def from_bytes(cls, data: bytes, dim: int, pdim: int) -> Basis:
         flat = np.frombuffer(data, np.float32)
-        return cls(flat[:dim], flat[dim:dim + dim * pdim].reshape(dim, pdim),
-                   flat[dim + dim * pdim:])
+        rot = dim + dim * pdim
+        return cls(flat[:dim], flat[dim:rot].reshape(dim, pdim), flat[rot:rot + pdim],
+                   flat[rot + pdim:])
 
 
 def fit_basis(sample: np.ndarray, pdim: int) -> Basis:
@@ -62,20 +65,22 @@ def fit_basis(sample: np.ndarray, pdim: int) -> Basis:
     centred = sample - mean
     _, vectors = np.linalg.eigh(centred.T.astype(np.float64) @ centred)
     rotation = np.ascontiguousarray(vectors[:, ::-1][:, :pdim], np.float32)
-    spread = np.abs(centred @ rotation).mean(axis=0)
-    return Basis(mean.astype(np.float32), rotation, np.maximum(spread, 1e-12).astype(np.float32))
+    y = np.abs(centred @ rotation)
+    spread, step = y.mean(axis=0), y.max(axis=0) / 127
+    return Basis(mean.astype(np.float32), rotation, np.maximum(spread, 1e-12).astype(np.float32),
+                 np.maximum(step, 1e-12).astype(np.float32))
 
 
 def encode(vectors: np.ndarray, basis: Basis, head: int):
-    """(leading components float32 (m, head), sign words uint64 (m, WORDS), scale float32 (m,))
-    of float32 ``vectors``."""
+    """(leading components int8 (m, head), sign words uint64 (m, WORDS), scale float32 (m,))
+    of float32 ``vectors``; a component beyond the sample's largest is clipped."""
     y = (np.asarray(vectors, np.float32) - basis.mean) @ basis.rotation
     rest, spread = y[:, head:], basis.spread[head:]
     bits = np.zeros((len(y), 8 * WORDS), np.uint8)
     bits[:, :(rest.shape[1] + 7) // 8] = np.packbits(rest > 0, axis=1)
     scale = np.abs(rest) @ spread / max(float(spread @ spread), 1e-30)
-    return (np.ascontiguousarray(y[:, :head]), bits.view(np.uint64),
-            scale.astype(np.float32))
+    lead = np.clip(np.rint(y[:, :head] / basis.step[:head]), -127, 127).astype(np.int8)
+    return lead, bits.view(np.uint64), scale.astype(np.float32)
 
 
 class FirstPass:
@@ -87,29 +92,24 @@ class FirstPass:
         self.counts = np.empty((WEIGHT_BITS, BLOCK, WORDS), np.uint8)
         self.high = np.empty(BLOCK, np.uint16)
         self.acc = np.empty(BLOCK, np.float32)
+        self.lead = np.empty(BLOCK * HEAD, np.float32)  # a block of int8 codes as float32
 
     def scores(self, basis: Basis, head: int, parts, query: np.ndarray,
                out: np.ndarray) -> np.ndarray:
-        """First-pass scores of every row of ``parts`` ((head block, sign words, scale) per
+        """First-pass scores of every row of ``parts`` ((head codes, sign words, scale) per
         segment, in order) into ``out``."""
         qy = np.asarray(query, np.float32) @ basis.rotation
+        qhead = np.ascontiguousarray(qy[:head] * basis.step[:head])  # int8 codes -> y
         weights = qy[head:] * basis.spread[head:]
         top = float(np.abs(weights).max()) if len(weights) else 0.0
-        if top == 0.0 or not kernels.COMPILED:
-            start = 0
-            for lead, _, _ in parts:
-                np.matmul(lead, qy[:head], out=out[start:start + len(lead)])
-                start += len(lead)
-        if top == 0.0:
-            return out
         unit = top / (2 ** WEIGHT_BITS - 1)
-        levels = np.rint(np.abs(weights) / unit).astype(np.uint8)
+        levels = (np.rint(np.abs(weights) / unit) if top else np.zeros(len(weights))
+                  ).astype(np.uint8)
         sign = _packed(weights > 0)
         planes = [_packed((levels >> b) & 1 == 1) for b in range(WEIGHT_BITS)]
         total = float(levels.sum())
+        start = 0
         if kernels.COMPILED:  # one fused loop a row instead of numpy's passes
-            start = 0
-            qhead = np.ascontiguousarray(qy[:head])
             for lead, words, scale in parts:
                 kernels.first_pass(lead, head, words, scale, qhead, _pair(sign),
                                    (_pair(planes[0]), _pair(planes[1])), total * unit, unit,
@@ -118,12 +118,15 @@ class FirstPass:
             return out
         sign = _tiled(sign)
         planes = [_tiled(p) for p in planes]
-        start = 0
-        for _, words, scale in parts:
+        for lead, words, scale in parts:
             for lo in range(0, len(words), BLOCK):
                 hi = min(len(words), lo + BLOCK)
-                self._add_bits(words[lo:hi], scale[lo:hi], sign, planes, total * unit, unit,
-                               out[start + lo:start + hi])
+                rows = self.lead[:(hi - lo) * head].reshape(hi - lo, head)
+                np.copyto(rows, lead[lo:hi], casting="unsafe")
+                np.matmul(rows, qhead, out=out[start + lo:start + hi])
+                if top:
+                    self._add_bits(words[lo:hi], scale[lo:hi], sign, planes, total * unit,
+                                   unit, out[start + lo:start + hi])
             start += len(words)
         return out
 

@@ -1,7 +1,7 @@
 """The vector sidecar: the semantic arm's matrices in memory-mapped files beside the index.
 
 ``<db>.vectors/`` holds a basis file and immutable segment files (rowids, source-type codes,
-the first pass's codes — the leading centred principal components as float32, one sign bit for
+the first pass's codes — the leading centred principal components as int8, one sign bit for
 each of the others and a scale a row: engine/sign_codes.py — and the full vectors as float16
 for rescoring) and ``manifest.json``, which names them, the rowids masked out of each segment
 and the vector generation the whole reflects. A fresh process maps the files instead of reading
@@ -34,8 +34,8 @@ from .db import Connection, transaction
 from .schema import get_meta, has_vec_table, set_meta, stored_embedder, vector_generation
 from .sign_codes import WORDS, Basis, components, encode, fit_basis, head_of
 
-FORMAT = 3  # 3: float head + sign bits (2: uncentred 96 + 32 columns, 1: row-major; both
-# refused, so rewritten by the next writer)
+FORMAT = 4  # 4: int8 head + sign bits (3: float32 head, 2: uncentred 96 + 32 columns,
+# 1: row-major; all refused, so rewritten by the next writer)
 MAGIC = b"MLVSEG01"
 HEADER = 32
 SAMPLE = 20_000  # vectors the principal basis is computed from
@@ -60,7 +60,7 @@ def _layout(n: int, dim: int, head: int) -> tuple[int, ...]:
     """Offsets of rowids, types, head block, sign words, scales, full vectors; file size."""
     rows, types = HEADER, HEADER + 8 * n
     lead = _align(types + 2 * n)
-    words = _align(lead + 4 * n * head)
+    words = _align(lead + n * head)
     scale = _align(words + 8 * WORDS * n)
     full = _align(scale + 4 * n)
     return rows, types, lead, words, scale, full, full + 2 * n * dim
@@ -70,7 +70,7 @@ def _layout(n: int, dim: int, head: int) -> tuple[int, ...]:
 class Segment:
     rowids: np.ndarray  # int64 (n,)
     types: np.ndarray  # int16 (n,), codes into Manifest.types
-    head: np.ndarray  # float32 (n, head), the leading components, memory-mapped
+    head: np.ndarray  # int8 (n, head), the leading components' codes, memory-mapped
     words: np.ndarray  # uint64 (n, WORDS), sign bits of the other components, memory-mapped
     scale: np.ndarray  # float32 (n,), memory-mapped
     full: np.ndarray  # float16 (n, dim), memory-mapped
@@ -161,7 +161,7 @@ def _map_segment(folder: Path, entry: dict, dim: int, head: int) -> Segment:
     if zlib.crc32(mm[rows:types + 2 * n]) != int(entry["crc"]):  # rowids, then type codes
         raise SidecarInvalid(f"{path.name} rowids changed")
     return Segment(mm[rows:types].view(np.int64), mm[types:types + 2 * n].view(np.int16),
-                   mm[lead:lead + 4 * n * head].view(np.float32).reshape(n, head),
+                   mm[lead:lead + n * head].view(np.int8).reshape(n, head),
                    mm[words:words + 8 * WORDS * n].view(np.uint64).reshape(n, WORDS),
                    mm[scale:scale + 4 * n].view(np.float32),
                    mm[full:full + 2 * n * dim].view(np.float16).reshape(n, dim),
@@ -318,7 +318,7 @@ def _stream_segment(conn: Connection, folder: Path, chunks, n: int, types: list[
             os.pwrite(fd, r.tobytes(), o_rows + 8 * done)
             os.pwrite(fd, c.tobytes(), o_types + 2 * done)
             lead, words, scale = encode(v, basis, head)
-            os.pwrite(fd, lead.tobytes(), o_lead + 4 * head * done)
+            os.pwrite(fd, lead.tobytes(), o_lead + head * done)
             os.pwrite(fd, words.tobytes(), o_words + 8 * WORDS * done)
             os.pwrite(fd, scale.tobytes(), o_scale + 4 * done)
             os.pwrite(fd, v.astype(np.float16).tobytes(), o_full + 2 * dim * done)

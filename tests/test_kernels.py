@@ -42,7 +42,7 @@ def test_rescore_is_the_float32_product_of_the_float16_rows(body, dim):
 def test_first_pass_is_the_product_plus_the_weighted_sign_agreement(body, head):
     rng = np.random.default_rng(2)
     n = 300
-    lead = rng.normal(size=(n, head)).astype(np.float32)
+    lead = rng.integers(-127, 128, size=(n, head), dtype=np.int8)
     words = rng.integers(0, 2**63, size=(n, 2), dtype=np.uint64)
     scale = rng.random(n).astype(np.float32)
     q = rng.normal(size=head).astype(np.float32)
@@ -56,7 +56,7 @@ def test_first_pass_is_the_product_plus_the_weighted_sign_agreement(body, head):
     x0, x1 = words[:, 0] ^ np.uint64(sign[0]), words[:, 1] ^ np.uint64(sign[1])
     c = (pc(x0 & np.uint64(p0[0])) + pc(x1 & np.uint64(p0[1]))
          + 2 * (pc(x0 & np.uint64(p1[0])) + pc(x1 & np.uint64(p1[1]))))
-    want = lead @ q + scale * (40.0 - 2 * 0.25 * c)
+    want = lead.astype(np.float32) @ q + scale * (40.0 - 2 * 0.25 * c)
     assert np.allclose(out, want, rtol=1e-5, atol=1e-4)
 
 
@@ -70,7 +70,7 @@ def test_a_row_outside_the_segment_or_a_short_buffer_is_refused():
     with pytest.raises(IndexError):
         kernels.rescore(full, np.array([4], np.int64), 5, q, out)  # below the segment's start
     with pytest.raises(ValueError, match="needed"):
-        kernels.first_pass(np.zeros((3, 4), np.float32), 4, np.zeros((2, 2), np.uint64),
+        kernels.first_pass(np.zeros((3, 3), np.int8), 4, np.zeros((2, 2), np.uint64),
                            np.zeros(3, np.float32), np.zeros(4, np.float32), (0, 0),
                            ((0, 0), (0, 0)), 0.0, 0.0, np.empty(3, np.float32))
     with pytest.raises(ValueError, match="read-only"):

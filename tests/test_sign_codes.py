@@ -45,7 +45,7 @@ def plain_estimate(basis, head, lead, words, scale, query) -> np.ndarray:
     levels = np.rint(np.abs(w) / unit_w)
     signs = np.unpackbits(words.view(np.uint8), axis=1)[:, :len(w)].astype(np.float64) * 2 - 1
     agree = signs * np.sign(w)  # +1 where the row's sign agrees with the weight's
-    return lead @ qy[:head] + scale * unit_w * (agree @ levels)
+    return (lead * basis.step[:head]) @ qy[:head] + scale * unit_w * (agree @ levels)
 
 
 SCANS = ["numpy", "compiled-avx2", "compiled-portable"]
@@ -87,7 +87,12 @@ def test_popcount_scores_are_the_estimate_over_blocks_and_segments(corpus, monke
     lead, words, scale = encode(chunks[:100, :40], narrow, 40)
     assert not words.any()
     got = FirstPass().scores(narrow, 40, [(lead, words, scale)], queries[0][:40], out[:100])
-    assert np.allclose(got, (chunks[:100, :40] - narrow.mean) @ queries[0][:40], atol=1e-5)
+    y = (chunks[:100, :40] - narrow.mean) @ narrow.rotation
+    assert np.allclose(got, (lead * narrow.step) @ (queries[0][:40] @ narrow.rotation),
+                       atol=1e-5)
+    # the int8 codes stand for the centred product within half a unit a component
+    err = 0.5 * narrow.step @ np.abs(queries[0][:40] @ narrow.rotation)
+    assert np.abs(got - y @ (queries[0][:40] @ narrow.rotation)).max() <= err + 1e-6
 
 
 def test_first_pass_keeps_the_exact_neighbours_a_head_only_pass_loses(corpus):
@@ -102,7 +107,7 @@ def test_first_pass_keeps_the_exact_neighbours_a_head_only_pass_loses(corpus):
         truth = set(np.argsort(-(chunks @ q))[:50].tolist())
         scores = FirstPass().scores(basis, head, [(lead, words, scale)], q, out)
         first.append(len(set(best_rows(scores, 200).tolist()) & truth) / 50)
-        alone = lead @ (q @ basis.rotation)[:head]
+        alone = (lead * basis.step[:head]) @ (q @ basis.rotation)[:head]
         head_only.append(len(set(best_rows(alone, 200).tolist()) & truth) / 50)
     # 1% of the rows kept (8,000 of 500k is 1.6%)
     assert np.mean(first) >= 0.99 and min(first) >= 0.9

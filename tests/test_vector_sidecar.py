@@ -24,7 +24,7 @@ from engine.schema import (
 from engine.searcher import Searcher
 from engine.sidecar_index import SidecarIndex, best_rows, open_vector_index, refreshed
 from engine.vector_index import VectorIndex
-from engine.vector_sidecar import sidecar_dir, update_sidecar
+from engine.vector_sidecar import FORMAT, sidecar_dir, update_sidecar
 from tests.test_vector_index import DIM, clustered, unit  # the same clustered vectors
 
 INFO = EmbedderInfo("test", "clusters", DIM)
@@ -166,20 +166,21 @@ def test_torn_or_mismatched_sidecar_is_ignored(db):
     assert isinstance(fresh(path)[1], VectorIndex)
 
 
-@pytest.mark.parametrize("old_format", [1, 2])
+@pytest.mark.parametrize("old_format", [1, 2, 3])
 def test_a_sidecar_of_an_older_format_is_rebuilt_never_misread(db, old_format):
     path, conn = db
     update_sidecar(conn, path)
     folder = sidecar_dir(path)
     manifest = json.loads((folder / "manifest.json").read_text())
     # format 1 stored the uncentred projected rows whole, format 2 as 96 + 32 float32 columns
-    # and no sign bits: the same bytes read in another layout would be wrong scores
-    old = {k: v for k, v in manifest.items() if k != "head" or old_format == 2}
+    # and no sign bits, format 3 its head as float32: the same bytes read in another layout
+    # would be wrong scores
+    old = {k: v for k, v in manifest.items() if k != "head" or old_format >= 2}
     (folder / "manifest.json").write_text(json.dumps({**old, "format": old_format}))
     assert isinstance(fresh(path)[1], VectorIndex)
     result = update_sidecar(conn, path)
     assert result["sidecar"] == "rebuilt" and result["reason"] == "another sidecar format"
-    assert json.loads((folder / "manifest.json").read_text())["format"] == 3
+    assert json.loads((folder / "manifest.json").read_text())["format"] == FORMAT
     reader, index = fresh(path)
     assert isinstance(index, SidecarIndex)
     q = clustered(1, seed=9)[0]
