@@ -1,10 +1,21 @@
-"""The one compiled module: the vector sidecar's scans (engine/_kernels.c).
+"""The compiled parts, both optional (engine/csrc/):
 
-Optional: without a C compiler the install still succeeds and engine/kernels.py falls back to
-the numpy passes (same results, ~3x slower at 500k; docs/benchmarks.md).
+- ``engine._kernels``: the vector sidecar's scans (a CPython module, engine/kernels.py);
+- ``engine._memlensrank``: a SQLite loadable extension, ``memlens_bm25`` (FTS5's bm25 with
+  the document frequencies the keyword arm already knows; engine/rank_extension.py).
+
+Without a C compiler the install still succeeds: the numpy passes and FTS5's own bm25 serve,
+with the same results and slower (docs/benchmarks.md).
 """
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("engine._kernels", ["engine/_kernels.c"], optional=True,
-                             extra_compile_args=["-O3", "-std=c11"])])
+HEADERS = ["engine/csrc/sqlite3.h", "engine/csrc/sqlite3ext.h"]  # SQLite 3.50's, public domain
+
+setup(ext_modules=[
+    Extension("engine._kernels", ["engine/csrc/kernels.c"], optional=True,
+              extra_compile_args=["-O3", "-std=c11"]),
+    Extension("engine._memlensrank", ["engine/csrc/memlensrank.c"], depends=HEADERS,
+              include_dirs=["engine/csrc"], optional=True,
+              extra_compile_args=["-O2", "-std=c11"]),
+])

@@ -17,7 +17,15 @@ from urllib.parse import quote
 
 import sqlean as sqlite3
 
-Connection = sqlite3.Connection
+from . import rank_extension
+
+
+class Connection(sqlite3.Connection):
+    """A connection that knows which of memlens's own SQL functions it has."""
+
+    rank_extension = False  # memlens_bm25 is loaded (engine/rank_extension.py)
+
+
 Error = sqlite3.Error
 OperationalError = sqlite3.OperationalError
 IntegrityError = sqlite3.IntegrityError
@@ -29,7 +37,8 @@ class ExtensionUnavailable(RuntimeError):
 
 
 def load_vec(conn: Connection) -> None:
-    """Load sqlite-vec, or raise one clear error that says why and what to do."""
+    """Load sqlite-vec, or raise one clear error that says why and what to do; and memlens's
+    bm25 with known counts when it was built."""
     try:
         import sqlite_vec
     except ImportError as exc:  # pragma: no cover - a broken install
@@ -44,6 +53,8 @@ def load_vec(conn: Connection) -> None:
     try:
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
+        if isinstance(conn, Connection):
+            conn.rank_extension = rank_extension.load(conn)
     except (AttributeError, sqlite3.OperationalError) as exc:
         raise ExtensionUnavailable(
             f"sqlite-vec failed to load ({exc}); its wheel may not match this platform "
@@ -87,7 +98,8 @@ def connect(path: str | Path, *, readonly: bool = False, timeout: float = 10.0,
             raise IndexUnavailable(
                 f"cannot create the index folder: {describe_os_error(exc)}") from exc
         try:
-            conn = sqlite3.connect(str(path), timeout=timeout, check_same_thread=False)
+            conn = sqlite3.connect(str(path), timeout=timeout, check_same_thread=False,
+                                   factory=Connection)
         except sqlite3.Error as exc:
             raise IndexUnavailable(describe_db_error(exc, path)) from exc
     try:
@@ -137,7 +149,7 @@ def _open_readonly(path: Path, timeout: float) -> Connection:
 
     def open_(**extra: object) -> Connection:
         return sqlite3.connect(_uri(path, mode="ro", **extra), uri=True, timeout=timeout,
-                               check_same_thread=False)
+                               check_same_thread=False, factory=Connection)
 
     try:
         return _probed(open_)

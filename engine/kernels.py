@@ -1,4 +1,4 @@
-"""The compiled scans of the vector sidecar (engine/_kernels.c), when the install built them.
+"""The compiled scans of the vector sidecar (engine/csrc/kernels.c), when the install built them.
 
 ``COMPILED`` says whether they exist; callers keep a numpy path for when they do not (a machine
 without a C compiler), with the same results up to float32 rounding order. ``MEMLENS_KERNELS=0``

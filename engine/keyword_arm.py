@@ -31,9 +31,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .db import Connection
+from .db import Connection, OperationalError
 from .fts_query import ParsedQuery, quote
 from .fts_records import averages
+from .rank_extension import rank_sql
 from .stemmer import stem
 
 BM25_K1 = 1.2  # FTS5's bm25 constant: one unit adds at most idf * (k1 + 1) to a score
@@ -41,17 +42,19 @@ POSTINGS_BUDGET = 60_000  # chunks the slow paths may score (about 30 ms here)
 
 SELECT = (
     "SELECT c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
-    "c.metadata, c.embedding_truncated, -bm25(chunks_fts) AS score "
+    "c.metadata, c.embedding_truncated, -{rank} AS score "
     "FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
-    "WHERE chunks_fts MATCH ? AND {where} ORDER BY bm25(chunks_fts) LIMIT ?")
+    "WHERE chunks_fts MATCH ? AND {where} ORDER BY {rank} LIMIT ?")
 # Without a filter: rank inside FTS5 first, then read only the ``depth`` chunks. The join above
 # reads every matching chunk's row (content included) into the sort: 24.6 -> 13.2 ms p50 for
 # the and-first queries at 500k (docs/benchmarks.md, "The keyword arm").
 SELECT_UNFILTERED = (
     "SELECT c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
-    "c.metadata, c.embedding_truncated, t.score FROM (SELECT rowid, -bm25(chunks_fts) AS score "
-    "FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?) t "
+    "c.metadata, c.embedding_truncated, t.score FROM (SELECT rowid, -{rank} AS score "
+    "FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY {rank} LIMIT ?) t "
     "JOIN chunks c ON c.rowid = t.rowid ORDER BY t.score DESC")
+# {rank}: bm25(chunks_fts), or memlens_bm25 given the exact counts the plan already holds, which
+# skips FTS5's walk of every phrase's posting list per statement (engine/rank_extension.py)
 
 
 @dataclass
@@ -63,6 +66,11 @@ class KeywordPlan:
     df: dict[str, int] = field(default_factory=dict)  # exact counts of common units, as known
     budget: int = POSTINGS_BUDGET  # postings the slow paths may score
     term_df: dict[str, int] = field(default_factory=dict)  # single query word -> exact df
+
+    def dfs(self, units: list[str]) -> list[int]:
+        """Exact counts of ``units`` where known, -1 where not (memlens_bm25 counts those)."""
+        return [self.df.get(u, self.term_df.get(u[1:-1].replace('""', '"'), -1))
+                for u in units]
 
 
 def fts_row_count(conn: Connection) -> int:
@@ -167,10 +175,19 @@ def _within_budget(conn: Connection, p: KeywordPlan, n_rows: int) -> list[str]:
     return kept
 
 
-def _run(conn: Connection, match: str, where: str, args: list, depth: int) -> list:
-    if where == "1=1" and not args:
-        return conn.execute(SELECT_UNFILTERED, [match, depth]).fetchall()
-    return conn.execute(SELECT.format(where=where), [match, *args, depth]).fetchall()
+def _run(conn: Connection, p: KeywordPlan, units: list[str], match: str, where: str,
+         args: list, depth: int) -> list:
+    """Top ``depth`` rows of ``match`` (built from ``units``, each once, in this order)."""
+    template = SELECT_UNFILTERED if where == "1=1" and not args else SELECT
+    params = [match, depth] if template is SELECT_UNFILTERED else [match, *args, depth]
+    rank = rank_sql(conn, "chunks_fts", p.dfs(units))
+    try:
+        return conn.execute(template.format(where=where, rank=rank), params).fetchall()
+    except OperationalError as exc:  # the MATCH has other phrases than the units (never seen)
+        if "memlens_bm25" not in str(exc):
+            raise
+        return conn.execute(template.format(where=where, rank="bm25(chunks_fts)"),
+                            params).fetchall()
 
 
 def _merge(depth: int, *lists: list) -> list:
@@ -187,7 +204,7 @@ def keyword_search(conn: Connection, parsed: ParsedQuery, depth: int, where: str
     if p is None:
         return [], None
     if not p.common:
-        return _run(conn, " OR ".join(p.units), where, args, depth), p
+        return _run(conn, p, p.units, " OR ".join(p.units), where, args, depth), p
     n_rows = fts_row_count(conn)
     any_common = " OR ".join(p.common)
     if p.rare:
@@ -197,23 +214,26 @@ def keyword_search(conn: Connection, parsed: ParsedQuery, depth: int, where: str
         # and an under-estimate otherwise, overridden by the first list's exact one). Not
         # ``(R) NOT (C)``: each statement's bm25 walks every phrase's whole posting list for
         # its idf, and that one walks the common ones.
-        found = _merge(depth, _run(conn, any_rare, where, args, depth),
-                       _run(conn, f"({any_rare}) AND ({any_common})", where, args, depth))
+        found = _merge(depth, _run(conn, p, p.rare, any_rare, where, args, depth),
+                       _run(conn, p, p.rare + p.common, f"({any_rare}) AND ({any_common})",
+                            where, args, depth))
         df = _exact_df(conn, p, n_rows)
         bound = (BM25_K1 + 1) * sum(idf(n_rows, df[unit]) for unit in p.common)
         if len(found) == depth and found[-1]["score"] > bound:
             p.path = "maxscore"
             return found, p
         p.path = "maxscore+common"
-        pruned = " OR ".join(_within_budget(conn, p, n_rows))
-        rest = _run(conn, f"({pruned}) NOT ({any_rare})", where, args, depth)
+        kept = _within_budget(conn, p, n_rows)
+        rest = _run(conn, p, kept + p.rare, f"({' OR '.join(kept)}) NOT ({any_rare})", where,
+                    args, depth)
         return _merge(depth, found, rest), p
     if len(p.common) > 1:
-        found = _run(conn, " AND ".join(p.common), where, args, depth)
+        found = _run(conn, p, p.common, " AND ".join(p.common), where, args, depth)
         if len(found) == depth:
             p.path = "and-first"
             return found, p
         p.path = "and-first+or"
-        pruned = " OR ".join(_within_budget(conn, p, n_rows))
-        return _merge(depth, found, _run(conn, pruned, where, args, depth)), p
-    return _run(conn, any_common, where, args, depth), p
+        kept = _within_budget(conn, p, n_rows)
+        return _merge(depth, found, _run(conn, p, kept, " OR ".join(kept), where, args,
+                                         depth)), p
+    return _run(conn, p, p.common, any_common, where, args, depth), p

@@ -1,4 +1,4 @@
-"""The compiled sidecar scans (engine/_kernels.c) give numpy's sums, in both bodies, and
+"""The compiled sidecar scans (engine/csrc/kernels.c) give numpy's sums, in both bodies, and
 refuse to read outside the buffers they are given."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from engine import kernels
 
 pytestmark = pytest.mark.skipif(kernels._kernels is None,
-                                reason="engine/_kernels.c was not built (no C compiler)")
+                                reason="engine/csrc/kernels.c was not built (no C compiler)")
 
 
 @pytest.fixture(params=["avx2", "portable"])

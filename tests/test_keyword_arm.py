@@ -28,7 +28,7 @@ def conn(tmp_path_factory):
 
 
 def plain_or(conn, parsed, depth, where="1=1", args=()):
-    return conn.execute(SELECT.format(where=where),
+    return conn.execute(SELECT.format(where=where, rank="bm25(chunks_fts)"),  # FTS5 own
                         [build_match(parsed, "or"), *args, depth]).fetchall()
 
 

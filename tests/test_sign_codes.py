@@ -59,7 +59,7 @@ def scan(request, monkeypatch):
         yield request.param
         return
     if kernels._kernels is None:
-        pytest.skip("engine/_kernels.c was not built (no C compiler at install)")
+        pytest.skip("engine/csrc/kernels.c was not built (no C compiler at install)")
     monkeypatch.setattr(kernels, "COMPILED", True)
     on = kernels.use_simd(request.param == "compiled-avx2")
     if request.param == "compiled-avx2" and not on:

@@ -1,0 +1,141 @@
+/* memlens_bm25(): FTS5's bm25 with the document frequencies given by the caller.
+ *
+ * FTS5's own bm25() learns each phrase's document frequency by walking the phrase's whole
+ * posting list (xQueryPhrase) once per statement: at 2M chunks a common word's walk costs
+ * ~19 ms, and the keyword arm's plans run several statements a query over common words
+ * (docs/benchmarks.md, "The keyword arm"). The arm already knows those counts exactly (the
+ * index's term list, engine/keyword_arm.py), so it passes them:
+ *
+ *     memlens_bm25(chunks_fts, df_0, df_1, ...)   -- one per phrase, in query order
+ *
+ * A negative df means "not known": that phrase is counted as bm25() counts it. Everything
+ * else is bm25()'s arithmetic, in its order (k1 = 1.2, b = 0.75, every column weight 1,
+ * idf = log((N - df + 0.5) / (df + 0.5)) floored at 1e-6, the score negated), so the result
+ * equals bm25() for the true counts.
+ *
+ * A SQLite loadable extension (engine/rank_extension.py loads it into every connection).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT1
+
+typedef struct {
+    int n_phrase;
+    double avgdl;
+    double *idf;
+} Bm25Data;
+
+static int count_hit(const Fts5ExtensionApi *api, Fts5Context *fts, void *user) {
+    (void)api; (void)fts;
+    (*(sqlite3_int64 *)user)++;
+    return SQLITE_OK;
+}
+
+static void free_data(void *p) { sqlite3_free(p); }
+
+/* The statement's idf values and average length, made on its first row */
+static int statement_data(const Fts5ExtensionApi *api, Fts5Context *fts, int n_val,
+                          sqlite3_value **vals, Bm25Data **out, char **why) {
+    Bm25Data *data = api->xGetAuxdata(fts, 0);
+    if (data) {
+        *out = data;
+        return SQLITE_OK;
+    }
+    int n_phrase = api->xPhraseCount(fts);
+    if (n_val != n_phrase) {
+        *why = sqlite3_mprintf("memlens_bm25: %d document frequencies for %d phrases", n_val,
+                               n_phrase);
+        return SQLITE_ERROR;
+    }
+    data = sqlite3_malloc64(sizeof(Bm25Data) + sizeof(double) * (sqlite3_uint64)n_phrase);
+    if (!data) return SQLITE_NOMEM;
+    memset(data, 0, sizeof(Bm25Data));
+    data->n_phrase = n_phrase;
+    data->idf = (double *)&data[1];
+    sqlite3_int64 n_row = 0, n_token = 0;
+    int rc = api->xRowCount(fts, &n_row);
+    if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &n_token);
+    if (rc == SQLITE_OK) data->avgdl = (double)n_token / (double)n_row;
+    for (int i = 0; rc == SQLITE_OK && i < n_phrase; i++) {
+        sqlite3_int64 hits = sqlite3_value_int64(vals[i]);
+        if (hits < 0) {
+            hits = 0;
+            rc = api->xQueryPhrase(fts, i, &hits, count_hit);
+        }
+        double idf = log((n_row - hits + 0.5) / (hits + 0.5));
+        data->idf[i] = idf <= 0.0 ? 1e-6 : idf;
+    }
+    if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, data, free_data);
+    if (rc != SQLITE_OK) {
+        sqlite3_free(data);
+        return rc;
+    }
+    *out = data;
+    return SQLITE_OK;
+}
+
+static void memlens_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
+                         sqlite3_context *ctx, int n_val, sqlite3_value **vals) {
+    const double k1 = 1.2, b = 0.75;
+    Bm25Data *data = NULL;
+    char *why = NULL;
+    int rc = statement_data(api, fts, n_val, vals, &data, &why);
+    if (why) {
+        sqlite3_result_error(ctx, why, -1);
+        sqlite3_free(why);
+        return;
+    }
+    double stack_freq[16];
+    double *freq = stack_freq;
+    if (rc == SQLITE_OK && data->n_phrase > 16) {
+        freq = sqlite3_malloc64(sizeof(double) * (sqlite3_uint64)data->n_phrase);
+        if (!freq) rc = SQLITE_NOMEM;
+    }
+    int n_inst = 0, n_tok = 0;
+    if (rc == SQLITE_OK) {
+        memset(freq, 0, sizeof(double) * (size_t)data->n_phrase);
+        rc = api->xInstCount(fts, &n_inst);
+    }
+    for (int i = 0; rc == SQLITE_OK && i < n_inst; i++) {
+        int ip, ic, io;
+        rc = api->xInst(fts, i, &ip, &ic, &io);
+        if (rc == SQLITE_OK) freq[ip] += 1.0;
+    }
+    if (rc == SQLITE_OK) rc = api->xColumnSize(fts, -1, &n_tok);
+    if (rc == SQLITE_OK) {
+        double score = 0.0, d = (double)n_tok;
+        for (int i = 0; i < data->n_phrase; i++)
+            score += data->idf[i] * ((freq[i] * (k1 + 1.0))
+                                     / (freq[i] + k1 * (1 - b + b * d / data->avgdl)));
+        sqlite3_result_double(ctx, -1.0 * score);
+    } else {
+        sqlite3_result_error_code(ctx, rc);
+    }
+    if (freq != stack_freq) sqlite3_free(freq);
+}
+
+static fts5_api *fts5_of(sqlite3 *db) {
+    fts5_api *api = NULL;
+    sqlite3_stmt *stmt = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, NULL) == SQLITE_OK) {
+        sqlite3_bind_pointer(stmt, 1, (void *)&api, "fts5_api_ptr", NULL);
+        sqlite3_step(stmt);
+    }
+    sqlite3_finalize(stmt);
+    return api;
+}
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_memlensrank_init(sqlite3 *db, char **err, const sqlite3_api_routines *routines) {
+    SQLITE_EXTENSION_INIT2(routines);
+    fts5_api *fts5 = fts5_of(db);
+    if (fts5 == NULL || fts5->iVersion < 2) {
+        *err = sqlite3_mprintf("memlens_bm25 needs FTS5");
+        return SQLITE_ERROR;
+    }
+    return fts5->xCreateFunction(fts5, "memlens_bm25", NULL, memlens_bm25, NULL);
+}

@@ -1,0 +1,82 @@
+"""memlens_bm25 (engine/csrc/memlensrank.c) is FTS5's bm25 given the counts, and the keyword
+arm answers the same with it or without it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import rank_extension
+from engine.db import OperationalError
+from engine.fts_query import parse_query
+from engine.keyword_arm import keyword_search, term_dfs
+from tests.conftest import chunk_db
+
+pytestmark = pytest.mark.skipif(rank_extension.LIBRARY is None,
+                                reason="engine/csrc/memlensrank.c was not built (no C compiler)")
+
+WORDS = ["coffee", "walking", "walked", "budget", "meeting", "sprint", "garden", "tomatoes",
+         "running", "ran", "don't", "e-mail", "café", "naïve", "日本", "dogs"]
+
+
+@pytest.fixture(scope="module")
+def conn(tmp_path_factory):
+    rng = random.Random(4)
+    c = chunk_db(tmp_path_factory.mktemp("rank") / "r.db", [
+        (f"c{i}", f"f{i % 20}.md", "note",
+         " ".join(rng.choices(WORDS, k=rng.randint(1, 40)))) for i in range(800)])
+    yield c
+    c.close()
+
+
+def scores(conn, match, rank):
+    return [tuple(r) for r in conn.execute(
+        f"SELECT rowid, {rank} FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid",
+        [match])]
+
+
+def test_connections_have_it(conn):
+    assert conn.rank_extension is True
+    assert rank_extension.rank_sql(conn, "t", [3, -1]) == "memlens_bm25(t, 3, -1)"
+
+
+def test_given_the_true_counts_or_none_it_is_fts5s_bm25(conn):
+    df = term_dfs(conn, ["coffee", "walking", "garden", "tomatoes"])
+    assert df["walking"] > 0 and df["coffee"] > 0
+    cases = [
+        ('"coffee"', [df["coffee"]]),
+        ('"coffee" OR "walking" OR "garden"', [df["coffee"], df["walking"], df["garden"]]),
+        ('("garden") AND ("coffee" OR "walking")', [df["garden"], df["coffee"], df["walking"]]),
+        ('("tomatoes" OR "garden") NOT ("coffee")', [df["tomatoes"], df["garden"], -1]),
+        ('"budget meeting" OR "e-mail" OR "sprint"', [-1, -1, -1]),  # phrases: counted
+    ]
+    for match, dfs in cases:
+        want = scores(conn, match, "bm25(chunks_fts)")
+        got = scores(conn, match, f"memlens_bm25(chunks_fts, {', '.join(map(str, dfs))})")
+        assert len(want) > 10 and got == want, match
+
+
+def test_wrong_counts_change_the_score_and_a_wrong_arity_is_an_error(conn):
+    true = scores(conn, '"coffee"', "bm25(chunks_fts)")
+    wrong = scores(conn, '"coffee"', "memlens_bm25(chunks_fts, 3)")
+    assert [r[0] for r in wrong] == [r[0] for r in true] and wrong != true
+    with pytest.raises(OperationalError, match="2 document frequencies for 1 phrases"):
+        scores(conn, '"coffee"', "memlens_bm25(chunks_fts, 1, 2)")
+
+
+def test_the_keyword_arm_is_the_same_with_and_without_it(conn):
+    rng = random.Random(2)
+    for _ in range(60):
+        query = " ".join(rng.sample(WORDS, rng.randint(1, 5)))
+        parsed = parse_query(query)
+        with_ext, p1 = keyword_search(conn, parsed, 20, "1=1", [], common_df=100, budget=500)
+        conn.rank_extension = False
+        try:
+            without, p2 = keyword_search(conn, parsed, 20, "1=1", [], common_df=100,
+                                         budget=500)
+        finally:
+            conn.rank_extension = True
+        assert p1.path == p2.path
+        assert [(r["rowid"], r["score"]) for r in with_ext] == \
+            [(r["rowid"], r["score"]) for r in without], query
