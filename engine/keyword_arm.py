@@ -22,6 +22,10 @@ chunks when the words are common. The top of a BM25 ranking is decided by the ra
    that is the answer ("and-first": approximate, a chunk holding some but not all of several
    very common words can rank below the AND matches), else an OR over the budget-pruned
    common units ("and-first+or").
+5. Any of those statements that would match more than NEWEST_ROWS chunks scores only the
+   most recently indexed NEWEST_ROWS of them (``KeywordPlan.newest``): at millions of chunks
+   a word held by a fifth of them costs ~0.5-3 µs a row to score. Every score is still
+   FTS5's bm25, with the counts passed in (engine/rank_extension.py).
 
 SciFact nDCG@10 with these plans is reported next to the plain OR query in docs/benchmarks.md.
 """
@@ -39,22 +43,28 @@ from .stemmer import stem
 
 BM25_K1 = 1.2  # FTS5's bm25 constant: one unit adds at most idf * (k1 + 1) to a score
 POSTINGS_BUDGET = 60_000  # chunks the slow paths may score (about 30 ms here)
+# A statement past this many matches scores only its newest this many (see _run): at 2M,
+# keyword-mode p50 / p95 38.6 / 79 ms with 60,000, 30.9 / 60 ms with 20,000
+NEWEST_ROWS = 20_000
 
 SELECT = (
     "SELECT c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
     "c.metadata, c.embedding_truncated, -{rank} AS score "
     "FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
-    "WHERE chunks_fts MATCH ? AND {where} ORDER BY {rank} LIMIT ?")
+    "WHERE chunks_fts MATCH ? AND {where}{newest} ORDER BY {rank} LIMIT ?")
 # Without a filter: rank inside FTS5 first, then read only the ``depth`` chunks. The join above
 # reads every matching chunk's row (content included) into the sort: 24.6 -> 13.2 ms p50 for
 # the and-first queries at 500k (docs/benchmarks.md, "The keyword arm").
 SELECT_UNFILTERED = (
     "SELECT c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
     "c.metadata, c.embedding_truncated, t.score FROM (SELECT rowid, -{rank} AS score "
-    "FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY {rank} LIMIT ?) t "
+    "FROM chunks_fts WHERE chunks_fts MATCH ?{newest} ORDER BY {rank} LIMIT ?) t "
     "JOIN chunks c ON c.rowid = t.rowid ORDER BY t.score DESC")
 # {rank}: bm25(chunks_fts), or memlens_bm25 given the exact counts the plan already holds, which
-# skips FTS5's walk of every phrase's posting list per statement (engine/rank_extension.py)
+# skips FTS5's walk of every phrase's posting list per statement (engine/rank_extension.py).
+# {newest}: "" or a rowid floor, when the statement would score more than the budget (below).
+NEWEST_FLOOR = ("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? "
+                "ORDER BY rowid DESC LIMIT 1 OFFSET ?")
 
 
 @dataclass
@@ -66,6 +76,7 @@ class KeywordPlan:
     df: dict[str, int] = field(default_factory=dict)  # exact counts of common units, as known
     budget: int = POSTINGS_BUDGET  # postings the slow paths may score
     term_df: dict[str, int] = field(default_factory=dict)  # single query word -> exact df
+    newest: bool = False  # a statement scored only the budget's newest matches
 
     def dfs(self, units: list[str]) -> list[int]:
         """Exact counts of ``units`` where known, -1 where not (memlens_bm25 counts those)."""
@@ -176,18 +187,43 @@ def _within_budget(conn: Connection, p: KeywordPlan, n_rows: int) -> list[str]:
 
 
 def _run(conn: Connection, p: KeywordPlan, units: list[str], match: str, where: str,
-         args: list, depth: int) -> list:
-    """Top ``depth`` rows of ``match`` (built from ``units``, each once, in this order)."""
-    template = SELECT_UNFILTERED if where == "1=1" and not args else SELECT
-    params = [match, depth] if template is SELECT_UNFILTERED else [match, *args, depth]
+         args: list, depth: int, postings: int = 0) -> list:
+    """Top ``depth`` rows of ``match`` (built from ``units``, each once, in this order).
+
+    A statement expected to match more than NEWEST_ROWS (or the budget, if smaller;
+    ``postings``: an upper bound) scores only that many most recently indexed matches, found
+    by walking the match in rowid order without scoring: scoring costs ~0.5-3 µs a row (each
+    row's length and positions are read), so one word in 400k of 2M chunks took 235 ms, its
+    newest 60k 37 ms.
+    With filters, those of the newest matches that pass them, unless fewer than ``depth`` do
+    (a narrow filter): then every match."""
+    cap = min(p.budget, NEWEST_ROWS)
+    if postings > cap:
+        floor = conn.execute(NEWEST_FLOOR, [match, cap]).fetchone()
+        if floor is not None:
+            rows = _ranked(conn, p, units, match, where, args, depth, floor[0])
+            if len(rows) == depth or (where == "1=1" and not args):
+                p.newest = True
+                return rows
+    return _ranked(conn, p, units, match, where, args, depth, None)
+
+
+def _ranked(conn: Connection, p: KeywordPlan, units: list[str], match: str, where: str,
+            args: list, depth: int, floor: int | None) -> list:
+    unfiltered = where == "1=1" and not args
+    template = SELECT_UNFILTERED if unfiltered else SELECT
+    newest = "" if floor is None else " AND chunks_fts.rowid > ?"
+    bound = [] if floor is None else [floor]
+    params = [match, *bound, depth] if unfiltered else [match, *args, *bound, depth]
     rank = rank_sql(conn, "chunks_fts", p.dfs(units))
     try:
-        return conn.execute(template.format(where=where, rank=rank), params).fetchall()
+        return conn.execute(template.format(where=where, rank=rank, newest=newest),
+                            params).fetchall()
     except OperationalError as exc:  # the MATCH has other phrases than the units (never seen)
         if "memlens_bm25" not in str(exc):
             raise
-        return conn.execute(template.format(where=where, rank="bm25(chunks_fts)"),
-                            params).fetchall()
+        return conn.execute(template.format(where=where, rank="bm25(chunks_fts)",
+                                            newest=newest), params).fetchall()
 
 
 def _merge(depth: int, *lists: list) -> list:
@@ -225,15 +261,18 @@ def keyword_search(conn: Connection, parsed: ParsedQuery, depth: int, where: str
         p.path = "maxscore+common"
         kept = _within_budget(conn, p, n_rows)
         rest = _run(conn, p, kept + p.rare, f"({' OR '.join(kept)}) NOT ({any_rare})", where,
-                    args, depth)
+                    args, depth, sum(df[u] for u in kept))
         return _merge(depth, found, rest), p
     if len(p.common) > 1:
-        found = _run(conn, p, p.common, " AND ".join(p.common), where, args, depth)
+        df = _exact_df(conn, p, n_rows)
+        found = _run(conn, p, p.common, " AND ".join(p.common), where, args, depth,
+                     min(df[u] for u in p.common))
         if len(found) == depth:
             p.path = "and-first"
             return found, p
         p.path = "and-first+or"
         kept = _within_budget(conn, p, n_rows)
         return _merge(depth, found, _run(conn, p, kept, " OR ".join(kept), where, args,
-                                         depth)), p
-    return _run(conn, p, p.common, any_common, where, args, depth), p
+                                         depth, sum(df[u] for u in kept))), p
+    return _run(conn, p, p.common, any_common, where, args, depth,
+                sum(_exact_df(conn, p, n_rows).values())), p

@@ -28,7 +28,7 @@ def conn(tmp_path_factory):
 
 
 def plain_or(conn, parsed, depth, where="1=1", args=()):
-    return conn.execute(SELECT.format(where=where, rank="bm25(chunks_fts)"),  # FTS5 own
+    return conn.execute(SELECT.format(where=where, rank="bm25(chunks_fts)", newest=""),
                         [build_match(parsed, "or"), *args, depth]).fetchall()
 
 
@@ -154,3 +154,38 @@ def test_word_counts_are_reused_until_the_index_changes(tmp_path):
     assert term_dfs(writer, ["beta"]) == {"beta": 3}
     reader.close()
     writer.close()
+
+
+def test_a_statement_past_the_budget_scores_the_newest_matches_only(conn):
+    # w0 AND w1 match thousands of the 6k chunks: past a budget of 500, only the 500 most
+    # recently indexed matches are scored, each exactly as the plain query scores it
+    parsed = parse_query("w0 w1")
+    got, plan = keyword_search(conn, parsed, 20, "1=1", [], common_df=300, budget=500)
+    assert plan.path == "and-first" and plan.newest and len(got) == 20
+    matches = [r[0] for r in conn.execute(
+        "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH '\"w0\" AND \"w1\"' "
+        "ORDER BY rowid DESC")]
+    assert len(matches) > 1500
+    newest = set(matches[:500])
+    exact = {r["rowid"]: r["score"] for r in plain_or(conn, parse_query("w0 w1"), 6000)}
+    want = sorted(newest, key=lambda r: (-exact[r], r))[:20]
+    assert [r["rowid"] for r in got] == want
+    assert [round(r["score"], 9) for r in got] == [round(exact[r], 9) for r in want]
+    # with a filter: those of the newest 500 matches that pass it; a filter that leaves
+    # fewer than the depth of them gets every match
+    got, plan = keyword_search(conn, parsed, 20, "c.source_type = ?", ["slack"],
+                               common_df=300, budget=500)
+    slack = {r[0] for r in conn.execute("SELECT rowid FROM chunks WHERE source_type = 'slack'")}
+    newest = [r for r in matches[:500] if r in slack]
+    assert plan.newest and [r["rowid"] for r in got] == \
+        sorted(newest, key=lambda r: (-exact[r], r))[:20]
+    narrow = "c.source_type = ? AND c.rowid <= ?"
+    got, plan = keyword_search(conn, parsed, 20, narrow, ["slack", matches[-1] + 300],
+                               common_df=300, budget=500)
+    oldest = [r for r in matches if r in slack and r <= matches[-1] + 300]
+    assert not plan.newest and [r["rowid"] for r in got] == \
+        sorted(oldest, key=lambda r: (-exact[r], r))[:20]
+    # within the budget nothing is cut
+    _, plan = keyword_search(conn, parse_query("w0 w1"), 20, "1=1", [], common_df=300,
+                             budget=10**6)
+    assert not plan.newest
