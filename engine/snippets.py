@@ -12,6 +12,7 @@ line at 120 columns, so a match further in would be cut off. Pure functions, no 
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass, field
@@ -73,6 +74,9 @@ def build(text: str, matches: list[tuple[int, int]] | None = None, width: int = 
     cut = max(0, first_raw - 8 * lead)
     text = text[cut:first_raw + 2 * width]
     cut_end = cut + len(text) < full
+    if not any(pattern.search(text) for _, pattern in _EMPHASIS):
+        return _plain(text, [(s - cut, e - cut) for s, e in matches or ()], width, lead,
+                      bool(cut), cut_end)
     n = len(text)
     hit = [False] * n
     for s, e in matches or ():
@@ -116,6 +120,58 @@ def build(text: str, matches: list[tuple[int, int]] | None = None, width: int = 
     body = prefix + "".join(k[0] for k in window) + ("…" if end < len(kept) or cut_end else "")
     return Snippet(body, _runs([k[1] for k in window], len(prefix)),
                    [(s, e, kind) for s, e, kind in _kinds([k[2] for k in window], len(prefix))])
+
+
+_SPACES = re.compile(r"\s+")  # \s is str.isspace in both (Py_UNICODE_ISSPACE)
+
+
+def _plain(text: str, matches: list[tuple[int, int]], width: int, lead: int, cut: bool,
+           cut_end: bool) -> Snippet:
+    """What :func:`build` makes of a text with no emphasis markers, a word at a time instead
+    of a character at a time (most chunks). Same window, text and highlights."""
+    kept: list[str] = []
+    words: list[tuple[int, int, int]] = []  # (offset in text, offset in kept, length)
+    pos = size = 0
+    for m in [*_SPACES.finditer(text), None]:
+        a = len(text) if m is None else m.start()
+        if a > pos:
+            words.append((pos, size, a - pos))
+            kept.append(text[pos:a])
+            size += a - pos
+        if m is not None and size and kept[-1] != " ":
+            kept.append(" ")
+            size += 1
+        pos = len(text) if m is None else m.end()
+    flat = "".join(kept).rstrip(" ")
+    # each match's non-space characters, in kept offsets; runs that touch are one highlight
+    starts = [w[0] for w in words]
+    spans = []
+    for s, e in matches:
+        for w_text, w_kept, n in words[max(0, bisect.bisect_right(starts, s) - 1):
+                                       bisect.bisect_left(starts, e)]:
+            if max(s, w_text) < min(e, w_text + n):
+                spans.append((w_kept + max(s, w_text) - w_text, w_kept + min(e, w_text + n) - w_text))
+    spans.sort()
+    hits: list[list[int]] = []
+    for a, b in spans:
+        if hits and hits[-1][1] >= a:
+            hits[-1][1] = max(hits[-1][1], b)
+        else:
+            hits.append([a, b])
+    first = hits[0][0] if hits else 0
+    start = first - lead if first > 2 * lead else 0
+    if start:  # begin at a word: after the first space in the lead, if there is one
+        space = flat.find(" ", start, first)
+        start = space + 1 if space >= 0 else start
+    end = min(len(flat), start + width)
+    if end < len(flat):  # end at a word, if one ends within the window after the match
+        space = flat.rfind(" ", first + 1, end + 1)
+        end = space if space > first else end
+    prefix = "…" if start or cut else ""
+    body = prefix + flat[start:end] + ("…" if end < len(flat) or cut_end else "")
+    shift = len(prefix) - start
+    return Snippet(body, [(max(a, start) + shift, min(b, end) + shift) for a, b in hits
+                          if a < end and b > start])
 
 
 def _runs(flags: list[bool], offset: int) -> list[tuple[int, int]]:

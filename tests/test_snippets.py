@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import random
+import re
+
+from engine import snippets
 from engine.snippets import Snippet, build, marked, parse_marked
 
 
@@ -120,3 +124,27 @@ def test_parse_marked_reads_any_marker_sequence_as_the_character_walk_does():
     for _ in range(500):
         marked = "".join(rng.choice("ab \x02\x03é") for _ in range(rng.randint(0, 30)))
         assert parse_marked(marked, "\x02", "\x03") == _parse_by_character(marked, "\x02", "\x03")
+
+
+def test_text_without_markers_takes_the_word_walk_with_the_same_result(monkeypatch):
+    """build()'s fast path (no emphasis markers: a word at a time) gives exactly what the
+    character walk gives, whitespace of every kind, matches across spaces and cuts included."""
+    rng = random.Random(7)
+    words = ["budget", "review", "Zoë", "café", "x", "meeting-notes", "2026", "日本語", "a"]
+    spaces = [" ", "  ", "\n", "\t", " \n ", "\u00a0", "\u2003", "\r\n"]
+    cases = []
+    for _ in range(400):
+        parts = [rng.choice(spaces)] if rng.random() < 0.2 else []
+        for _ in range(rng.randint(1, 120)):
+            parts += [rng.choice(words), rng.choice(spaces)]
+        text = "".join(parts)
+        matches = []
+        for _ in range(rng.randint(0, 4)):
+            s = rng.randrange(len(text))
+            matches.append((s, min(len(text), s + rng.randint(1, 15))))
+        cases.append((text, matches, rng.choice([40, 80, 200]), rng.choice([5, 20])))
+    fast = [build(t, m, w, lead) for t, m, w, lead in cases]
+    monkeypatch.setattr(snippets, "_EMPHASIS", (*snippets._EMPHASIS, ("em", re.compile("()"))))
+    walked = [build(t, m, w, lead) for t, m, w, lead in cases]
+    assert fast == walked
+    assert sum(bool(s.highlights) for s in fast) > 250 and any(s.text.startswith("…") for s in fast)
