@@ -80,3 +80,19 @@ def test_the_keyword_arm_is_the_same_with_and_without_it(conn):
         assert p1.path == p2.path
         assert [(r["rowid"], r["score"]) for r in with_ext] == \
             [(r["rowid"], r["score"]) for r in without], query
+
+
+def test_without_the_built_library_connections_use_fts5s_bm25(tmp_path, monkeypatch, conn):
+    from engine.db import connect
+
+    path = conn.execute("PRAGMA database_list").fetchone()[2]
+    monkeypatch.setattr(rank_extension, "LIBRARY", tmp_path / "missing.so")
+    plain = connect(path, readonly=True)
+    try:
+        assert plain.rank_extension is False
+        parsed = parse_query("coffee garden walking")
+        got, _ = keyword_search(plain, parsed, 20, "1=1", [], common_df=100, budget=500)
+        want, _ = keyword_search(conn, parsed, 20, "1=1", [], common_df=100, budget=500)
+        assert [(r["rowid"], r["score"]) for r in got] == [(r["rowid"], r["score"]) for r in want]
+    finally:
+        plain.close()
