@@ -22,10 +22,10 @@ chunks when the words are common. The top of a BM25 ranking is decided by the ra
    that is the answer ("and-first": approximate, a chunk holding some but not all of several
    very common words can rank below the AND matches), else an OR over the budget-pruned
    common units ("and-first+or").
-5. Any of those statements that would match more than NEWEST_ROWS chunks scores only the
-   most recently indexed NEWEST_ROWS of them (``KeywordPlan.newest``): at millions of chunks
-   a word held by a fifth of them costs ~0.5-3 µs a row to score. Every score is still
-   FTS5's bm25, with the counts passed in (engine/rank_extension.py).
+5. Any of those statements that would match more chunks than the budget scores only the
+   budget's worth of the most recently indexed of them (``KeywordPlan.newest``): at millions
+   of chunks a word held by a fifth of them costs ~0.5-3 µs a row to score. Every score is
+   still FTS5's bm25, with the counts passed in (engine/rank_extension.py).
 
 SciFact nDCG@10 with these plans is reported next to the plain OR query in docs/benchmarks.md.
 """
@@ -43,9 +43,6 @@ from .stemmer import stem
 
 BM25_K1 = 1.2  # FTS5's bm25 constant: one unit adds at most idf * (k1 + 1) to a score
 POSTINGS_BUDGET = 60_000  # chunks the slow paths may score (about 30 ms here)
-# A statement past this many matches scores only its newest this many (see _run): at 2M,
-# keyword-mode p50 / p95 38.6 / 79 ms with 60,000, 30.9 / 60 ms with 20,000
-NEWEST_ROWS = 20_000
 
 SELECT = (
     "SELECT c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
@@ -190,16 +187,14 @@ def _run(conn: Connection, p: KeywordPlan, units: list[str], match: str, where: 
          args: list, depth: int, postings: int = 0) -> list:
     """Top ``depth`` rows of ``match`` (built from ``units``, each once, in this order).
 
-    A statement expected to match more than NEWEST_ROWS (or the budget, if smaller;
-    ``postings``: an upper bound) scores only that many most recently indexed matches, found
-    by walking the match in rowid order without scoring: scoring costs ~0.5-3 µs a row (each
-    row's length and positions are read), so one word in 400k of 2M chunks took 235 ms, its
-    newest 60k 37 ms.
+    A statement expected to match more than the budget (``postings``: an upper bound) scores
+    only the budget's worth of most recently indexed matches, found by walking the match in
+    rowid order without scoring: scoring costs ~0.5-3 µs a row (each row's length and
+    positions are read), so one word in 400k of 2M chunks took 235 ms, its newest 60k 37 ms.
     With filters, those of the newest matches that pass them, unless fewer than ``depth`` do
     (a narrow filter): then every match."""
-    cap = min(p.budget, NEWEST_ROWS)
-    if postings > cap:
-        floor = conn.execute(NEWEST_FLOOR, [match, cap]).fetchone()
+    if postings > p.budget:
+        floor = conn.execute(NEWEST_FLOOR, [match, p.budget]).fetchone()
         if floor is not None:
             rows = _ranked(conn, p, units, match, where, args, depth, floor[0])
             if len(rows) == depth or (where == "1=1" and not args):
