@@ -227,7 +227,7 @@ async def keystrokes(root: Path, n: int) -> dict:
     from engine.config import load_config
     from engine.db import connect
     from tui.app import MemlensApp
-    from tui.screens.main import DEBOUNCE_SECONDS
+    from tui.session import DEBOUNCE_SECONDS
     from tui.widgets.query import QueryInput
 
     config = load_config(root)
