@@ -123,18 +123,31 @@ static void rescore_avx2(const uint16_t *full, Py_ssize_t dim, const int64_t *id
 
 static int use_avx2 = 0;
 
-/* A contiguous buffer of at least ``count`` items of ``itemsize`` bytes, or an exception */
-static int get(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, Py_ssize_t count,
-               int writable, const char *name) {
+/* The buffers a call holds, released together whatever happened */
+typedef struct {
+    Py_buffer views[5];
+    int held;
+} Buffers;
+
+/* A contiguous buffer of at least ``count`` items of ``itemsize`` bytes, or NULL with an
+   exception set */
+static void *take(Buffers *b, PyObject *obj, Py_ssize_t itemsize, Py_ssize_t count,
+                  int writable, const char *name) {
+    Py_buffer *view = &b->views[b->held];
     int flags = PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0) return -1;
+    if (PyObject_GetBuffer(obj, view, flags) < 0) return NULL;
+    b->held++;
     if (view->len < itemsize * count) {
         PyErr_Format(PyExc_ValueError, "%s holds %zd bytes, %zd needed", name, view->len,
                      itemsize * count);
-        PyBuffer_Release(view);
-        return -1;
+        return NULL;
     }
-    return 0;
+    return view->buf;
+}
+
+static PyObject *release(Buffers *b, PyObject *result) {
+    while (b->held) PyBuffer_Release(&b->views[--b->held]);
+    return result;
 }
 
 static int words2(PyObject *seq, uint64_t out[2], const char *name) {
@@ -161,30 +174,21 @@ static PyObject *first_pass(PyObject *self, PyObject *args) {
     if (words2(sign_o, a.sign, "sign") < 0 || words2(p0_o, a.plane0, "plane0") < 0
         || words2(p1_o, a.plane1, "plane1") < 0)
         return NULL;
-    Py_buffer lead, words, scale, q, out;
-    if (get(lead_o, &lead, 1, n * head, 0, "lead") < 0) return NULL;
-    if (get(words_o, &words, 8, 2 * n, 0, "words") < 0) goto fail1;
-    if (get(scale_o, &scale, 4, n, 0, "scale") < 0) goto fail2;
-    if (get(q_o, &q, 4, head, 0, "query") < 0) goto fail3;
-    if (get(out_o, &out, 4, n, 1, "out") < 0) goto fail4;
-    a.lead = lead.buf; a.words = words.buf; a.scale = scale.buf; a.q = q.buf; a.out = out.buf;
+    Buffers b = {.held = 0};
+    if (!(a.lead = take(&b, lead_o, 1, n * head, 0, "lead"))
+        || !(a.words = take(&b, words_o, 8, 2 * n, 0, "words"))
+        || !(a.scale = take(&b, scale_o, 4, n, 0, "scale"))
+        || !(a.q = take(&b, q_o, 4, head, 0, "query"))
+        || !(a.out = take(&b, out_o, 4, n, 1, "out")))
+        return release(&b, NULL);
     Py_BEGIN_ALLOW_THREADS
 #ifdef HAVE_X86
     if (use_avx2) first_pass_avx2(&a); else
 #endif
     first_pass_portable(&a);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&out);
-    PyBuffer_Release(&q);
-    PyBuffer_Release(&scale);
-    PyBuffer_Release(&words);
-    PyBuffer_Release(&lead);
-    Py_RETURN_NONE;
-fail4: PyBuffer_Release(&q);
-fail3: PyBuffer_Release(&scale);
-fail2: PyBuffer_Release(&words);
-fail1: PyBuffer_Release(&lead);
-    return NULL;
+    Py_INCREF(Py_None);
+    return release(&b, Py_None);
 }
 
 static PyObject *rescore(PyObject *self, PyObject *args) {
@@ -198,35 +202,31 @@ static PyObject *rescore(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "negative size");
         return NULL;
     }
-    Py_buffer full, idx, q, out;
-    if (get(full_o, &full, 2, rows * dim, 0, "full") < 0) return NULL;
-    if (get(idx_o, &idx, 8, m, 0, "idx") < 0) goto fail1;
-    if (get(q_o, &q, 4, dim, 0, "query") < 0) goto fail2;
-    if (get(out_o, &out, 4, m, 1, "out") < 0) goto fail3;
-    const int64_t *ix = idx.buf;
+    Buffers b = {.held = 0};
+    const uint16_t *full;
+    const int64_t *ix;
+    const float *q;
+    float *out;
+    if (!(full = take(&b, full_o, 2, rows * dim, 0, "full"))
+        || !(ix = take(&b, idx_o, 8, m, 0, "idx"))
+        || !(q = take(&b, q_o, 4, dim, 0, "query"))
+        || !(out = take(&b, out_o, 4, m, 1, "out")))
+        return release(&b, NULL);
     for (Py_ssize_t j = 0; j < m; j++) {  /* never read outside the mapped rows */
         if (ix[j] < start || ix[j] - start >= rows) {
             PyErr_Format(PyExc_IndexError, "row %lld outside [%lld, %lld)", (long long)ix[j],
                          start, start + (long long)rows);
-            PyBuffer_Release(&out);
-            goto fail3;
+            return release(&b, NULL);
         }
     }
     Py_BEGIN_ALLOW_THREADS
 #ifdef HAVE_X86
-    if (use_avx2) rescore_avx2(full.buf, dim, ix, m, start, q.buf, out.buf); else
+    if (use_avx2) rescore_avx2(full, dim, ix, m, start, q, out); else
 #endif
-    rescore_portable(full.buf, dim, ix, m, start, q.buf, out.buf);
+    rescore_portable(full, dim, ix, m, start, q, out);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&out);
-    PyBuffer_Release(&q);
-    PyBuffer_Release(&idx);
-    PyBuffer_Release(&full);
-    Py_RETURN_NONE;
-fail3: PyBuffer_Release(&q);
-fail2: PyBuffer_Release(&idx);
-fail1: PyBuffer_Release(&full);
-    return NULL;
+    Py_INCREF(Py_None);
+    return release(&b, Py_None);
 }
 
 static PyObject *set_simd(PyObject *self, PyObject *arg) {
