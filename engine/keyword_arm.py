@@ -205,6 +205,8 @@ def _run(conn: Connection, p: KeywordPlan, units: list[str], match: str, where: 
 
 def _ranked(conn: Connection, p: KeywordPlan, units: list[str], match: str, where: str,
             args: list, depth: int, floor: int | None) -> list:
+    """One ranked statement: the filters in SQL, the rows above ``floor`` if one is given,
+    scored by memlens_bm25 with the plan's counts (FTS5's bm25 without the extension)."""
     unfiltered = where == "1=1" and not args
     template = SELECT_UNFILTERED if unfiltered else SELECT
     newest = "" if floor is None else " AND chunks_fts.rowid > ?"
