@@ -30,7 +30,14 @@ from .index_file import NotRegular, index_file, now, record_state, remove_file
 from .index_stats import FileError, IndexStats, Progress
 from .lock import writer_lock
 from .scanner import SourceFile, discover, indexed_mtimes, needs_indexing
-from .schema import ensure_schema, ensure_vec_index, set_meta, stored_embedder, switch_embedder
+from .schema import (
+    ensure_schema,
+    ensure_vec_index,
+    optimize_text_indexes,
+    set_meta,
+    stored_embedder,
+    switch_embedder,
+)
 from .textsafe import json_dumps, one_line
 from .walk import WalkProblem, classify_missing
 
@@ -171,6 +178,7 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
                 stats.cancelled = cancelled()
             if not stats.cancelled:
                 _update_sidecar(conn, config.db_path, stats)
+                _merge_after_bulk(conn, stats)
             stats.pending_embeddings = conn.execute(
                 "SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0]
             stats.seconds = round(time.perf_counter() - started, 3)
@@ -190,6 +198,21 @@ def _update_sidecar(conn, db_path: Path, stats: IndexStats) -> None:
         update_sidecar(conn, db_path)
     except Exception as exc:  # noqa: BLE001 - never fails the run: readers fall back
         stats.warnings.append(FileError("(index)", "the vector sidecar was not updated: "
+                                        f"{_one_line(exc)}"))
+
+
+def _merge_after_bulk(conn, stats: IndexStats) -> None:
+    """After a run that wrote at least half of the index (a first build, an import, a full
+    re-read), merge the text indexes into one segment each: the run's many commits left many.
+    Small runs leave it to FTS5's automerge and `memlens maintenance`. A failure (a full disk)
+    costs only speed: the transaction rolls back."""
+    total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    if not stats.chunks or 2 * stats.chunks < total:
+        return
+    try:
+        optimize_text_indexes(conn)
+    except DBError as exc:
+        stats.warnings.append(FileError("(index)", "the text index was not merged: "
                                         f"{_one_line(exc)}"))
 
 

@@ -20,7 +20,13 @@ from pathlib import Path
 from .config import ConfigError, load_config, resolve_root
 from .db import connect, transaction
 from .lock import writer_lock
-from .schema import create_vec_index, drop_vec_index, ensure_schema, stored_embedder
+from .schema import (
+    create_vec_index,
+    drop_vec_index,
+    ensure_schema,
+    optimize_text_indexes,
+    stored_embedder,
+)
 from .stats import db_size, vec_bloat
 from .vector_sidecar import new_epoch, update_sidecar
 
@@ -46,9 +52,7 @@ def rebuild_vec_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
                 create_vec_index(conn, info)
             timings["vec_rebuild_s"] = round(time.perf_counter() - t, 3)
             t = time.perf_counter()
-            with transaction(conn):
-                conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
-                conn.execute("INSERT INTO chunks_cjk(chunks_cjk) VALUES ('optimize')")
+            optimize_text_indexes(conn)
             timings["fts_optimize_s"] = round(time.perf_counter() - t, 3)
             if vacuum:
                 t = time.perf_counter()

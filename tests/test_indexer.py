@@ -331,3 +331,29 @@ def test_a_cancelled_run_leaves_gathered_chunks_pending_for_the_next(config):
     assert chunk_count(config, "embedding IS NULL") == stats.pending_embeddings
     stats = reindex(config=config, embedder=BatchingEmbedder())
     assert stats.pending_embeddings == 0 and chunk_count(config, "embedding IS NULL") == 0
+
+
+def test_a_bulk_run_leaves_one_text_segment_and_a_small_one_does_not_merge(config, embedder):
+    """Each file's commit adds an FTS5 segment; a run that wrote at least half of the index
+    merges them (every phrase lookup probes each segment), a small append leaves the merging
+    to FTS5's automerge and maintenance."""
+    def segments():
+        conn = connect(config.db_path)
+        try:
+            return [conn.execute(f"SELECT count(DISTINCT segid) FROM {t}_idx").fetchone()[0]
+                    for t in ("chunks_fts", "chunks_cjk")]
+        finally:
+            conn.close()
+
+    notes = config.root / "notes" / "bulk"
+    notes.mkdir(parents=True)
+    for i in range(12):
+        (notes / f"n{i}.md").write_text(f"# Note {i}\n\nbudget review {i} and the garden\n")
+    first = reindex(config=config, embedder=embedder)
+    assert first.files == 15 and not first.warnings
+    assert segments()[0] == 1 and segments()[1] <= 1  # (no CJK text here: no trigram segment)
+    (notes / "late.md").write_text("# Late\n\na later note about the budget\n")
+    later = reindex(config=config, embedder=embedder)
+    assert later.files == 1 and later.chunks == 1
+    assert segments()[0] == 2
+    assert_consistent(config.db_path)
