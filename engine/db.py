@@ -36,7 +36,7 @@ class ExtensionUnavailable(RuntimeError):
     """sqlite-vec could not be loaded into the SQLite connection."""
 
 
-def load_vec(conn: Connection) -> None:
+def load_extensions(conn: Connection) -> None:
     """Load sqlite-vec, or raise one clear error that says why and what to do; and memlens's
     bm25 with known counts when it was built."""
     try:
@@ -105,7 +105,7 @@ def connect(path: str | Path, *, readonly: bool = False, timeout: float = 10.0,
     try:
         conn.row_factory = sqlite3.Row
         conn.isolation_level = None  # explicit transactions only: see transaction()
-        load_vec(conn)
+        load_extensions(conn)
         conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
         if not readonly:
             conn.execute("PRAGMA journal_mode = WAL")

@@ -20,8 +20,9 @@ COMPILED = _kernels is not None and os.environ.get("MEMLENS_KERNELS", "1") != "0
 def first_pass(lead, head: int, words, scale, qhead, sign: tuple[int, int],
                planes: tuple[tuple[int, int], tuple[int, int]], total: float, unit: float,
                out) -> None:
-    """out[i] = lead[i]·qhead (``lead`` int8 codes) + scale[i]·(total − 2·unit·Σ_b 2^b popcount((words[i] ^ sign)
-    & planes[b])) for two sign words and two weight planes (engine/sign_codes.py)."""
+    """out[i] = lead[i]·qhead + scale[i]·(total − 2·unit·Σ_b 2^b popcount((words[i] ^ sign)
+    & planes[b])): ``lead`` int8 codes, two sign words, two weight planes
+    (engine/sign_codes.py)."""
     _kernels.first_pass(lead, len(out), head, words, scale, qhead, sign, planes[0], planes[1],
                         total, unit, out)
 
