@@ -33,8 +33,9 @@ def progress_printer(quiet: bool):
     task = bar.add_task("scanning", total=None, detail="")
 
     def update(p) -> None:
-        if p.phase == "pending":
-            bar.update(task, description="embedding pending", total=p.pending_total or None,
+        if p.phase in ("pending", "messages"):
+            what = "embedding pending" if p.phase == "pending" else "embedding chat messages"
+            bar.update(task, description=what, total=p.pending_total or None,
                        completed=p.pending_done, detail=f"{p.chunks_embedded} embedded")
         elif p.phase == "index":
             name = one_line(p.current_file or "")[-40:]

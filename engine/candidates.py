@@ -19,6 +19,20 @@ class Decay:
     protected: str | None = None
 
 
+@dataclass(frozen=True)
+class MessageMix:
+    """How a chat window's similarity was made from its own vector and its best message's
+    (engine/message_vectors.py)."""
+
+    share: float  # of the best message's similarity
+    window: float
+    message: float
+
+    def text(self) -> str:
+        return (f"sim {1 - self.share:.2f} × window {self.window:.3f} + {self.share:.2f} × "
+                f"best message {self.message:.3f}")
+
+
 @dataclass
 class Candidate:
     id: str
@@ -39,7 +53,8 @@ class Candidate:
     related: dict[str, tuple[float, float]] = field(default_factory=dict)
     # semantic arm
     semantic_rank: int | None = None  # 0-based rank in the semantic arm
-    similarity: float | None = None  # cosine similarity, 1 - distance
+    similarity: float | None = None  # cosine similarity, 1 - distance (or the mix below)
+    message_mix: MessageMix | None = None  # a chat window scored with its messages' vectors
     # fusion and later stages
     rrf_terms: dict[str, float] = field(default_factory=dict)  # arm -> its part of the score
     fusion_terms: dict[str, str] = field(default_factory=dict)  # arm -> the arithmetic of it

@@ -61,7 +61,7 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "index": ("db", "chunk_batch_size", "embedding_batch_size", "max_embed_chars"),
     "routes": (),  # source types, checked against FILE_ROUTES
     "search": ("fusion", "semantic_weight", "rrf_k", "decay_floor", "default_half_life",
-               "half_lives", "similarity_threshold", "keyword_common_df"),
+               "half_lives", "similarity_threshold", "keyword_common_df", "message_share"),
     "embedder": ("provider", "model", "base_url", "dimensions", "timeout", "max_retries",
                  "query_timeout"),
     "reranker": ("url", "model", "timeout"),
@@ -99,6 +99,8 @@ class Config:
     similarity_threshold: float | None = None  # None: the embedder's (engine/calibration.py)
     fusion: str = "convex"  # convex | rrf (engine/convex.py)
     semantic_weight: float | None = None  # None: the embedder's (engine/calibration.py)
+    # a chat window's similarity from its best message; None: the embedder's
+    message_share: float | None = None
     keyword_common_df: int = KEYWORD_COMMON_DF
     embedding_batch_size: int = EMBEDDING_BATCH_SIZE
     chunk_batch_size: int = CHUNK_BATCH_SIZE
@@ -219,6 +221,7 @@ def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
         similarity_threshold=search.number("similarity_threshold", None, low=-1.0, high=1.0),
         fusion=search.choice("fusion", "convex", ("convex", "rrf")),
         semantic_weight=search.number("semantic_weight", None, low=0.0, high=1.0),
+        message_share=search.number("message_share", None, low=0.0, high=1.0),
         keyword_common_df=search.integer("keyword_common_df", KEYWORD_COMMON_DF),
         embedding_batch_size=index.integer("embedding_batch_size", EMBEDDING_BATCH_SIZE),
         chunk_batch_size=index.integer("chunk_batch_size", CHUNK_BATCH_SIZE),

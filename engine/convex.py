@@ -46,6 +46,8 @@ def convex_merge(keyword: list[Candidate], semantic: list[Candidate], weight: fl
                    f"{PASSAGE_SHARE:.1f} × passage {hit.passage:.4g}/best)")
         elif arm == "keyword" and hit.keyword_score is not None:
             why = f" (score bm25 {hit.bm25 or 0.0:.4g}/best)"
+        elif arm == "semantic" and hit.message_mix is not None:
+            why = f" ({hit.message_mix.text()})"
         if why and hit.related:
             why = why[:-1] + describe_related(hit) + ")"
         return w * norm, f"{w:.2f} × {shown}/{span} = {w * norm:.4f}{why}"

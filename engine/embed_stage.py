@@ -1,4 +1,5 @@
-"""Embedding inside a reindex: batches, isolation of refused inputs, the pending pass.
+"""Embedding inside a reindex: batches, isolation of refused inputs, the pending pass, and
+the message vectors of chat windows for embedders that use them (engine/message_vectors.py).
 
 A provider failure never fails a file: its chunks are written keyword-searchable with a NULL
 embedding and embedded by the pending pass of a later run (docs/reliability.md).
@@ -6,16 +7,32 @@ embedding and embedded by the pending pass of a later run (docs/reliability.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
+from .calibration import calibration_for
 from .config import Config
 from .db import Connection, transaction
 from .embedder import Embedder
 from .index_stats import IndexStats, Progress
+from .message_vectors import META_KEY as MESSAGES_DONE
+from .message_vectors import message_texts, pack
+from .message_vectors import store as store_messages
 from .provider_guard import BatchIsolation
+from .schema import get_meta, set_meta
 from .semantic_text import semantic_text
+
+
+@dataclass
+class Embedded:
+    """What one chunk got from the embedder."""
+
+    vector: np.ndarray | None  # None: not embedded (pending, both it and its messages)
+    truncated: bool
+    # a chat window's message vectors, packed (engine/message_vectors.py); None: none to store
+    messages: bytes | None = None
 
 
 class EmbedStage:
@@ -30,6 +47,8 @@ class EmbedStage:
         self.provider_down = False
         self.isolation = BatchIsolation(embedder)
         self.defer_part_batches = bool(getattr(embedder, "prefers_full_batches", False))
+        # chat windows also get a vector per message (engine/calibration.py)
+        self.per_message = calibration_for(embedder.provider).message_share > 0
 
     def _fail(self, message: str) -> None:
         if message not in self.stats.embedding_errors:
@@ -44,24 +63,54 @@ class EmbedStage:
         self.provider_down = self.isolation.stopped
         return result.vectors
 
-    def vectors(self, contents: list[str], *, gathered: bool = False
-                ) -> tuple[list[np.ndarray | None], list[bool]]:
-        """One vector (None: not embedded) and a truncation flag per chunk content.
-
-        For an embedder that prefers full batches, a part batch of a file is left pending
-        (None) unless ``gathered``: the pending pass embeds it with other files' chunks.
-        """
-        texts = [semantic_text(c) for c in contents]
-        truncated = [len(t) > self.max_chars for t in texts]
-        texts = [t[: self.max_chars] for t in texts]
-        if self.defer_part_batches and not gathered and len(texts) < self.batch_size:
-            return [None] * len(texts), truncated
+    def _embed_texts(self, texts: list[str]) -> list[np.ndarray | None]:
         out: list[np.ndarray | None] = []
         for start in range(0, len(texts), self.batch_size):
             batch = texts[start:start + self.batch_size]
             out.extend([None] * len(batch) if self.provider_down else self._embed_batch(batch))
-        self.stats.embedded += sum(v is not None for v in out)
-        return out, truncated
+        return out
+
+    def embed(self, chunks: Sequence[tuple[str, str]], *, gathered: bool = False
+              ) -> list[Embedded]:
+        """A vector (and a chat window's message vectors) per (chunk id, content).
+
+        For an embedder that prefers full batches, a part batch of a file is left pending
+        unless ``gathered``: the pending pass embeds it with other files' chunks. A window
+        whose messages could not be embedded because the provider went down stays pending
+        whole, so the next run embeds both.
+        """
+        texts = [semantic_text(content) for _, content in chunks]
+        truncated = [len(t) > self.max_chars for t in texts]
+        if self.defer_part_batches and not gathered and len(texts) < self.batch_size:
+            return [Embedded(None, t) for t in truncated]
+        vectors = self._embed_texts([t[: self.max_chars] for t in texts])
+        messages: list[bytes | None] = [None] * len(chunks)
+        if self.per_message:
+            done = [i for i, v in enumerate(vectors) if v is not None]
+            for i, packed in zip(done, self.message_vectors([chunks[i] for i in done]),
+                                 strict=True):
+                messages[i] = packed
+                if packed is None and self.provider_down and message_texts(*chunks[i]):
+                    vectors[i] = None
+        self.stats.embedded += sum(v is not None for v in vectors)
+        return [Embedded(v, t, m if v is not None else None)
+                for v, t, m in zip(vectors, truncated, messages, strict=True)]
+
+    def message_vectors(self, chunks: Sequence[tuple[str, str]]) -> list[bytes | None]:
+        """Packed message vectors per (chunk id, content): None for a chunk that is not a chat
+        window, or whose messages wait for the provider (``provider_down``). A message the
+        provider refuses is left out; the window keeps the others."""
+        texts = [message_texts(cid, content) for cid, content in chunks]
+        flat = [m[: self.max_chars] for ms in texts if ms for m in ms]
+        vectors = iter(self._embed_texts(flat))
+        out: list[bytes | None] = []
+        for ms in texts:
+            got = [next(vectors) for _ in ms or ()]
+            if ms is None or (self.provider_down and any(v is None for v in got)):
+                out.append(None)
+            else:
+                out.append(pack([v for v in got if v is not None]))
+        return out
 
 
 def blob(vector: np.ndarray | None) -> bytes | None:
@@ -76,18 +125,52 @@ def embed_pending(conn: Connection, embed: EmbedStage, *,
     done, after = 0, 0
     while total and not embed.provider_down and not cancelled():
         rows = conn.execute(
-            "SELECT rowid, content FROM chunks WHERE embedding IS NULL AND rowid > ? "
+            "SELECT rowid, id, content FROM chunks WHERE embedding IS NULL AND rowid > ? "
             "ORDER BY rowid LIMIT ?", (after, embed.batch_size * 4)).fetchall()
         if not rows:
             break
         after = rows[-1][0]
-        vectors, truncated = embed.vectors([r[1] for r in rows], gathered=True)
+        got = embed.embed([(r[1], r[2]) for r in rows], gathered=True)
         with transaction(conn):
             conn.executemany(
                 "UPDATE chunks SET embedding = ?, embedding_truncated = ? WHERE rowid = ?",
-                [(blob(v), int(t), r[0]) for r, v, t in zip(rows, vectors, truncated, strict=True)
-                 if v is not None])
+                [(blob(e.vector), int(e.truncated), r[0])
+                 for r, e in zip(rows, got, strict=True) if e.vector is not None])
+            store_messages(conn, [(r[0], e.messages) for r, e in zip(rows, got, strict=True)
+                                  if e.messages is not None])
         done += len(rows)
         if progress:
             progress(Progress("pending", base.files_total, base.files_done, embed.stats.embedded,
                               None, total, done))
+
+
+def embed_messages(conn: Connection, embed: EmbedStage, *,
+                   progress: Callable[[Progress], None] | None,
+                   cancelled: Callable[[], bool], base: Progress) -> None:
+    """Give message vectors to the chat windows embedded before their embedder stored them
+    (an index built by an older memlens): once per index and embedder, recorded in meta."""
+    done_for = f"{embed.embedder.provider}:{embed.embedder.model}"
+    if not embed.per_message or get_meta(conn, MESSAGES_DONE) == done_for:
+        return
+    missing = ("FROM chunks c WHERE c.id GLOB '*#w[0-9]*' AND NOT EXISTS "
+               "(SELECT 1 FROM message_vectors m WHERE m.chunk_rowid = c.rowid)")
+    total = conn.execute(f"SELECT count(*) {missing}").fetchone()[0]
+    done, after = 0, 0
+    while not embed.provider_down and not cancelled():
+        rows = conn.execute(
+            f"SELECT c.rowid, c.id, c.content {missing} AND c.rowid > ? "
+            "AND c.embedding IS NOT NULL ORDER BY c.rowid LIMIT ?",
+            (after, embed.batch_size)).fetchall()
+        if not rows:
+            with transaction(conn):
+                set_meta(conn, MESSAGES_DONE, done_for)
+            return
+        after = rows[-1][0]
+        packed = embed.message_vectors([(r[1], r[2]) for r in rows])
+        with transaction(conn):
+            store_messages(conn, [(r[0], p) for r, p in zip(rows, packed, strict=True)
+                                  if p is not None])
+        done += len(rows)
+        if progress:
+            progress(Progress("messages", base.files_total, base.files_done,
+                              embed.stats.embedded, None, total, done))

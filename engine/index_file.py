@@ -26,6 +26,7 @@ from .extractors import Chunk, Problems, get_extractor
 from .extractors.messaging import ResumePoint
 from .extractors.reading import open_regular
 from .index_stats import FileError, IndexStats
+from .message_vectors import store as store_messages
 from .scanner import SourceFile
 from .schema import max_rowid, mirror_new_rows
 
@@ -56,7 +57,7 @@ def signature(path: Path) -> tuple[tuple[int, ...], os.stat_result]:
 def _write_batch(conn: Connection, batch: list[tuple[Chunk, bool]], embed: EmbedStage,
                  indexed_at: str) -> None:
     """Embed and write one sub-batch: changed chunks are replaced, new ones inserted."""
-    vectors, truncated = embed.vectors([chunk.content for chunk, _ in batch])
+    got = embed.embed([(chunk.id, chunk.content) for chunk, _ in batch])
     replaced = [(chunk.id,) for chunk, exists in batch if exists]
     if replaced:
         conn.executemany("DELETE FROM chunks WHERE id = ?", replaced)
@@ -66,10 +67,16 @@ def _write_batch(conn: Connection, batch: list[tuple[Chunk, bool]], embed: Embed
         "indexed_at, content_hash, content_date, embedding_truncated) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(c.id, c.source_file, c.source_type, c.content,
-          json.dumps(c.metadata, ensure_ascii=False, default=str), blob(v), indexed_at,
-          c.content_hash, c.content_date, int(t))
-         for (c, _), v, t in zip(batch, vectors, truncated, strict=True)])
+          json.dumps(c.metadata, ensure_ascii=False, default=str), blob(e.vector), indexed_at,
+          c.content_hash, c.content_date, int(e.truncated))
+         for (c, _), e in zip(batch, got, strict=True)])
     mirror_new_rows(conn, before)
+    messages = {c.id: e.messages for (c, _), e in zip(batch, got, strict=True)
+                if e.messages is not None}
+    if messages:
+        rowids = conn.execute("SELECT id, rowid FROM chunks WHERE rowid > ?", (before,))
+        store_messages(conn, [(rowid, messages[cid]) for cid, rowid in rowids
+                              if cid in messages])
 
 
 def _delete_ids(conn: Connection, ids: Iterable[str]) -> int:

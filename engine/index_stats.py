@@ -35,7 +35,8 @@ class IndexStats:
 
 @dataclass(frozen=True)
 class Progress:
-    phase: str  # "scan" | "remove" | "index" | "pending" | "done"
+    # "scan" | "remove" | "index" | "pending" | "messages" (engine/message_vectors.py) | "done"
+    phase: str
     files_total: int = 0
     files_done: int = 0
     chunks_embedded: int = 0

@@ -22,7 +22,7 @@ from pathlib import Path
 from .config import Config, load_config, resolve_root
 from .db import Error as DBError
 from .db import connect, transaction
-from .embed_stage import EmbedStage, embed_pending
+from .embed_stage import EmbedStage, embed_messages, embed_pending
 from .embedder import Embedder, EmbeddingError, get_embedder
 from .extractors import ExtractError
 from .failures import describe
@@ -173,6 +173,8 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
                 try:
                     embed_pending(conn, embed, progress=progress, cancelled=cancelled,
                                   base=Progress("pending", len(todo), files_done))
+                    embed_messages(conn, embed, progress=progress, cancelled=cancelled,
+                                   base=Progress("messages", len(todo), files_done))
                 except DBError as exc:  # the vectors not written stay pending for next run
                     stats.errors.append(FileError("(index)", "embedding pending chunks "
                                                   f"stopped: {_one_line(exc)}"))

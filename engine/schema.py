@@ -25,7 +25,7 @@ from pathlib import Path
 from .cjk import GLOB, has_unsegmented
 from .db import Connection, IndexUnavailable, OperationalError, connect, transaction
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # two characters after the text: every 1-2 character string in it starts a trigram
 CJK_PAD = "char(10, 10)"
@@ -56,6 +56,20 @@ GENERATION_DDL = [
     "INSERT INTO vector_changes(chunk_rowid) VALUES (old.rowid); END",
     "CREATE TRIGGER IF NOT EXISTS chunks_gen_au AFTER UPDATE OF embedding, source_type "
     "ON chunks BEGIN INSERT INTO vector_changes(chunk_rowid) VALUES (new.rowid); END",
+]
+
+# Message vectors of chat windows (engine/message_vectors.py): a row per window the embedder
+# gave them, removed with the window, its content or its vector. Their own table, not a column
+# of chunks: ~8 KB a window would push chunks' rows into overflow pages and slow every read of
+# them. Migration v5.
+MESSAGE_DDL = [
+    "CREATE TABLE IF NOT EXISTS message_vectors "
+    "(chunk_rowid INTEGER PRIMARY KEY, vectors BLOB NOT NULL)",
+    "CREATE TRIGGER IF NOT EXISTS chunks_msg_ad AFTER DELETE ON chunks BEGIN "
+    "DELETE FROM message_vectors WHERE chunk_rowid = old.rowid; END",
+    "CREATE TRIGGER IF NOT EXISTS chunks_msg_au AFTER UPDATE OF embedding, content ON chunks "
+    "WHEN new.embedding IS NULL OR new.content IS NOT old.content BEGIN "
+    "DELETE FROM message_vectors WHERE chunk_rowid = old.rowid; END",
 ]
 
 # the FTS5 tokenizer: the index and engine/stemmer.py must read words alike
@@ -113,7 +127,7 @@ ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, content, source_file, source_type)
     VALUES (new.rowid, new.content, new.source_file, new.source_type);
 END;
-""" + "\n".join(CJK_DDL) + "\n" + "\n".join(f"{s};" for s in GENERATION_DDL) + "\n"
+""" + "\n".join([*CJK_DDL, *(f"{s};" for s in [*GENERATION_DDL, *MESSAGE_DDL])]) + "\n"
 
 
 def backfill_cjk(conn: Connection) -> int:
@@ -149,6 +163,7 @@ MIGRATIONS: dict[int, list[str | Callable[[Connection], object]]] = {
         "CREATE INDEX IF NOT EXISTS chunks_date ON chunks(content_date)",
     ],
     4: GENERATION_DDL,  # the vector generation log (engine/vector_sidecar.py)
+    5: MESSAGE_DDL,  # message vectors of chat windows (engine/message_vectors.py)
 }
 
 
@@ -330,6 +345,8 @@ def switch_embedder(conn: Connection, info: EmbedderInfo) -> None:
         drop_vec_index(conn)
         conn.execute("UPDATE chunks SET embedding = NULL, embedding_truncated = 0 "
                      "WHERE embedding IS NOT NULL")
+        conn.execute("DELETE FROM message_vectors")
+        conn.execute("DELETE FROM meta WHERE key = 'message_vectors'")
         create_vec_index(conn, info)
 
 

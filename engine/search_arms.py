@@ -8,13 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from .candidates import Candidate
+from .candidates import Candidate, MessageMix
 from .cjk import cjk_search, has_unsegmented, merge_ranked
 from .db import Connection
 from .filters import Filters
 from .fts_query import ParsedQuery, build_match
 from .keyword_arm import fts_row_count, keyword_search
 from .library_types import parse_metadata
+from .message_vectors import Rescored
 from .passages import chat_windows, with_passage_evidence
 from .query_expansion import with_related_words
 from .sidecar_index import SidecarIndex
@@ -78,15 +79,20 @@ def knn_mask(conn: Connection, index: VectorIndex | SidecarIndex,
     return mask
 
 
-def semantic_candidates(conn: Connection, hits: list[tuple[int, float]]) -> list[Candidate]:
-    """Candidates for the KNN hits, in similarity order."""
+def semantic_candidates(conn: Connection, hits: list[tuple[int, float]],
+                        mixed: Rescored | None = None) -> list[Candidate]:
+    """Candidates for the KNN hits, in similarity order; ``mixed``: how the chat windows
+    among them were rescored with their messages' vectors (engine/message_vectors.py)."""
     rows = _fetch_rows(conn, [h[0] for h in hits])
+    parts = mixed.parts if mixed is not None else {}
     out = []
     for rank, (rowid, sim) in enumerate(hits):
         if rowid not in rows:
             continue  # deleted since the index refreshed
         cand = _candidate(rows[rowid])
         cand.semantic_rank, cand.similarity = rank, sim
+        if rowid in parts:
+            cand.message_mix = MessageMix(mixed.share, *parts[rowid])
         out.append(cand)
     return out
 

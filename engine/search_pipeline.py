@@ -1,7 +1,7 @@
 """One query through the pipeline, timed stage by stage (docs/design.md, "The search pipeline").
 
 parse -> embed -> vector KNN + BM25 at once (engine/search_arms.py, filters pushed down) ->
-fusion (engine/convex.py) -> semantic-only rows under the embedder's floor dropped -> recency
+chat windows rescored with their message vectors (engine/message_vectors.py) -> fusion (engine/convex.py) -> semantic-only rows under the embedder's floor dropped -> recency
 decay -> entity injection -> filter re-check -> MMR diversity -> truncation -> rerank -> the
 page (engine/result_page.py) and the response header: arms, depth, confidence, fusion.
 """
@@ -28,6 +28,7 @@ from .filters import Filters
 from .fts_query import FTS5_STOP_WORDS, ParsedQuery, parse_query
 from .fusion import apply_recency_decay, diversity_rerank, rrf_merge, sort_by_date
 from .lock import active_writer
+from .message_vectors import rescore
 from .provider_guard import query_vector
 from .result_page import results_page
 from .schema import EmbedderMismatch
@@ -170,8 +171,12 @@ def _both_arms(reader: Reader, parsed: ParsedQuery, text: str, mode: str, depth:
                if mode in ("hybrid", "keyword") else [])
     lap("keyword")
     hits = knn.result() if knn is not None else []
+    mixed = None
+    if hits and query_vec is not None:  # chat windows scored with their messages too
+        mixed = rescore(reader.connection(), hits, query_vec, message_share(reader.config))
+        hits = mixed.hits
     sim_ref = hits[min(REF_RANK, len(hits)) - 1][1] if hits else None
-    semantic = semantic_candidates(reader.connection(), hits[:depth])
+    semantic = semantic_candidates(reader.connection(), hits[:depth], mixed)
     lap("semantic")
     return keyword, semantic, sim_ref
 
@@ -252,6 +257,13 @@ def weights(config: Config) -> tuple[float, float | None]:
     floor = config.similarity_threshold
     return (cal.semantic_weight if weight is None else weight,
             cal.similarity_floor if floor is None else floor)
+
+
+def message_share(config: Config) -> float:
+    """The share of a chat window's similarity from its best message (engine/message_vectors.py):
+    the config's, else the embedder's calibration."""
+    share = config.message_share
+    return calibration_for(config.embedder.provider).message_share if share is None else share
 
 
 def fuse(config: Config, keyword: list[Candidate], semantic: list[Candidate],

@@ -47,9 +47,10 @@ class JobPanel(Vertical):
         if p.phase != getattr(self, "_phase", None):  # the ETA of each phase on its own pace
             self._phase, self._phase_start = p.phase, elapsed
         phase_elapsed = elapsed - self._phase_start
-        if p.phase == "pending":
+        if p.phase in ("pending", "messages"):
             done, total = p.pending_done, p.pending_total
-            what = f"embedding pending chunks {human_count(done)}/{human_count(total)}"
+            which = "pending chunks" if p.phase == "pending" else "chat windows' messages"
+            what = f"embedding {which} {human_count(done)}/{human_count(total)}"
         elif p.phase in ("index", "done"):
             done, total = p.files_done, p.files_total
             what = f"files {human_count(done)}/{human_count(total)}"

@@ -1,0 +1,99 @@
+"""A vector per message of a chat window, beside the window's own.
+
+A chat window holds ten messages and its one vector blends them, so a question one message
+answers is diluted by the nine others. For an embedder whose calibration gives a
+``message_share`` (engine/calibration.py: MiniLM), each chat window also stores a unit vector per
+message, and the semantic arm scores the window by
+
+    (1 - share) × sim(window) + share × max over its messages sim(message)
+
+over the KNN's first hits (the window vectors still find the candidates). Measured in
+docs/benchmarks.md ("MiniLM: each message's vector beside the window's").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .db import Connection
+from .passages import message_starts, neighbour_ids
+from .semantic_text import semantic_text
+
+# meta key: the embedder ("provider:model") every chat window embedded by has message vectors
+# (set when a backfill pass finishes; the index's own writes keep it true afterwards)
+META_KEY = "message_vectors"
+
+
+def message_texts(chunk_id: str, content: str) -> list[str] | None:
+    """What each message of a chat window is embedded from, as its window's vector is made
+    (engine/semantic_text.py); None when the chunk is not a chat window."""
+    if not neighbour_ids(chunk_id):
+        return None
+    starts = message_starts(content)
+    if not starts:
+        return None
+    ends = [*starts[1:], len(content)]
+    texts = (semantic_text(content[a:b]).strip() for a, b in zip(starts, ends, strict=True))
+    return [t for t in texts if t]
+
+
+def pack(vectors: Sequence[np.ndarray]) -> bytes:
+    """Unit rows as float16 (b"" when the window has none: nothing to score, nothing to redo)."""
+    if not vectors:
+        return b""
+    m = np.asarray(vectors, dtype=np.float32)
+    m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+    return m.astype(np.float16).tobytes()
+
+
+def unpack(blob: bytes, dim: int) -> np.ndarray | None:
+    """The rows of a packed blob (None when empty or not of this dimension)."""
+    if not blob or len(blob) % (2 * dim):
+        return None
+    return np.frombuffer(blob, dtype=np.float16).reshape(-1, dim)
+
+
+def store(conn: Connection, rows: Sequence[tuple[int, bytes]]) -> None:
+    """Write (chunk rowid, packed vectors) in the caller's transaction."""
+    conn.executemany(
+        "INSERT OR REPLACE INTO message_vectors(chunk_rowid, vectors) VALUES (?, ?)", rows)
+
+
+@dataclass
+class Rescored:
+    hits: list[tuple[int, float]]  # (rowid, similarity), best first
+    share: float = 0.0    # rowid -> (the window's similarity, its best message's) for the windows that were mixed
+    parts: dict[int, tuple[float, float]] = field(default_factory=dict)
+
+
+def rescore(conn: Connection, hits: list[tuple[int, float]], query_vec: np.ndarray,
+            share: float) -> Rescored:
+    """The KNN's hits re-ordered by the mixed similarity (module docstring); a hit without
+    message vectors (not a chat window) keeps its own. One read of the hits' rows."""
+    if share <= 0 or not hits:
+        return Rescored(hits, share)
+    q = np.asarray(query_vec, dtype=np.float32).ravel()
+    q = q / (np.linalg.norm(q) or 1.0)
+    rowids = [h[0] for h in hits]
+    best: dict[int, float] = {}
+    for start in range(0, len(rowids), 500):
+        part = rowids[start:start + 500]
+        for rowid, blob in conn.execute(
+                "SELECT chunk_rowid, vectors FROM message_vectors "
+                f"WHERE chunk_rowid IN ({','.join('?' * len(part))})", part):
+            rows = unpack(blob, len(q))
+            if rows is not None:
+                best[rowid] = float((rows.astype(np.float32) @ q).max())
+    if not best:
+        return Rescored(hits, share)
+    out = Rescored([], share)
+    for rowid, sim in hits:
+        if rowid in best:
+            out.parts[rowid] = (sim, best[rowid])
+            sim = (1 - share) * sim + share * best[rowid]
+        out.hits.append((rowid, sim))
+    out.hits.sort(key=lambda h: -h[1])  # stable: ties keep the KNN's order
+    return out
