@@ -47,8 +47,11 @@ class EmbedStage:
         self.provider_down = False
         self.isolation = BatchIsolation(embedder)
         self.defer_part_batches = bool(getattr(embedder, "prefers_full_batches", False))
-        # chat windows also get a vector per message (engine/calibration.py)
-        self.per_message = calibration_for(embedder.provider).message_share > 0
+        # chat windows also get a vector per message (engine/message_vectors.py); the index
+        # is the embedder's, so its calibration decides unless the config turns them off
+        share = config.message_share
+        self.per_message = (calibration_for(embedder.provider).message_share > 0
+                            if share is None else share > 0)
 
     def _fail(self, message: str) -> None:
         if message not in self.stats.embedding_errors:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .calibration import calibration_for
+from .config import Config
 from .db import Connection
 from .passages import message_starts, neighbour_ids
 from .semantic_text import semantic_text
@@ -25,6 +27,21 @@ from .semantic_text import semantic_text
 # meta key: the embedder ("provider:model") every chat window embedded by has message vectors
 # (set when a backfill pass finishes; the index's own writes keep it true afterwards)
 META_KEY = "message_vectors"
+
+
+def message_share(config: Config) -> float:
+    """The share of a chat window's similarity that comes from its best message: the config's
+    ``[search] message_share``, else the embedder's calibration. 0: no message vectors are
+    stored by a reindex, and none are read by a search."""
+    share = config.message_share
+    return calibration_for(config.embedder.provider).message_share if share is None else share
+
+
+def mix_text(share: float) -> str:
+    """The response header's note on it ("" when message vectors are not used)."""
+    if share <= 0:
+        return ""
+    return f"; chat windows: sim = {1 - share:.2f} × window + {share:.2f} × best message"
 
 
 def message_texts(chunk_id: str, content: str) -> list[str] | None:

@@ -28,7 +28,7 @@ from .filters import Filters
 from .fts_query import FTS5_STOP_WORDS, ParsedQuery, parse_query
 from .fusion import apply_recency_decay, diversity_rerank, rrf_merge, sort_by_date
 from .lock import active_writer
-from .message_vectors import rescore
+from .message_vectors import message_share, mix_text, rescore
 from .provider_guard import query_vector
 from .result_page import results_page
 from .schema import EmbedderMismatch
@@ -259,13 +259,6 @@ def weights(config: Config) -> tuple[float, float | None]:
             cal.similarity_floor if floor is None else floor)
 
 
-def message_share(config: Config) -> float:
-    """The share of a chat window's similarity from its best message (engine/message_vectors.py):
-    the config's, else the embedder's calibration."""
-    share = config.message_share
-    return calibration_for(config.embedder.provider).message_share if share is None else share
-
-
 def fuse(config: Config, keyword: list[Candidate], semantic: list[Candidate],
          sim_ref: float | None) -> list[Candidate]:
     if config.fusion == "rrf":
@@ -275,12 +268,13 @@ def fuse(config: Config, keyword: list[Candidate], semantic: list[Candidate],
 
 def fusion_text(config: Config, mode: str) -> str:
     """How the arms' scores were combined, for front doors to print."""
+    mix = mix_text(message_share(config)) if mode in ("hybrid", "semantic") else ""
     if mode != "hybrid":
-        return f"{mode} arm only"
+        return f"{mode} arm only{mix}"
     if config.fusion == "rrf":
-        return f"rrf k={config.rrf_k}, votes keyword 1.0 semantic 1.0"
+        return f"rrf k={config.rrf_k}, votes keyword 1.0 semantic 1.0{mix}"
     weight, floor = weights(config)
-    return describe(weight, floor, config.embedder.provider)
+    return describe(weight, floor, config.embedder.provider) + mix
 
 
 def _arms(mode: str, semantic_error: str | None) -> str:

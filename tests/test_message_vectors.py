@@ -132,6 +132,11 @@ def test_the_local_embedder_stores_no_message_vectors(config):
     assert message_rows(config) == {}
 
 
+def test_the_config_can_turn_them_off_for_a_big_root(config):
+    reindex(config=replace(config, message_share=0.0), embedder=MessageEmbedder())
+    assert message_rows(config) == {}
+
+
 def test_a_changed_window_gets_new_message_vectors_and_a_removed_file_leaves_none(config):
     reindex(config=config, embedder=MessageEmbedder())
     path = config.root / "data/slack/general.jsonl"
@@ -286,12 +291,16 @@ def test_a_search_shows_the_mix_in_its_scores_and_the_share_can_be_turned_off(co
     reindex(config=config, embedder=embedder)
     query = "ferry Helsinki dawn"
     mixed = Searcher(replace(config, message_share=0.5), embedder=embedder)
-    top = mixed.search(query, mode="semantic", limit=5).results[0]
+    r = mixed.search(query, mode="semantic", limit=5)
+    assert r.fusion == "semantic arm only; chat windows: sim = 0.50 × window + 0.50 × best message"
+    assert mixed.search(query, limit=5).fusion.endswith("+ 0.50 × best message")
+    top = r.results[0]
     assert top.id.startswith("data/slack/travel.jsonl#w")
     text = top.fusion_terms["semantic"]
     assert "0.50 × window" in text and "0.50 × best message" in text
     plain = Searcher(replace(config, message_share=0.0), embedder=embedder)
     p = plain.search(query, mode="semantic", limit=20)
+    assert p.fusion == "semantic arm only"
     assert all("best message" not in x.fusion_terms.get("semantic", "") for x in p.results)
     # the message that names the ferry is nearer the query than its whole window
     own = next(x.similarity for x in p.results if x.id == top.id)
