@@ -19,7 +19,9 @@ def cmd_stats(args) -> int:
         print(json_dumps(st.to_dict()))
         return 0
     print(f"index      {one_line(st.db_path)} ({human_bytes(st.db_bytes)})")
-    print(f"embedder   {one_line(st.embedder or '(none yet)')}")
+    messages = (f"; message vectors for {plural(st.message_vectors, 'chat window')}"
+                if st.message_vectors else "")
+    print(f"embedder   {one_line(st.embedder or '(none yet)')}{messages}")
     print(f"chunks     {st.chunks:,} in {plural(st.files, 'file')}; "
           f"{plural(st.pending_embeddings, 'pending embedding')}, {st.truncated_embeddings:,} "
           "truncated")

@@ -41,6 +41,7 @@ class IndexStatistics:
     bloat: VecBloat | None
     last_reindex_at: str | None
     last_reindex: dict | None = field(default=None)
+    message_vectors: int = 0  # chat windows with a vector per message (engine/message_vectors.py)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -124,4 +125,5 @@ def index_statistics(conn: Connection, db_path: Path) -> IndexStatistics:
         bloat=vec_bloat(conn),
         last_reindex_at=get_meta(conn, "last_reindex_at"),
         last_reindex=json.loads(last) if last else None,
+        message_vectors=conn.execute("SELECT count(*) FROM message_vectors").fetchone()[0],
     )

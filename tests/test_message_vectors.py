@@ -307,3 +307,16 @@ def test_a_search_shows_the_mix_in_its_scores_and_the_share_can_be_turned_off(co
     assert own < top.similarity
     mixed.close()
     plain.close()
+
+
+def test_stats_count_the_windows_with_message_vectors(config, capsys):
+    from engine.library import Library
+    from tests.conftest import run_cli
+
+    reindex(config=config, embedder=CountingEmbedder())
+    assert Library(config).statistics().message_vectors == 0
+    reindex(config=config, embedder=MessageEmbedder(), re_embed=True)
+    windows = len(chat_windows(config))
+    assert Library(config).statistics().message_vectors == windows
+    code, out, _ = run_cli(capsys, "stats", "--root", str(config.root))
+    assert code == 0 and f"message vectors for {windows} chat windows" in out

@@ -66,7 +66,9 @@ class StatsScreen(Screen[None]):
             Content.assemble(("  database   ", label), safe(display_path_str(st.db_path)),
                              "  ", (human_bytes(st.db_bytes), "bold")),
             Content.assemble(("  embedder   ", label),
-                             (plain(st.embedder or "none yet"), "bold")),
+                             (plain(st.embedder or "none yet"), "bold"),
+                             (f"   ·   message vectors for {st.message_vectors:,} chat windows"
+                              if st.message_vectors else "", "dim")),
             Content.assemble(("  chunks     ", label), (f"{st.chunks:,}", "bold"),
                              f" in {st.files:,} files"),
             Content.assemble(("  pending    ", label),
