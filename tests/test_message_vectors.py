@@ -320,3 +320,21 @@ def test_stats_count_the_windows_with_message_vectors(config, capsys):
     assert Library(config).statistics().message_vectors == windows
     code, out, _ = run_cli(capsys, "stats", "--root", str(config.root))
     assert code == 0 and f"message vectors for {windows} chat windows" in out
+
+
+def test_maintenance_keeps_each_window_with_its_own_message_vectors(config):
+    from engine.maintenance import rebuild_vec_index
+
+    embedder = MessageEmbedder()
+    reindex(config=config, embedder=embedder)
+    (config.root / "data/slack/general.jsonl").unlink()  # holes in the rowids before VACUUM
+    reindex(config=config, embedder=embedder)
+    rebuild_vec_index(config.db_path, vacuum=True)
+    conn = db(config)
+    rows = conn.execute("SELECT c.id, c.content, m.vectors FROM message_vectors m "
+                        "JOIN chunks c ON c.rowid = m.chunk_rowid").fetchall()
+    conn.close()
+    assert rows and orphans(config) == 0
+    for cid, content, blob in rows:
+        want = embedder.embed(message_texts(cid, content))
+        assert np.allclose(unpack(blob, want.shape[1]).astype(np.float32), want, atol=2e-3)
