@@ -153,7 +153,13 @@ def embed_messages(conn: Connection, embed: EmbedStage, *,
     """Give message vectors to the chat windows embedded before their embedder stored them
     (an index built by an older memlens): once per index and embedder, recorded in meta."""
     done_for = f"{embed.embedder.provider}:{embed.embedder.model}"
-    if not embed.per_message or get_meta(conn, MESSAGES_DONE) == done_for:
+    if not embed.per_message:
+        # windows this run wrote have none: a later run that stores them must look again
+        if get_meta(conn, MESSAGES_DONE) is not None:
+            with transaction(conn):
+                conn.execute("DELETE FROM meta WHERE key = ?", (MESSAGES_DONE,))
+        return
+    if get_meta(conn, MESSAGES_DONE) == done_for:
         return
     missing = ("FROM chunks c WHERE c.id GLOB '*#w[0-9]*' AND NOT EXISTS "
                "(SELECT 1 FROM message_vectors m WHERE m.chunk_rowid = c.rowid)")

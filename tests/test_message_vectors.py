@@ -16,7 +16,7 @@ from engine.indexer import reindex
 from engine.message_vectors import META_KEY, message_texts, pack, rescore, store, unpack
 from engine.schema import SCHEMA_VERSION, SchemaMismatch, ensure_schema, get_meta, open_reader
 from engine.searcher import Searcher
-from tests.conftest import CountingEmbedder, assert_consistent
+from tests.conftest import CountingEmbedder, assert_consistent, slack_lines
 
 WINDOW = ("[2026-03-01 09:00] Maya Chen: where is the key?\n"
           "[2026-03-01 09:05] Sam Rivera: under the mat\n"
@@ -135,6 +135,15 @@ def test_the_local_embedder_stores_no_message_vectors(config):
 def test_the_config_can_turn_them_off_for_a_big_root(config):
     reindex(config=replace(config, message_share=0.0), embedder=MessageEmbedder())
     assert message_rows(config) == {}
+
+
+def test_windows_written_while_they_were_turned_off_get_them_when_turned_back_on(config):
+    reindex(config=config, embedder=MessageEmbedder())
+    (config.root / "data/slack/more.jsonl").write_text(slack_lines(15, start=200))
+    reindex(config=replace(config, message_share=0.0), embedder=MessageEmbedder())
+    assert not any(cid.startswith("data/slack/more") for cid in message_rows(config))
+    reindex(config=config, embedder=MessageEmbedder())
+    assert set(message_rows(config)) == set(chat_windows(config))
 
 
 def test_a_changed_window_gets_new_message_vectors_and_a_removed_file_leaves_none(config):
