@@ -12,13 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .calibration import calibration_for
 from .config import Config
 from .db import Connection, transaction
 from .embedder import Embedder
 from .index_stats import IndexStats, Progress
 from .message_vectors import META_KEY as MESSAGES_DONE
-from .message_vectors import message_texts, pack
+from .message_vectors import message_share, message_texts, pack
 from .message_vectors import store as store_messages
 from .provider_guard import BatchIsolation
 from .schema import get_meta, set_meta
@@ -47,11 +46,9 @@ class EmbedStage:
         self.provider_down = False
         self.isolation = BatchIsolation(embedder)
         self.defer_part_batches = bool(getattr(embedder, "prefers_full_batches", False))
-        # chat windows also get a vector per message (engine/message_vectors.py); the index
-        # is the embedder's, so its calibration decides unless the config turns them off
-        share = config.message_share
-        self.per_message = (calibration_for(embedder.provider).message_share > 0
-                            if share is None else share > 0)
+        # chat windows also get a vector per message (engine/message_vectors.py), as this
+        # embedder's calibration says unless the config turns them off
+        self.per_message = message_share(config, embedder.provider) > 0
 
     def _fail(self, message: str) -> None:
         if message not in self.stats.embedding_errors:

@@ -2,8 +2,8 @@
 
 A chat window holds ten messages and its one vector blends them, so a question one message
 answers is diluted by the nine others. For an embedder whose calibration gives a
-``message_share`` (engine/calibration.py: MiniLM), each chat window also stores a unit vector per
-message, and the semantic arm scores the window by
+``message_share`` (engine/calibration.py: MiniLM), each chat window also stores a unit vector
+per message, and the semantic arm scores the window by
 
     (1 - share) × sim(window) + share × max over its messages sim(message)
 
@@ -29,12 +29,13 @@ from .semantic_text import semantic_text
 META_KEY = "message_vectors"
 
 
-def message_share(config: Config) -> float:
+def message_share(config: Config, provider: str | None = None) -> float:
     """The share of a chat window's similarity that comes from its best message: the config's
-    ``[search] message_share``, else the embedder's calibration. 0: no message vectors are
-    stored by a reindex, and none are read by a search."""
-    share = config.message_share
-    return calibration_for(config.embedder.provider).message_share if share is None else share
+    ``[search] message_share``, else the calibration of ``provider`` (default: the configured
+    embedder's). 0: a reindex stores no message vectors and a search reads none."""
+    if config.message_share is not None:
+        return config.message_share
+    return calibration_for(provider or config.embedder.provider).message_share
 
 
 def mix_text(share: float) -> str:
@@ -82,7 +83,8 @@ def store(conn: Connection, rows: Sequence[tuple[int, bytes]]) -> None:
 @dataclass
 class Rescored:
     hits: list[tuple[int, float]]  # (rowid, similarity), best first
-    share: float = 0.0    # rowid -> (the window's similarity, its best message's) for the windows that were mixed
+    share: float = 0.0  # of the best message's similarity
+    # rowid -> (the window's similarity, its best message's), for the windows that were mixed
     parts: dict[int, tuple[float, float]] = field(default_factory=dict)
 
 

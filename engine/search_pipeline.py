@@ -1,7 +1,8 @@
 """One query through the pipeline, timed stage by stage (docs/design.md, "The search pipeline").
 
 parse -> embed -> vector KNN + BM25 at once (engine/search_arms.py, filters pushed down) ->
-chat windows rescored with their message vectors (engine/message_vectors.py) -> fusion (engine/convex.py) -> semantic-only rows under the embedder's floor dropped -> recency
+chat windows rescored with their message vectors (engine/message_vectors.py) -> fusion
+(engine/convex.py) -> semantic-only rows under the embedder's floor dropped -> recency
 decay -> entity injection -> filter re-check -> MMR diversity -> truncation -> rerank -> the
 page (engine/result_page.py) and the response header: arms, depth, confidence, fusion.
 """

@@ -45,11 +45,11 @@ limit is above 10). They are fused by a weighted sum of normalised scores, not e
 keyword arm's BM25 divided by the best BM25 on the page (for a chat window, mixed with the \
 BM25 of its best few consecutive messages and of words related to the query's, each shown in \
 explain), and the semantic arm's similarity scaled between its 100th and its best candidate \
-(with some embedders a chat window's similarity is half its own, half its best message's; the \
-fusion: line says so), weighted by a share measured for this deployment's embedder (the header's fusion: line gives \
+(with some embedders a chat window's similarity is half its own, half its best message's), \
+weighted by a share measured for this deployment's embedder (the header's fusion: line gives \
 the formula and the weights, e.g. keyword 0.85, semantic 0.15 for the offline model, whose \
-similarities are weaker evidence than exact words). A chunk found only by the semantic arm must reach the embedder's calibrated \
-similarity floor. The fused score is then multiplied by a recency decay for its source type \
+similarities are weaker evidence than exact words). A chunk found only by the semantic arm \
+must reach the embedder's calibrated similarity floor. The fused score is then multiplied by a recency decay for its source type \
 (shown in explain); the chunk first in both arms, and the only chunk holding every query term, \
 stay in the top 3 whatever their age. When the query names a known person, their profile is \
 added as a row. A chunk outside both top lists is not considered; the header's arm_depth: \
