@@ -17,6 +17,7 @@ from engine.message_vectors import META_KEY, message_texts, pack, rescore, store
 from engine.schema import SCHEMA_VERSION, SchemaMismatch, ensure_schema, get_meta, open_reader
 from engine.searcher import Searcher
 from tests.conftest import CountingEmbedder, assert_consistent, slack_lines
+from tests.test_app import aio
 
 WINDOW = ("[2026-03-01 09:00] Maya Chen: where is the key?\n"
           "[2026-03-01 09:05] Sam Rivera: under the mat\n"
@@ -348,3 +349,40 @@ def test_maintenance_keeps_each_window_with_its_own_message_vectors(config):
     for cid, content, blob in rows:
         want = embedder.embed(message_texts(cid, content))
         assert np.allclose(unpack(blob, want.shape[1]).astype(np.float32), want, atol=2e-3)
+
+
+# -- the backfill's progress in the front doors -------------------------------------------------
+
+@aio
+async def test_the_app_shows_the_backfill_of_message_vectors():
+    from textual.app import App
+
+    from engine.index_stats import Progress
+    from tui.widgets.jobpanel import JobPanel
+
+    class Panel(App):
+        def compose(self):
+            yield JobPanel()
+
+    app = Panel()
+    async with app.run_test() as pilot:
+        panel = app.query_one(JobPanel)
+        panel.start("Reindex", cancellable=True)
+        panel.progress(Progress("messages", 3, 3, 0, None, 40, 10), 2.0)
+        await pilot.pause()
+        text = panel.query_one("#job-text").render().plain
+        assert "embedding chat windows' messages 10/40" in text
+
+
+def test_the_cli_shows_the_backfill_of_message_vectors(monkeypatch):
+    import io
+
+    from cli.index import progress_printer
+    from engine.index_stats import Progress
+
+    monkeypatch.setattr("sys.stderr", type("Tty", (io.StringIO,), {"isatty": lambda s: True})())
+    bar, update = progress_printer(False)
+    update(Progress("messages", 3, 3, 0, None, 40, 10))
+    task = bar.tasks[0]
+    assert task.description == "embedding chat messages"
+    assert (task.completed, task.total) == (10, 40)
