@@ -117,6 +117,24 @@ def assert_consistent(db_path: Path) -> None:
         conn.close()
 
 
+def migrate_from(db_path: Path, version: int, drops: tuple[str, ...]) -> None:
+    """Make the index one of schema ``version`` (``drops`` remove what it did not have), check
+    that a reader refuses it with the one-line advice, and let a writer migrate it back."""
+    from engine.schema import SCHEMA_VERSION, SchemaMismatch, ensure_schema, open_reader
+
+    conn = connect(db_path)
+    for statement in (*drops, f"PRAGMA user_version = {version}"):
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+    with pytest.raises(SchemaMismatch, match=rf"v{version} is older .*run `memlens reindex`"):
+        open_reader(db_path)
+    conn = connect(db_path)
+    ensure_schema(conn)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
+
+
 def run_cli(capsys, *argv):
     """``memlens ARGV`` in this process: (exit code, stdout, stderr) of this call alone."""
     from cli.main import main

@@ -11,9 +11,9 @@ from engine import reindex
 from engine.cjk import GLOB, RANGES, cjk_search, cjk_terms, has_unsegmented, merge_ranked
 from engine.config import load_config
 from engine.db import connect
-from engine.schema import SCHEMA_VERSION, SchemaMismatch, ensure_schema, open_reader
+from engine.schema import open_reader
 from engine.searcher import Searcher
-from tests.conftest import CountingEmbedder, make_root
+from tests.conftest import CountingEmbedder, make_root, migrate_from
 
 JA = ["明日の会議は午後三時からです", "資料は共有フォルダに置きました"]
 ZH = ["我们下周去北京看长城", "记得带护照和相机"]
@@ -197,16 +197,11 @@ def test_a_v2_index_is_migrated_and_backfilled_by_the_writer_only(cjk_root):
     config = load_config(cjk_root)
     conn = db(cjk_root)
     chunks = conn.execute("SELECT id, content_hash FROM chunks ORDER BY id").fetchall()
-    for statement in ("DROP TRIGGER chunks_cjk_ad", "DROP TRIGGER chunks_cjk_au",
-                      "DROP TABLE chunks_cjk_vocab", "DROP TABLE chunks_cjk", "DROP INDEX chunks_date",
-                      "PRAGMA user_version = 2"):
-        conn.execute(statement)
     conn.close()
-    with pytest.raises(SchemaMismatch, match=r"v2 is older .*run `memlens reindex`"):
-        open_reader(config.db_path)
+    migrate_from(config.db_path, 2, ("DROP TRIGGER chunks_cjk_ad", "DROP TRIGGER chunks_cjk_au",
+                                     "DROP TABLE chunks_cjk_vocab", "DROP TABLE chunks_cjk",
+                                     "DROP INDEX chunks_date"))
     conn = db(cjk_root)
-    ensure_schema(conn)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("SELECT id, content_hash FROM chunks ORDER BY id").fetchall() == chunks
     assert assert_in_sync(conn) == 5
     assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_date'").fetchone()

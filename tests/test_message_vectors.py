@@ -14,9 +14,9 @@ from engine.db import connect
 from engine.embedder import EmbeddingError
 from engine.indexer import reindex
 from engine.message_vectors import META_KEY, message_texts, pack, rescore, store, unpack
-from engine.schema import SCHEMA_VERSION, SchemaMismatch, ensure_schema, get_meta, open_reader
+from engine.schema import get_meta
 from engine.searcher import Searcher
-from tests.conftest import CountingEmbedder, assert_consistent, slack_lines
+from tests.conftest import CountingEmbedder, assert_consistent, migrate_from, slack_lines
 from tests.test_app import aio
 
 WINDOW = ("[2026-03-01 09:00] Maya Chen: where is the key?\n"
@@ -251,19 +251,9 @@ def test_a_cancelled_backfill_keeps_what_it_wrote_and_the_next_run_finishes(conf
 
 def test_a_v4_index_is_migrated_by_the_writer(config):
     reindex(config=config, embedder=MessageEmbedder())
-    conn = db(config)
-    for statement in ("DROP TRIGGER chunks_msg_ad", "DROP TRIGGER chunks_msg_au",
-                      "DROP TABLE message_vectors", "PRAGMA user_version = 4"):
-        conn.execute(statement)
-    conn.execute("DELETE FROM meta WHERE key = ?", (META_KEY,))
-    conn.commit()
-    conn.close()
-    with pytest.raises(SchemaMismatch, match=r"v4 is older .*run `memlens reindex`"):
-        open_reader(config.db_path)
-    conn = db(config)
-    ensure_schema(conn)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-    conn.close()
+    migrate_from(config.db_path, 4, ("DROP TRIGGER chunks_msg_ad", "DROP TRIGGER chunks_msg_au",
+                                     "DROP TABLE message_vectors",
+                                     f"DELETE FROM meta WHERE key = '{META_KEY}'"))
     reindex(config=config, embedder=MessageEmbedder())
     assert set(message_rows(config)) == set(chat_windows(config))
 
