@@ -1,0 +1,194 @@
+"""Message vectors at the edges: a chat window and its message vectors stay one unit (and no
+row outlives its window's content) through appends, re-embeds, outages at any call, refusals,
+cancels at any point and full re-reads; the backfill ends; the search reads them only where
+it should (engine/message_vectors.py, docs/reliability.md)."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+
+import numpy as np
+
+from engine.db import connect
+from engine.embedder import EmbeddingError
+from engine.indexer import reindex
+from engine.message_vectors import META_KEY, message_texts, unpack
+from engine.passages import WINDOW_ID
+from engine.schema import get_meta
+from tests.conftest import assert_consistent, slack_lines
+from tests.test_message_vectors import MessageEmbedder, message_rows
+
+REFERENCE = MessageEmbedder()
+
+
+def assert_one_unit(config, *, refused: frozenset[str] = frozenset()) -> None:
+    """Every chat window with a vector has its message vectors, made from its current content
+    (less the messages in ``refused``); no row is left for a chunk gone, changed or pending."""
+    conn = connect(config.db_path)
+    try:
+        chunks = {rowid: (cid, content, emb is not None) for rowid, cid, content, emb in
+                  conn.execute("SELECT rowid, id, content, embedding FROM chunks")}
+        rows = dict(conn.execute("SELECT chunk_rowid, vectors FROM message_vectors"))
+        dim = int(get_meta(conn, "embedding_dim"))
+    finally:
+        conn.close()
+    assert set(rows) <= set(chunks), "message vectors of a chunk that is gone"
+    for rowid, (cid, content, embedded) in chunks.items():
+        texts = message_texts(cid, content)
+        if not embedded or not texts:
+            assert rowid not in rows, f"{cid}: message vectors without the window's vector"
+            continue
+        assert rowid in rows, f"{cid}: a window vector without its message vectors"
+        want = [t for t in texts if t not in refused]
+        got = unpack(rows[rowid], dim) if want else None
+        assert (got is None and not want) or np.allclose(
+            got.astype(np.float32), REFERENCE.embed(want), atol=2e-3), f"{cid}: stale vectors"
+    assert_consistent(config.db_path)
+
+
+def fresh(config) -> None:
+    """No index: the next run is a first one."""
+    shutil.rmtree(config.db_path.parent)
+
+
+class DownAfter(MessageEmbedder):
+    """Answers ``calls`` embedding requests, then is down (provider_error)."""
+
+    def __init__(self, calls: int):
+        super().__init__()
+        self.left = calls
+
+    def embed(self, texts):
+        if self.left <= 0:
+            raise EmbeddingError("provider_error", "connection reset (test)")
+        self.left -= 1
+        return super().embed(texts)
+
+
+class RefusesMessages(MessageEmbedder):
+    """Refuses the lone messages numbered in ``numbers`` (provider_input_rejected)."""
+
+    def __init__(self, numbers: range):
+        super().__init__()
+        self.refused = frozenset(f"{who}: message {i} about the harbor bridge project"
+                                 for i in numbers for who in ("Maya Chen", "Sam Rivera"))
+
+    def embed(self, texts):
+        if self.refused.intersection(texts):
+            raise EmbeddingError("provider_input_rejected", "refused (test)")
+        return super().embed(texts)
+
+
+def calls_of_a_first_index(config) -> int:
+    counting = DownAfter(10_000)
+    reindex(config=config, embedder=counting)
+    fresh(config)
+    return 10_000 - counting.left
+
+
+# -- one unit through every write path -----------------------------------------------------------
+
+def test_an_append_rewrites_the_last_window_and_its_message_vectors(config):
+    reindex(config=config, embedder=MessageEmbedder())
+    with (config.root / "data/slack/general.jsonl").open("a") as fh:
+        fh.write(slack_lines(10, start=95))
+    embedder = MessageEmbedder()
+    reindex(config=config, embedder=embedder)
+    # the resume point: only the last window (5 -> 10 messages) and the new one were embedded
+    assert sum("\n" in t for t in embedder.texts) == 2
+    assert message_rows(config)["data/slack/general.jsonl#w9"] == 10
+    assert message_rows(config)["data/slack/general.jsonl#w10"] == 5
+    assert_one_unit(config)
+
+
+def test_a_re_embed_with_the_same_embedder_gives_every_window_its_messages_again(config):
+    reindex(config=config, embedder=MessageEmbedder())
+    embedder = MessageEmbedder()
+    reindex(config=config, embedder=embedder, re_embed=True)
+    assert sum("\n" not in t for t in embedder.texts) == sum(message_rows(config).values())
+    assert get_meta(connect(config.db_path), META_KEY) == f"minilm:{embedder.model}"
+    assert_one_unit(config)
+
+
+def test_a_full_re_read_after_an_edit_keeps_each_window_with_its_messages(config):
+    reindex(config=config, embedder=MessageEmbedder())
+    path = config.root / "data/slack/random.jsonl"
+    path.write_text(path.read_text().replace("message 3 about", "message 3 not about"))
+    reindex(config=config, embedder=MessageEmbedder(), full=True)
+    assert_one_unit(config)
+
+
+def test_a_provider_down_at_any_call_leaves_no_window_without_its_messages(config):
+    config = replace(config, embedding_batch_size=8)  # many calls: many places to fail
+    calls = calls_of_a_first_index(config)
+    assert calls > 15
+    for answered in range(calls):
+        stats = reindex(config=config, embedder=DownAfter(answered))
+        assert stats.embedding_errors, answered
+        assert_one_unit(config)
+        reindex(config=config, embedder=MessageEmbedder())
+        assert_one_unit(config)
+        assert set(message_rows(config)) == {
+            cid for cid in _ids(config) if WINDOW_ID.match(cid)}, answered
+        fresh(config)
+
+
+def test_a_run_cancelled_at_any_call_leaves_no_window_without_its_messages(config):
+    config = replace(config, embedding_batch_size=8)
+    calls = calls_of_a_first_index(config)
+    for answered in range(calls):
+        embedder = DownAfter(10_000)
+        stats = reindex(config=config, embedder=embedder,
+                        cancel=lambda e=embedder, n=answered: 10_000 - e.left >= n)
+        assert_one_unit(config)
+        if stats.cancelled:
+            assert get_meta(connect(config.db_path), META_KEY) is None
+        reindex(config=config, embedder=MessageEmbedder())
+        assert_one_unit(config)
+        fresh(config)
+
+
+def test_a_provider_that_wants_full_batches_embeds_windows_and_messages_together(config):
+    class FullBatches(MessageEmbedder):
+        prefers_full_batches = True
+
+    stats = reindex(config=config, embedder=FullBatches())
+    assert stats.pending_embeddings == 0
+    assert set(message_rows(config)) == {cid for cid in _ids(config) if WINDOW_ID.match(cid)}
+    assert_one_unit(config)
+
+
+def test_ten_refused_messages_in_a_row_stop_the_run_and_no_window_is_left_half(config):
+    embedder = RefusesMessages(range(20, 40))
+    stats = reindex(config=config, embedder=embedder)
+    assert any("in a row" in e for e in stats.embedding_errors)
+    assert_one_unit(config)
+    # the window holding the refusals waits with its messages
+    assert "data/slack/general.jsonl#w2" not in message_rows(config)
+    reindex(config=config, embedder=MessageEmbedder())
+    assert_one_unit(config)
+
+
+def test_a_refused_window_waits_and_gets_its_messages_when_embedded(config):
+    class RefusesWindow(MessageEmbedder):
+        def embed(self, texts):
+            if any("message 33 about" in t and "\n" in t for t in texts):
+                raise EmbeddingError("provider_input_rejected", "refused (test)")
+            return super().embed(texts)
+
+    stats = reindex(config=config, embedder=RefusesWindow())
+    assert stats.pending_embeddings == 1
+    assert "data/slack/general.jsonl#w3" not in message_rows(config)
+    assert_one_unit(config)
+    reindex(config=config, embedder=MessageEmbedder())
+    assert message_rows(config)["data/slack/general.jsonl#w3"] == 10
+    assert_one_unit(config)
+
+
+def _ids(config) -> list[str]:
+    conn = connect(config.db_path)
+    try:
+        return [r[0] for r in conn.execute("SELECT id FROM chunks")]
+    finally:
+        conn.close()
