@@ -158,14 +158,15 @@ def embed_messages(conn: Connection, embed: EmbedStage, *,
         return
     if get_meta(conn, MESSAGES_DONE) == done_for:
         return
-    missing = ("FROM chunks c WHERE c.id GLOB '*#w[0-9]*' AND NOT EXISTS "
-               "(SELECT 1 FROM message_vectors m WHERE m.chunk_rowid = c.rowid)")
+    # a pending window is not counted: the pending pass gives it both vectors at once
+    missing = ("FROM chunks c WHERE c.id GLOB '*#w[0-9]*' AND c.embedding IS NOT NULL AND "
+               "NOT EXISTS (SELECT 1 FROM message_vectors m WHERE m.chunk_rowid = c.rowid)")
     total = conn.execute(f"SELECT count(*) {missing}").fetchone()[0]
     done, after = 0, 0
     while not embed.provider_down and not cancelled():
         rows = conn.execute(
-            f"SELECT c.rowid, c.id, c.content {missing} AND c.rowid > ? "
-            "AND c.embedding IS NOT NULL ORDER BY c.rowid LIMIT ?",
+            f"SELECT c.rowid, c.id, c.content {missing} AND c.rowid > ? ORDER BY c.rowid "
+            "LIMIT ?",
             (after, embed.batch_size)).fetchall()
         if not rows:
             with transaction(conn):

@@ -5,10 +5,12 @@ it should (engine/message_vectors.py, docs/reliability.md)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from engine.db import connect
 from engine.embedder import EmbeddingError
@@ -76,6 +78,15 @@ class RefusesMessages(MessageEmbedder):
 
     def embed(self, texts):
         if self.refused.intersection(texts):
+            raise EmbeddingError("provider_input_rejected", "refused (test)")
+        return super().embed(texts)
+
+
+class RefusesWindow(MessageEmbedder):
+    """Refuses the chat window holding message 33 (general.jsonl#w3), not its messages."""
+
+    def embed(self, texts):
+        if any("message 33 about" in t and "\n" in t for t in texts):
             raise EmbeddingError("provider_input_rejected", "refused (test)")
         return super().embed(texts)
 
@@ -171,12 +182,6 @@ def test_ten_refused_messages_in_a_row_stop_the_run_and_no_window_is_left_half(c
 
 
 def test_a_refused_window_waits_and_gets_its_messages_when_embedded(config):
-    class RefusesWindow(MessageEmbedder):
-        def embed(self, texts):
-            if any("message 33 about" in t and "\n" in t for t in texts):
-                raise EmbeddingError("provider_input_rejected", "refused (test)")
-            return super().embed(texts)
-
     stats = reindex(config=config, embedder=RefusesWindow())
     assert stats.pending_embeddings == 1
     assert "data/slack/general.jsonl#w3" not in message_rows(config)
@@ -192,3 +197,59 @@ def _ids(config) -> list[str]:
         return [r[0] for r in conn.execute("SELECT id FROM chunks")]
     finally:
         conn.close()
+
+
+# -- the backfill ------------------------------------------------------------------------------
+
+def _forget_messages(config) -> None:
+    """As an index built before message vectors: none stored, no backfill done."""
+    conn = connect(config.db_path)
+    conn.execute("DELETE FROM message_vectors")
+    conn.execute("DELETE FROM meta WHERE key = ?", (META_KEY,))
+    conn.commit()
+    conn.close()
+
+
+def test_the_backfill_ends_on_chunks_named_like_windows_that_hold_no_messages(config):
+    journal = config.root / "data/journal"
+    journal.mkdir(parents=True)
+    (journal / "2026.jsonl").write_text("".join(
+        json.dumps({"id": f"w{i}", "date": "2026-03-01", "title": f"day {i}",
+                    "text": f"walked to the harbor {i}"}) + "\n" for i in range(3)))
+    reindex(config=config, embedder=MessageEmbedder())
+    assert "data/journal/2026.jsonl#w1" in _ids(config)
+    _forget_messages(config)
+    embedder = MessageEmbedder()
+    reindex(config=config, embedder=embedder)
+    assert get_meta(connect(config.db_path), META_KEY) == f"minilm:{embedder.model}"
+    assert not any(cid.startswith("data/journal") for cid in message_rows(config))
+    assert_one_unit(config)
+    again = MessageEmbedder()
+    reindex(config=config, embedder=again)
+    assert again.texts == []
+
+
+def test_the_backfill_counts_only_the_windows_it_can_do(config):
+    reindex(config=config, embedder=RefusesWindow())
+    _forget_messages(config)
+    phases = []
+    reindex(config=config, embedder=RefusesWindow(), progress=phases.append)
+    last = [p for p in phases if p.phase == "messages"][-1]
+    # the refused window waits for its own vector: the backfill has nothing to do for it
+    assert last.pending_done == last.pending_total == len(message_rows(config))
+    assert_one_unit(config)
+
+
+@pytest.mark.parametrize("answered", [0, 1, 3])
+def test_a_backfill_cut_by_an_outage_keeps_what_it_wrote_and_the_next_run_ends_it(
+        config, answered):
+    config = replace(config, embedding_batch_size=4)
+    reindex(config=config, embedder=MessageEmbedder())
+    want = message_rows(config)
+    _forget_messages(config)
+    stats = reindex(config=config, embedder=DownAfter(answered))
+    assert stats.embedding_errors and get_meta(connect(config.db_path), META_KEY) is None
+    assert len(message_rows(config)) < len(want)
+    reindex(config=config, embedder=MessageEmbedder())
+    assert message_rows(config) == want
+    assert_one_unit(config)
