@@ -68,8 +68,9 @@ def pack(vectors: Sequence[np.ndarray]) -> bytes:
 
 
 def unpack(blob: bytes, dim: int) -> np.ndarray | None:
-    """The rows of a packed blob (None when empty or not of this dimension)."""
-    if not blob or len(blob) % (2 * dim):
+    """The rows of a packed blob (None when empty, not of this dimension, or not a blob: a
+    BLOB column still holds whatever text a hand edit put there)."""
+    if not isinstance(blob, bytes) or not blob or len(blob) % (2 * dim):
         return None
     return np.frombuffer(blob, dtype=np.float16).reshape(-1, dim)
 

@@ -15,9 +15,10 @@ import pytest
 from engine.db import connect
 from engine.embedder import EmbeddingError
 from engine.indexer import reindex
-from engine.message_vectors import META_KEY, message_texts, unpack
+from engine.message_vectors import META_KEY, message_texts, pack, rescore, store, unpack
 from engine.passages import WINDOW_ID
 from engine.schema import get_meta
+from engine.searcher import Searcher
 from tests.conftest import assert_consistent, slack_lines
 from tests.test_message_vectors import MessageEmbedder, message_rows
 
@@ -253,3 +254,106 @@ def test_a_backfill_cut_by_an_outage_keeps_what_it_wrote_and_the_next_run_ends_i
     reindex(config=config, embedder=MessageEmbedder())
     assert message_rows(config) == want
     assert_one_unit(config)
+
+
+# -- the search ---------------------------------------------------------------------------------
+
+def test_rescore_never_raises_on_odd_rows_and_leaves_those_hits_as_they_were(config):
+    reindex(config=config, embedder=MessageEmbedder())
+    conn = connect(config.db_path)
+    dim = int(get_meta(conn, "embedding_dim"))
+    rowids = [r[0] for r in conn.execute(
+        "SELECT rowid FROM chunks WHERE id LIKE 'data/slack/general%' ORDER BY rowid LIMIT 5")]
+    unit = np.zeros(dim, np.float32)
+    unit[0] = 1.0
+    store(conn, [(rowids[0], b""),  # every message refused
+                 (rowids[1], b"\x00" * 3),  # not float16 rows
+                 (rowids[2], pack([np.ones(dim + 1)])),  # another dimension's
+                 (rowids[3], "x" * 2 * dim),  # text, not a blob: a hand-edited index
+                 (rowids[4], pack([unit]))])
+    hits = [(r, 0.5 - i / 100) for i, r in enumerate(rowids)]
+    out = rescore(conn, hits, unit, 0.5)
+    assert out.hits[0] == (rowids[4], pytest.approx(0.5 * 0.46 + 0.5))
+    assert out.hits[1:] == hits[:4] and set(out.parts) == {rowids[4]}
+    for query in (np.ones(dim // 2), np.zeros(dim), np.array([[1.0] * dim]), np.ones(dim + 3)):
+        rescore(conn, hits, query, 0.5)  # another size, no norm, a row: never raises
+    conn.close()
+
+
+def _dated_chat(config) -> None:
+    """30 days of a channel: windows w0 (May 1-10), w1 (May 11-20), w2 (May 21-30)."""
+    topics = ["the ferry to Helsinki leaves at dawn", "printer toner", "holiday rota"]
+    (config.root / "data/slack/travel.jsonl").write_text("".join(
+        json.dumps({"ts": f"2026-05-{1 + i:02d}T10:00:00+00:00", "user": ("Ana", "Ben")[i % 2],
+                    "text": f"about {topics[i % 3]} day {i}"}) + "\n" for i in range(30)))
+
+
+def SEARCH(config):  # noqa: N802 - reads as a constant
+    """The config a search with MessageEmbedder runs with: the test root's configured
+    embedder is the local one, whose calibration reads no message vectors."""
+    return replace(config, message_share=0.5)
+
+
+QUERY = "the ferry at dawn, the harbor bridge, tomatoes along the south fence"
+FILTERS = [
+    ({"source_types": ["note"]}, lambda r: r.source_type == "note"),
+    ({"source_types": ["slack"]}, lambda r: r.source_type == "slack"),
+    ({"since": "2026-05-11", "until": "2026-05-20"},
+     lambda r: r.content_date is not None and "2026-05-11" <= r.content_date <= "2026-05-20"),
+    ({"path_prefix": "data/slack/random"},
+     lambda r: r.source_file.startswith("data/slack/random")),
+]
+
+
+@pytest.mark.parametrize("mode", ["semantic", "hybrid"])
+@pytest.mark.parametrize(("filters", "passes"), FILTERS)
+def test_a_filtered_search_returns_only_rows_passing_its_filters(config, mode, filters, passes):
+    _dated_chat(config)
+    embedder = MessageEmbedder()
+    reindex(config=config, embedder=embedder)
+    searcher = Searcher(SEARCH(config), embedder=embedder)
+    try:
+        everything = searcher.search(QUERY, mode=mode, limit=50)
+        assert not all(passes(r) for r in everything)  # the filter has something to drop
+        response = searcher.search(QUERY, mode=mode, limit=50, **filters)
+    finally:
+        searcher.close()
+    assert response.results and all(passes(r) for r in response.results)
+    if filters != {"source_types": ["note"]}:  # chat windows were scored with their messages
+        assert any("best message" in r.fusion_terms.get("semantic", "")
+                   for r in response.results)
+
+
+def test_a_keyword_search_reads_no_message_vectors(config):
+    embedder = MessageEmbedder()
+    reindex(config=config, embedder=embedder)
+    searcher = Searcher(SEARCH(config), embedder=embedder)
+    statements: list[str] = []
+    searcher.connection().set_trace_callback(statements.append)
+    try:
+        assert searcher.search("harbor bridge", mode="keyword", limit=20).results
+        assert not any("message_vectors" in s for s in statements)
+        assert searcher.search("harbor bridge", mode="semantic", limit=20).results
+        assert any("message_vectors" in s for s in statements)  # the trace sees them
+    finally:
+        searcher.close()
+
+
+def test_the_explain_text_adds_up_to_the_similarity_it_explains(config):
+    _dated_chat(config)
+    embedder = MessageEmbedder()
+    reindex(config=config, embedder=embedder)
+    searcher = Searcher(replace(config, message_share=0.3), embedder=embedder)
+    try:
+        response = searcher.search("ferry to Helsinki at dawn", mode="hybrid", limit=20)
+    finally:
+        searcher.close()
+    assert response.fusion.endswith("; chat windows: sim = 0.70 × window + 0.30 × best message")
+    mixed = [r for r in response.results if "best message" in r.fusion_terms.get("semantic", "")]
+    assert mixed and all(r.source_type == "slack" for r in mixed)
+    for r in mixed:
+        text = r.fusion_terms["semantic"]
+        window = float(text.split("0.70 × window ")[1].split()[0])
+        message = float(text.split("0.30 × best message ")[1].rstrip(")").split()[0])
+        assert r.similarity == pytest.approx(0.7 * window + 0.3 * message, abs=2e-3)
+        assert f" × ({r.similarity:.3f} - " in text.split(" = ")[0]
