@@ -87,20 +87,21 @@ class EmbedStage:
         messages: list[bytes | None] = [None] * len(chunks)
         if self.per_message:
             done = [i for i, v in enumerate(vectors) if v is not None]
-            for i, packed in zip(done, self.message_vectors([chunks[i] for i in done]),
-                                 strict=True):
+            each = [message_texts(*chunks[i]) for i in done]
+            for i, ms, packed in zip(done, each, self._pack_messages(each), strict=True):
                 messages[i] = packed
-                if packed is None and self.provider_down and message_texts(*chunks[i]):
+                if ms and packed is None:  # its messages wait for the provider: so does it
                     vectors[i] = None
         self.stats.embedded += sum(v is not None for v in vectors)
-        return [Embedded(v, t, m if v is not None else None)
-                for v, t, m in zip(vectors, truncated, messages, strict=True)]
+        return [Embedded(v, t, m) for v, t, m in zip(vectors, truncated, messages, strict=True)]
 
     def message_vectors(self, chunks: Sequence[tuple[str, str]]) -> list[bytes | None]:
         """Packed message vectors per (chunk id, content): None for a chunk that is not a chat
         window, or whose messages wait for the provider (``provider_down``). A message the
         provider refuses is left out; the window keeps the others."""
-        texts = [message_texts(cid, content) for cid, content in chunks]
+        return self._pack_messages([message_texts(cid, content) for cid, content in chunks])
+
+    def _pack_messages(self, texts: list[list[str] | None]) -> list[bytes | None]:
         flat = [m[: self.max_chars] for ms in texts if ms for m in ms]
         vectors = iter(self._embed_texts(flat))
         out: list[bytes | None] = []
