@@ -19,6 +19,7 @@ from .index_stats import IndexStats, Progress
 from .message_vectors import META_KEY as MESSAGES_DONE
 from .message_vectors import message_share, message_texts, pack
 from .message_vectors import store as store_messages
+from .passages import neighbour_ids
 from .provider_guard import BatchIsolation
 from .schema import get_meta, set_meta
 from .semantic_text import semantic_text
@@ -114,6 +115,16 @@ class EmbedStage:
         return out
 
 
+def reopen_backfill(conn: Connection, embed: EmbedStage,
+                    chunks: Sequence[tuple[str, Embedded]]) -> None:
+    """In the transaction writing these (chunk id, what it got): a run that stores no message
+    vectors and gives a chat window its vector clears the backfill's done mark, so a later run
+    that stores them looks again, even if this one is cancelled or fails before its end."""
+    if not embed.per_message and any(e.vector is not None and neighbour_ids(cid)
+                                     for cid, e in chunks):
+        conn.execute("DELETE FROM meta WHERE key = ?", (MESSAGES_DONE,))
+
+
 def blob(vector: np.ndarray | None) -> bytes | None:
     return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
 
@@ -139,6 +150,7 @@ def embed_pending(conn: Connection, embed: EmbedStage, *,
                  for r, e in zip(rows, got, strict=True) if e.vector is not None])
             store_messages(conn, [(r[0], e.messages) for r, e in zip(rows, got, strict=True)
                                   if e.messages is not None])
+            reopen_backfill(conn, embed, [(r[1], e) for r, e in zip(rows, got, strict=True)])
         done += len(rows)
         if progress:
             progress(Progress("pending", base.files_total, base.files_done, embed.stats.embedded,
@@ -151,13 +163,7 @@ def embed_messages(conn: Connection, embed: EmbedStage, *,
     """Give message vectors to the chat windows embedded before their embedder stored them
     (an index built by an older memlens): once per index and embedder, recorded in meta."""
     done_for = f"{embed.embedder.provider}:{embed.embedder.model}"
-    if not embed.per_message:
-        # windows this run wrote have none: a later run that stores them must look again
-        if get_meta(conn, MESSAGES_DONE) is not None:
-            with transaction(conn):
-                conn.execute("DELETE FROM meta WHERE key = ?", (MESSAGES_DONE,))
-        return
-    if get_meta(conn, MESSAGES_DONE) == done_for:
+    if not embed.per_message or get_meta(conn, MESSAGES_DONE) == done_for:
         return
     # a pending window is not counted: the pending pass gives it both vectors at once
     missing = ("FROM chunks c WHERE c.id GLOB '*#w[0-9]*' AND c.embedding IS NOT NULL AND "

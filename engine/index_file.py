@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .config import Config
 from .db import Connection, transaction
-from .embed_stage import EmbedStage, blob
+from .embed_stage import EmbedStage, blob, reopen_backfill
 from .extractors import Chunk, Problems, get_extractor
 from .extractors.messaging import ResumePoint
 from .extractors.reading import open_regular
@@ -72,6 +72,7 @@ def _write_batch(conn: Connection, batch: list[tuple[Chunk, bool]], embed: Embed
           c.content_hash, c.content_date, int(e.truncated))
          for (c, _), e in zip(batch, got, strict=True)])
     mirror_new_rows(conn, before)
+    reopen_backfill(conn, embed, [(c.id, e) for (c, _), e in zip(batch, got, strict=True)])
     messages = {c.id: e.messages for (c, _), e in zip(batch, got, strict=True)
                 if e.messages is not None}
     if messages:  # keyed by the rowids the insert just gave

@@ -357,3 +357,21 @@ def test_the_explain_text_adds_up_to_the_similarity_it_explains(config):
         message = float(text.split("0.30 × best message ")[1].rstrip(")").split()[0])
         assert r.similarity == pytest.approx(0.7 * window + 0.3 * message, abs=2e-3)
         assert f" × ({r.similarity:.3f} - " in text.split(" = ")[0]
+
+
+def test_windows_written_by_a_cancelled_run_that_stored_none_get_them_later(config):
+    reindex(config=config, embedder=MessageEmbedder())
+    for name in ("more", "other"):
+        (config.root / f"data/slack/{name}.jsonl").write_text(slack_lines(15, start=200))
+    files = []
+    stats = reindex(config=replace(config, message_share=0.0), embedder=MessageEmbedder(),
+                    progress=lambda p: files.append(p.current_file) if p.current_file else None,
+                    cancel=lambda: bool(files))  # after the first new file
+    assert stats.cancelled and len(message_rows(config)) < len(_windows(config))
+    reindex(config=config, embedder=MessageEmbedder())
+    assert set(message_rows(config)) == _windows(config)
+    assert_one_unit(config)
+
+
+def _windows(config) -> set[str]:
+    return {cid for cid in _ids(config) if WINDOW_ID.match(cid)}
