@@ -105,8 +105,10 @@ def rescore(conn: Connection, hits: list[tuple[int, float]], query_vec: np.ndarr
                 "SELECT chunk_rowid, vectors FROM message_vectors "
                 f"WHERE chunk_rowid IN ({','.join('?' * len(part))})", part):
             rows = unpack(blob, len(q))
-            if rows is not None:
-                best[rowid] = float((rows.astype(np.float32) @ q).max())
+            sims = rows.astype(np.float32) @ q if rows is not None else np.empty(0)
+            sims = sims[np.isfinite(sims)]  # a provider's NaN row would make the window NaN
+            if sims.size:
+                best[rowid] = float(sims.max())
     if not best:
         return Rescored(hits, share)
     out = Rescored([], share)

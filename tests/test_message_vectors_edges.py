@@ -375,3 +375,19 @@ def test_windows_written_by_a_cancelled_run_that_stored_none_get_them_later(conf
 
 def _windows(config) -> set[str]:
     return {cid for cid in _ids(config) if WINDOW_ID.match(cid)}
+
+
+def test_rescore_skips_messages_whose_similarity_is_not_a_number(config):
+    reindex(config=config, embedder=MessageEmbedder())
+    conn = connect(config.db_path)
+    dim = int(get_meta(conn, "embedding_dim"))
+    rowids = [r[0] for r in conn.execute("SELECT rowid FROM chunks ORDER BY rowid LIMIT 2")]
+    unit = np.zeros(dim, np.float32)
+    unit[0] = 1.0
+    broken = np.full(dim, np.nan, np.float16).tobytes()  # a provider's NaN, stored as given
+    store(conn, [(rowids[0], broken + pack([unit])), (rowids[1], broken)])
+    hits = [(rowids[1], 0.6), (rowids[0], 0.4)]
+    out = rescore(conn, hits, unit, 0.5)
+    assert out.hits == [(rowids[0], pytest.approx(0.7)), (rowids[1], 0.6)]
+    assert rescore(conn, hits, np.full(dim, np.nan), 0.5).hits == hits
+    conn.close()
