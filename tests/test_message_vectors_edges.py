@@ -391,3 +391,41 @@ def test_rescore_skips_messages_whose_similarity_is_not_a_number(config):
     assert out.hits == [(rowids[0], pytest.approx(0.7)), (rowids[1], 0.6)]
     assert rescore(conn, hits, np.full(dim, np.nan), 0.5).hits == hits
     conn.close()
+
+
+def test_a_shrunk_chat_log_leaves_no_message_vectors_for_its_windows_gone(config):
+    reindex(config=config, embedder=MessageEmbedder())
+    path = config.root / "data/slack/general.jsonl"
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:25]))
+    reindex(config=config, embedder=MessageEmbedder())
+    rows = message_rows(config)
+    assert rows["data/slack/general.jsonl#w2"] == 5
+    assert not any(cid.startswith("data/slack/general.jsonl#w") and int(cid.rsplit("w", 1)[1]) > 2
+                   for cid in rows)
+    assert_one_unit(config)
+
+
+def test_an_update_of_a_windows_content_or_vector_drops_its_rows_and_no_other(config):
+    reindex(config=config, embedder=MessageEmbedder())
+    conn = connect(config.db_path)
+    with conn:
+        conn.execute("UPDATE chunks SET metadata = '{}' WHERE id LIKE '%general.jsonl#w0'")
+        conn.execute("UPDATE chunks SET content = content || ' (edited)' "
+                     "WHERE id LIKE '%general.jsonl#w1'")
+        conn.execute("UPDATE chunks SET embedding = NULL WHERE id LIKE '%general.jsonl#w2'")
+    conn.close()
+    rows = message_rows(config)
+    assert "data/slack/general.jsonl#w0" in rows
+    assert not {"data/slack/general.jsonl#w1", "data/slack/general.jsonl#w2"} & set(rows)
+
+
+def test_a_re_embed_cut_by_an_outage_at_any_call_resumes_with_both_vectors(config):
+    config = replace(config, embedding_batch_size=8)
+    reindex(config=config, embedder=MessageEmbedder())
+    for answered in range(0, 12, 2):
+        reindex(config=config, embedder=DownAfter(answered), re_embed=True)
+        assert_one_unit(config)
+        stats = reindex(config=config, embedder=MessageEmbedder())
+        assert stats.pending_embeddings == 0
+        assert set(message_rows(config)) == _windows(config)
+        assert_one_unit(config)
