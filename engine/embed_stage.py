@@ -19,7 +19,7 @@ from .index_stats import IndexStats, Progress
 from .message_vectors import META_KEY as MESSAGES_DONE
 from .message_vectors import message_share, message_texts, pack
 from .message_vectors import store as store_messages
-from .passages import neighbour_ids
+from .passages import WINDOW_ID
 from .provider_guard import BatchIsolation
 from .schema import get_meta, set_meta
 from .semantic_text import semantic_text
@@ -120,7 +120,7 @@ def reopen_backfill(conn: Connection, embed: EmbedStage,
     """In the transaction writing these (chunk id, what it got): a run that stores no message
     vectors and gives a chat window its vector clears the backfill's done mark, so a later run
     that stores them looks again, even if this one is cancelled or fails before its end."""
-    if not embed.per_message and any(e.vector is not None and neighbour_ids(cid)
+    if not embed.per_message and any(e.vector is not None and WINDOW_ID.match(cid)
                                      for cid, e in chunks):
         conn.execute("DELETE FROM meta WHERE key = ?", (MESSAGES_DONE,))
 

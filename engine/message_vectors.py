@@ -21,7 +21,7 @@ import numpy as np
 from .calibration import calibration_for
 from .config import Config
 from .db import Connection
-from .passages import message_starts, neighbour_ids
+from .passages import WINDOW_ID, message_starts
 from .semantic_text import semantic_text
 
 # meta key: the embedder ("provider:model") every chat window embedded by has message vectors
@@ -48,7 +48,7 @@ def mix_text(share: float) -> str:
 def message_texts(chunk_id: str, content: str) -> list[str] | None:
     """What each message of a chat window is embedded from, as its window's vector is made
     (engine/semantic_text.py); None when the chunk is not a chat window."""
-    if not neighbour_ids(chunk_id):
+    if WINDOW_ID.match(chunk_id) is None:
         return None
     starts = message_starts(content)
     if not starts:

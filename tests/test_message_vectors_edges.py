@@ -331,7 +331,8 @@ def test_a_keyword_search_reads_no_message_vectors(config):
     statements: list[str] = []
     searcher.connection().set_trace_callback(statements.append)
     try:
-        assert searcher.search("harbor bridge", mode="keyword", limit=20).results
+        response = searcher.search("harbor bridge", mode="keyword", limit=20)
+        assert response.results and response.fusion == "keyword arm only"
         assert not any("message_vectors" in s for s in statements)
         assert searcher.search("harbor bridge", mode="semantic", limit=20).results
         assert any("message_vectors" in s for s in statements)  # the trace sees them
