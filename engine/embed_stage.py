@@ -19,6 +19,7 @@ from .index_stats import IndexStats, Progress
 from .message_vectors import META_KEY as MESSAGES_DONE
 from .message_vectors import message_share, message_texts, pack
 from .message_vectors import store as store_messages
+from .passages import WINDOW_ID
 from .provider_guard import BatchIsolation
 from .schema import get_meta, set_meta
 from .semantic_text import semantic_text
@@ -87,20 +88,21 @@ class EmbedStage:
         messages: list[bytes | None] = [None] * len(chunks)
         if self.per_message:
             done = [i for i, v in enumerate(vectors) if v is not None]
-            for i, packed in zip(done, self.message_vectors([chunks[i] for i in done]),
-                                 strict=True):
+            each = [message_texts(*chunks[i]) for i in done]
+            for i, ms, packed in zip(done, each, self._pack_messages(each), strict=True):
                 messages[i] = packed
-                if packed is None and self.provider_down and message_texts(*chunks[i]):
+                if ms and packed is None:  # its messages wait for the provider: so does it
                     vectors[i] = None
         self.stats.embedded += sum(v is not None for v in vectors)
-        return [Embedded(v, t, m if v is not None else None)
-                for v, t, m in zip(vectors, truncated, messages, strict=True)]
+        return [Embedded(v, t, m) for v, t, m in zip(vectors, truncated, messages, strict=True)]
 
     def message_vectors(self, chunks: Sequence[tuple[str, str]]) -> list[bytes | None]:
         """Packed message vectors per (chunk id, content): None for a chunk that is not a chat
         window, or whose messages wait for the provider (``provider_down``). A message the
         provider refuses is left out; the window keeps the others."""
-        texts = [message_texts(cid, content) for cid, content in chunks]
+        return self._pack_messages([message_texts(cid, content) for cid, content in chunks])
+
+    def _pack_messages(self, texts: list[list[str] | None]) -> list[bytes | None]:
         flat = [m[: self.max_chars] for ms in texts if ms for m in ms]
         vectors = iter(self._embed_texts(flat))
         out: list[bytes | None] = []
@@ -111,6 +113,16 @@ class EmbedStage:
             else:
                 out.append(pack([v for v in got if v is not None]))
         return out
+
+
+def reopen_backfill(conn: Connection, embed: EmbedStage,
+                    chunks: Sequence[tuple[str, Embedded]]) -> None:
+    """In the transaction writing these (chunk id, what it got): a run that stores no message
+    vectors and gives a chat window its vector clears the backfill's done mark, so a later run
+    that stores them looks again, even if this one is cancelled or fails before its end."""
+    if not embed.per_message and any(e.vector is not None and WINDOW_ID.match(cid)
+                                     for cid, e in chunks):
+        conn.execute("DELETE FROM meta WHERE key = ?", (MESSAGES_DONE,))
 
 
 def blob(vector: np.ndarray | None) -> bytes | None:
@@ -138,6 +150,7 @@ def embed_pending(conn: Connection, embed: EmbedStage, *,
                  for r, e in zip(rows, got, strict=True) if e.vector is not None])
             store_messages(conn, [(r[0], e.messages) for r, e in zip(rows, got, strict=True)
                                   if e.messages is not None])
+            reopen_backfill(conn, embed, [(r[1], e) for r, e in zip(rows, got, strict=True)])
         done += len(rows)
         if progress:
             progress(Progress("pending", base.files_total, base.files_done, embed.stats.embedded,
@@ -150,22 +163,17 @@ def embed_messages(conn: Connection, embed: EmbedStage, *,
     """Give message vectors to the chat windows embedded before their embedder stored them
     (an index built by an older memlens): once per index and embedder, recorded in meta."""
     done_for = f"{embed.embedder.provider}:{embed.embedder.model}"
-    if not embed.per_message:
-        # windows this run wrote have none: a later run that stores them must look again
-        if get_meta(conn, MESSAGES_DONE) is not None:
-            with transaction(conn):
-                conn.execute("DELETE FROM meta WHERE key = ?", (MESSAGES_DONE,))
+    if not embed.per_message or get_meta(conn, MESSAGES_DONE) == done_for:
         return
-    if get_meta(conn, MESSAGES_DONE) == done_for:
-        return
-    missing = ("FROM chunks c WHERE c.id GLOB '*#w[0-9]*' AND NOT EXISTS "
-               "(SELECT 1 FROM message_vectors m WHERE m.chunk_rowid = c.rowid)")
+    # a pending window is not counted: the pending pass gives it both vectors at once
+    missing = ("FROM chunks c WHERE c.id GLOB '*#w[0-9]*' AND c.embedding IS NOT NULL AND "
+               "NOT EXISTS (SELECT 1 FROM message_vectors m WHERE m.chunk_rowid = c.rowid)")
     total = conn.execute(f"SELECT count(*) {missing}").fetchone()[0]
     done, after = 0, 0
     while not embed.provider_down and not cancelled():
         rows = conn.execute(
-            f"SELECT c.rowid, c.id, c.content {missing} AND c.rowid > ? "
-            "AND c.embedding IS NOT NULL ORDER BY c.rowid LIMIT ?",
+            f"SELECT c.rowid, c.id, c.content {missing} AND c.rowid > ? ORDER BY c.rowid "
+            "LIMIT ?",
             (after, embed.batch_size)).fetchall()
         if not rows:
             with transaction(conn):

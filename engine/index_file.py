@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .config import Config
 from .db import Connection, transaction
-from .embed_stage import EmbedStage, blob
+from .embed_stage import EmbedStage, blob, reopen_backfill
 from .extractors import Chunk, Problems, get_extractor
 from .extractors.messaging import ResumePoint
 from .extractors.reading import open_regular
@@ -56,7 +56,8 @@ def signature(path: Path) -> tuple[tuple[int, ...], os.stat_result]:
 
 def _write_batch(conn: Connection, batch: list[tuple[Chunk, bool]], embed: EmbedStage,
                  indexed_at: str) -> None:
-    """Embed and write one sub-batch: changed chunks are replaced, new ones inserted."""
+    """Embed and write one sub-batch: changed chunks are replaced, new ones inserted, a chat
+    window's message vectors with it (engine/message_vectors.py: one unit, one transaction)."""
     got = embed.embed([(chunk.id, chunk.content) for chunk, _ in batch])
     replaced = [(chunk.id,) for chunk, exists in batch if exists]
     if replaced:
@@ -71,9 +72,10 @@ def _write_batch(conn: Connection, batch: list[tuple[Chunk, bool]], embed: Embed
           c.content_hash, c.content_date, int(e.truncated))
          for (c, _), e in zip(batch, got, strict=True)])
     mirror_new_rows(conn, before)
+    reopen_backfill(conn, embed, [(c.id, e) for (c, _), e in zip(batch, got, strict=True)])
     messages = {c.id: e.messages for (c, _), e in zip(batch, got, strict=True)
                 if e.messages is not None}
-    if messages:
+    if messages:  # keyed by the rowids the insert just gave
         rowids = conn.execute("SELECT id, rowid FROM chunks WHERE rowid > ?", (before,))
         store_messages(conn, [(rowid, messages[cid]) for cid, rowid in rowids
                               if cid in messages])

@@ -21,7 +21,7 @@ import numpy as np
 from .calibration import calibration_for
 from .config import Config
 from .db import Connection
-from .passages import message_starts, neighbour_ids
+from .passages import WINDOW_ID, message_starts
 from .semantic_text import semantic_text
 
 # meta key: the embedder ("provider:model") every chat window embedded by has message vectors
@@ -48,7 +48,7 @@ def mix_text(share: float) -> str:
 def message_texts(chunk_id: str, content: str) -> list[str] | None:
     """What each message of a chat window is embedded from, as its window's vector is made
     (engine/semantic_text.py); None when the chunk is not a chat window."""
-    if not neighbour_ids(chunk_id):
+    if WINDOW_ID.match(chunk_id) is None:
         return None
     starts = message_starts(content)
     if not starts:
@@ -68,8 +68,9 @@ def pack(vectors: Sequence[np.ndarray]) -> bytes:
 
 
 def unpack(blob: bytes, dim: int) -> np.ndarray | None:
-    """The rows of a packed blob (None when empty or not of this dimension)."""
-    if not blob or len(blob) % (2 * dim):
+    """The rows of a packed blob (None when empty, not of this dimension, or not a blob: a
+    BLOB column still holds whatever text a hand edit put there)."""
+    if not isinstance(blob, bytes) or not blob or len(blob) % (2 * dim):
         return None
     return np.frombuffer(blob, dtype=np.float16).reshape(-1, dim)
 
@@ -104,8 +105,10 @@ def rescore(conn: Connection, hits: list[tuple[int, float]], query_vec: np.ndarr
                 "SELECT chunk_rowid, vectors FROM message_vectors "
                 f"WHERE chunk_rowid IN ({','.join('?' * len(part))})", part):
             rows = unpack(blob, len(q))
-            if rows is not None:
-                best[rowid] = float((rows.astype(np.float32) @ q).max())
+            sims = rows.astype(np.float32) @ q if rows is not None else np.empty(0)
+            sims = sims[np.isfinite(sims)]  # a provider's NaN row would make the window NaN
+            if sims.size:
+                best[rowid] = float(sims.max())
     if not best:
         return Rescored(hits, share)
     out = Rescored([], share)
