@@ -22,11 +22,11 @@ from .calibration import calibration_for
 from .config import Config
 from .db import Connection
 from .passages import WINDOW_ID, message_starts
+from .schema import MESSAGES_DONE_KEY
 from .semantic_text import semantic_text
 
-# meta key: the embedder ("provider:model") every chat window embedded by has message vectors
-# (set when a backfill pass finishes; the index's own writes keep it true afterwards)
-META_KEY = "message_vectors"
+# set when a backfill pass finishes; the index's own writes keep it true afterwards
+META_KEY = MESSAGES_DONE_KEY
 
 
 def message_share(config: Config, provider: str | None = None) -> float:

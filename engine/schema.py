@@ -62,6 +62,8 @@ GENERATION_DDL = [
 # gave them, removed with the window, its content or its vector. Their own table, not a column
 # of chunks: ~8 KB a window would push chunks' rows into overflow pages and slow every read of
 # them. Migration v5.
+# meta key: the embedder ("provider:model") every chat window embedded by has message vectors
+MESSAGES_DONE_KEY = "message_vectors"
 MESSAGE_DDL = [
     "CREATE TABLE IF NOT EXISTS message_vectors "
     "(chunk_rowid INTEGER PRIMARY KEY, vectors BLOB NOT NULL)",
@@ -346,7 +348,7 @@ def switch_embedder(conn: Connection, info: EmbedderInfo) -> None:
         conn.execute("UPDATE chunks SET embedding = NULL, embedding_truncated = 0 "
                      "WHERE embedding IS NOT NULL")
         conn.execute("DELETE FROM message_vectors")
-        conn.execute("DELETE FROM meta WHERE key = 'message_vectors'")
+        conn.execute("DELETE FROM meta WHERE key = ?", (MESSAGES_DONE_KEY,))
         create_vec_index(conn, info)
 
 

@@ -125,5 +125,6 @@ def index_statistics(conn: Connection, db_path: Path) -> IndexStatistics:
         bloat=vec_bloat(conn),
         last_reindex_at=get_meta(conn, "last_reindex_at"),
         last_reindex=json.loads(last) if last else None,
-        message_vectors=conn.execute("SELECT count(*) FROM message_vectors").fetchone()[0],
+        message_vectors=conn.execute(  # an empty row: every message was refused
+            "SELECT count(*) FROM message_vectors WHERE length(vectors) > 0").fetchone()[0],
     )
