@@ -134,13 +134,15 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
     timings = lap.total()
     return SearchResponse(
         query=query, results=results, mode=mode, arms=_arms(mode, semantic_error),
-        arm_depth=_arm_depth(mode, keyword, semantic, depth), confidence="low" if low else "ok", terms=list(parsed.terms),
+        arm_depth=_arm_depth(mode, keyword, semantic, depth),
+        confidence="low" if low else "ok", terms=list(parsed.terms),
         matched_all_terms=matched_all, best_similarity=best_sim, rrf_k=config.rrf_k,
         reranked=reranked, rerank_reason=None if reranked else rerank_reason,
         timings_ms=timings, index_transition=transition,
         semantic_error=semantic_error, semantic_detail=semantic_detail,
         fusion=fusion_text(config, "hybrid" if not pure_arm else
-                           ("keyword" if mode == "hybrid" else mode)),
+                           ("keyword" if mode == "hybrid" else mode),
+                           mixed=any(c.message_mix is not None for c in semantic)),
         sort=sort, decay_applied=not pure_arm and use_decay, type_counts=type_counts,
         **_filter_fields(when, filters))
 
@@ -267,9 +269,10 @@ def fuse(config: Config, keyword: list[Candidate], semantic: list[Candidate],
     return convex_merge(keyword, semantic, weights(config)[0], sim_ref)
 
 
-def fusion_text(config: Config, mode: str) -> str:
-    """How the arms' scores were combined, for front doors to print."""
-    mix = mix_text(message_share(config)) if mode in ("hybrid", "semantic") else ""
+def fusion_text(config: Config, mode: str, mixed: bool = False) -> str:
+    """How the arms' scores were combined, for front doors to print; ``mixed``: some chat
+    window's similarity was made with its message vectors (not said when the index has none)."""
+    mix = mix_text(message_share(config)) if mixed and mode in ("hybrid", "semantic") else ""
     if mode != "hybrid":
         return f"{mode} arm only{mix}"
     if config.fusion == "rrf":

@@ -376,3 +376,13 @@ def test_the_cli_shows_the_backfill_of_message_vectors(monkeypatch):
     task = bar.tasks[0]
     assert task.description == "embedding chat messages"
     assert (task.completed, task.total) == (10, 40)
+
+
+def test_the_header_names_the_mix_only_when_some_window_was_mixed(config):
+    embedder = MessageEmbedder()
+    reindex(config=replace(config, message_share=0.0), embedder=embedder)  # stores none
+    s = Searcher(replace(config, message_share=0.5), embedder=embedder)
+    r = s.search("harbor bridge project", limit=5)
+    assert r.results and "best message" not in r.fusion
+    assert all("best message" not in x.fusion_terms.get("semantic", "") for x in r.results)
+    s.close()
