@@ -7,7 +7,8 @@ per message, and the semantic arm scores the window by
 
     (1 - share) × sim(window) + share × max over its messages sim(message)
 
-over the KNN's first hits (the window vectors still find the candidates). Measured in
+over the KNN's first hits (the window vectors still find the candidates); the messages reach
+EDGE into the windows before and after, as passage evidence does for the keyword arm. Measured in
 docs/benchmarks.md ("MiniLM: each message's vector beside the window's").
 """
 
@@ -21,7 +22,7 @@ import numpy as np
 from .calibration import calibration_for
 from .config import Config
 from .db import Connection
-from .passages import WINDOW_ID, message_starts
+from .passages import PASSAGE, WINDOW_ID, message_starts, neighbour_ids
 from .schema import MESSAGES_DONE_KEY
 from .semantic_text import semantic_text
 
@@ -92,23 +93,32 @@ class Rescored:
 def rescore(conn: Connection, hits: list[tuple[int, float]], query_vec: np.ndarray,
             share: float) -> Rescored:
     """The KNN's hits re-ordered by the mixed similarity (module docstring); a hit without
-    message vectors (not a chat window) keeps its own. One read of the hits' rows."""
+    message vectors (not a chat window) keeps its own. A window's best message may also be
+    one of the EDGE messages next to it in the windows before and after: a question asked at
+    the end of one window is often answered at the start of the next (engine/passages.py
+    reaches as far for the keyword arm)."""
     if share <= 0 or not hits:
         return Rescored(hits, share)
     q = np.asarray(query_vec, dtype=np.float32).ravel()
     q = q / (np.linalg.norm(q) or 1.0)
-    rowids = [h[0] for h in hits]
+    ids = dict(_select(conn, "SELECT rowid, id FROM chunks WHERE rowid IN ({})",
+                       [h[0] for h in hits]))
+    around = {rowid: neighbour_ids(cid) for rowid, cid in ids.items() if WINDOW_ID.match(cid)}
+    rowid_of = {cid: rowid for rowid, cid in ids.items()}
+    missing = sorted({n for ns in around.values() for n in ns} - rowid_of.keys())
+    rowid_of.update(_select(conn, "SELECT id, rowid FROM chunks WHERE id IN ({})", missing))
+    sims = _message_sims(conn, sorted(set(rowid_of.values())), q)
     best: dict[int, float] = {}
-    for start in range(0, len(rowids), 500):
-        part = rowids[start:start + 500]
-        for rowid, blob in conn.execute(
-                "SELECT chunk_rowid, vectors FROM message_vectors "
-                f"WHERE chunk_rowid IN ({','.join('?' * len(part))})", part):
-            rows = unpack(blob, len(q))
-            sims = rows.astype(np.float32) @ q if rows is not None else np.empty(0)
-            sims = sims[np.isfinite(sims)]  # a provider's NaN row would make the window NaN
-            if sims.size:
-                best[rowid] = float(sims.max())
+    for rowid in around:
+        if rowid not in sims:
+            continue  # no message vectors: the window keeps its own similarity
+        before, after = _around(ids[rowid], rowid_of)
+        prev, nxt = sims.get(before, _NONE), sims.get(after, _NONE)
+        near = np.concatenate([prev[len(prev) - min(EDGE, len(prev)):], sims[rowid],
+                               nxt[:EDGE]])
+        near = near[np.isfinite(near)]  # a provider's NaN row would make the window NaN
+        if near.size:
+            best[rowid] = float(near.max())
     if not best:
         return Rescored(hits, share)
     out = Rescored([], share)
@@ -118,4 +128,43 @@ def rescore(conn: Connection, hits: list[tuple[int, float]], query_vec: np.ndarr
             sim = (1 - share) * sim + share * best[rowid]
         out.hits.append((rowid, sim))
     out.hits.sort(key=lambda h: -h[1])  # stable: ties keep the KNN's order
+    return out
+
+
+EDGE = PASSAGE // 2  # messages a neighbouring window lends: as passage evidence's reach
+_NONE = np.empty(0, dtype=np.float32)
+
+
+def _around(chunk_id: str, rowid_of: dict[str, int]) -> tuple[int | None, int | None]:
+    """The rowids of the windows before and after a chat window (None: none indexed)."""
+    m = WINDOW_ID.match(chunk_id)
+    n = int(m.group(2))
+    return (rowid_of.get(f"{m.group(1)}#w{n - 1}"), rowid_of.get(f"{m.group(1)}#w{n + 1}"))
+
+
+def _message_sims(conn: Connection, rowids: list[int], q: np.ndarray) -> dict[int, np.ndarray]:
+    """Rowid -> its messages' similarities to ``q``, in message order (windows with none left
+    out)."""
+    found: list[tuple[int, np.ndarray]] = []
+    for rowid, blob in _select(
+            conn, "SELECT chunk_rowid, vectors FROM message_vectors WHERE chunk_rowid IN ({})",
+            rowids):
+        rows = unpack(blob, len(q))
+        if rows is not None:
+            found.append((rowid, rows))
+    if not found:
+        return {}
+    # one product for every window's rows: ~300 small ones cost more than the reads
+    sims = np.concatenate([rows for _, rows in found]).astype(np.float32) @ q
+    ends = np.cumsum([len(rows) for _, rows in found])
+    return {rowid: part for (rowid, _), part in zip(found, np.split(sims, ends[:-1]),
+                                                    strict=True)}
+
+
+def _select(conn: Connection, sql: str, keys: Sequence) -> list[tuple]:
+    """``sql``'s rows for ``keys`` put into its ``IN ({})``, 500 at a time."""
+    out: list[tuple] = []
+    for start in range(0, len(keys), 500):
+        part = list(keys[start:start + 500])
+        out += conn.execute(sql.format(",".join("?" * len(part))), part).fetchall()
     return out

@@ -13,7 +13,7 @@ import pytest
 from engine.db import connect
 from engine.embedder import EmbeddingError
 from engine.indexer import reindex
-from engine.message_vectors import META_KEY, message_texts, pack, rescore, store, unpack
+from engine.message_vectors import EDGE, META_KEY, message_texts, pack, rescore, store, unpack
 from engine.schema import get_meta
 from engine.searcher import Searcher
 from tests.conftest import CountingEmbedder, assert_consistent, migrate_from, slack_lines
@@ -263,20 +263,28 @@ def test_a_v4_index_is_migrated_by_the_writer(config):
 def test_rescore_mixes_the_best_message_and_leaves_other_hits_alone(config):
     reindex(config=config, embedder=CountingEmbedder())
     conn = db(config)
-    rowids = [r[0] for r in conn.execute("SELECT rowid FROM chunks ORDER BY rowid LIMIT 3")]
-    q = np.zeros(256, np.float32)
-    q[0] = 1.0
-    near, far = np.zeros(256), np.zeros(256)
-    near[0], far[1] = 1.0, 1.0
-    store(conn, [(rowids[2], pack([far, near])), (rowids[1], pack([far]))])
-    hits = [(rowids[0], 0.5), (rowids[1], 0.4), (rowids[2], 0.3)]
+    w0, w1, w2 = (conn.execute("SELECT rowid FROM chunks WHERE id = ?",
+                               (f"data/slack/general.jsonl#w{n}",)).fetchone()[0]
+                  for n in range(3))
+    note = conn.execute("SELECT rowid FROM chunks WHERE source_type = 'note'").fetchone()[0]
+    q, near, far = np.zeros(256, np.float32), np.zeros(256), np.zeros(256)
+    q[0] = near[0] = far[1] = 1.0
+    hits = [(w0, 0.5), (note, 0.45), (w1, 0.4)]
+    store(conn, [(w0, pack([far, near])), (w1, pack([far]))])
     out = rescore(conn, hits, q, 0.5)
-    # rowids[2]: 0.5 × 0.3 + 0.5 × 1.0 = 0.65 moves first; rowids[1]: 0.5 × 0.4 + 0 = 0.2
-    assert [h[0] for h in out.hits] == [rowids[2], rowids[0], rowids[1]]
-    assert out.hits[0][1] == pytest.approx(0.65, abs=1e-3)
-    assert out.hits[1] == (rowids[0], 0.5)  # no message vectors: its own similarity
-    assert out.parts[rowids[2]] == pytest.approx((0.3, 1.0), abs=1e-3)
+    # w0: 0.5 × 0.5 + 0.5 × 1.0 = 0.75; w1: its own message is far, but the last messages of
+    # w0 before it reach it: 0.5 × 0.4 + 0.5 × 1.0 = 0.7; the note keeps its 0.45
+    assert [h[0] for h in out.hits] == [w0, w1, note]
+    assert out.hits[0][1] == pytest.approx(0.75, abs=1e-3)
+    assert out.hits[2] == (note, 0.45)
+    assert out.parts[w1] == pytest.approx((0.4, 1.0), abs=1e-3) and note not in out.parts
     assert rescore(conn, hits, q, 0.0).hits == hits
+    # a window that is not a hit lends its first messages, EDGE of them and no more
+    store(conn, [(w0, pack([far])), (w1, pack([far])),
+                 (w2, pack([far] * EDGE + [near]))])
+    assert rescore(conn, hits, q, 0.5).parts[w1] == pytest.approx((0.4, 0.0), abs=1e-3)
+    store(conn, [(w2, pack([far] * (EDGE - 1) + [near]))])
+    assert rescore(conn, hits, q, 0.5).parts[w1] == pytest.approx((0.4, 1.0), abs=1e-3)
     conn.close()
 
 

@@ -382,10 +382,13 @@ def test_rescore_skips_messages_whose_similarity_is_not_a_number(config):
     reindex(config=config, embedder=MessageEmbedder())
     conn = connect(config.db_path)
     dim = int(get_meta(conn, "embedding_dim"))
-    rowids = [r[0] for r in conn.execute("SELECT rowid FROM chunks ORDER BY rowid LIMIT 2")]
+    rowids = [r[0] for r in conn.execute(  # windows of two files: neither lends to the other
+        "SELECT rowid FROM chunks WHERE id IN ('data/slack/general.jsonl#w0', "
+        "'data/slack/random.jsonl#w0') ORDER BY rowid")]
     unit = np.zeros(dim, np.float32)
     unit[0] = 1.0
     broken = np.full(dim, np.nan, np.float16).tobytes()  # a provider's NaN, stored as given
+    conn.execute("DELETE FROM message_vectors")  # no neighbouring window lends a message
     store(conn, [(rowids[0], broken + pack([unit])), (rowids[1], broken)])
     hits = [(rowids[1], 0.6), (rowids[0], 0.4)]
     out = rescore(conn, hits, unit, 0.5)
