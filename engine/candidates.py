@@ -27,10 +27,11 @@ class MessageMix:
     share: float  # of the best message's similarity
     window: float
     message: float
+    reach: int  # messages of each neighbouring window the best one may come from
 
     def text(self) -> str:
         return (f"sim {1 - self.share:.2f} × window {self.window:.3f} + {self.share:.2f} × "
-                f"best message {self.message:.3f}")
+                f"best message {self.message:.3f}, of its own and the {self.reach} either side")
 
 
 @dataclass

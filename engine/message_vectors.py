@@ -26,6 +26,8 @@ from .passages import PASSAGE, WINDOW_ID, message_starts, neighbour_ids
 from .schema import MESSAGES_DONE_KEY
 from .semantic_text import semantic_text
 
+EDGE = PASSAGE // 2  # messages a neighbouring window lends: as passage evidence's reach
+
 # set when a backfill pass finishes; the index's own writes keep it true afterwards
 META_KEY = MESSAGES_DONE_KEY
 
@@ -43,7 +45,8 @@ def mix_text(share: float) -> str:
     """The response header's note on it ("" when message vectors are not used)."""
     if share <= 0:
         return ""
-    return f"; chat windows: sim = {1 - share:.2f} × window + {share:.2f} × best message"
+    return (f"; chat windows: sim = {1 - share:.2f} × window + {share:.2f} × best message of "
+            f"its own and the {EDGE} either side")
 
 
 def message_texts(chunk_id: str, content: str) -> list[str] | None:
@@ -131,7 +134,6 @@ def rescore(conn: Connection, hits: list[tuple[int, float]], query_vec: np.ndarr
     return out
 
 
-EDGE = PASSAGE // 2  # messages a neighbouring window lends: as passage evidence's reach
 _NONE = np.empty(0, dtype=np.float32)
 
 

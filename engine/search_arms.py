@@ -15,7 +15,7 @@ from .filters import Filters
 from .fts_query import ParsedQuery, build_match
 from .keyword_arm import fts_row_count, keyword_search
 from .library_types import parse_metadata
-from .message_vectors import Rescored
+from .message_vectors import EDGE, Rescored
 from .passages import chat_windows, with_passage_evidence
 from .query_expansion import with_related_words
 from .sidecar_index import SidecarIndex
@@ -92,7 +92,7 @@ def semantic_candidates(conn: Connection, hits: list[tuple[int, float]],
         cand = _candidate(rows[rowid])
         cand.semantic_rank, cand.similarity = rank, sim
         if rowid in parts:
-            cand.message_mix = MessageMix(mixed.share, *parts[rowid])
+            cand.message_mix = MessageMix(mixed.share, *parts[rowid], reach=EDGE)
         out.append(cand)
     return out
 

@@ -301,8 +301,9 @@ def test_a_search_shows_the_mix_in_its_scores_and_the_share_can_be_turned_off(co
     mixed = Searcher(replace(config, message_share=0.5), embedder=embedder)
     r = mixed.search(query, mode="semantic", limit=5)
     assert r.fusion == ("semantic arm only; chat windows: sim = 0.50 × window + 0.50 × best "
-                        "message")
-    assert mixed.search(query, limit=5).fusion.endswith("+ 0.50 × best message")
+                        "message of its own and the 2 either side")
+    assert mixed.search(query, limit=5).fusion.endswith(
+        f"+ 0.50 × best message of its own and the {EDGE} either side")
     top = r.results[0]
     assert top.id.startswith("data/slack/travel.jsonl#w")
     text = top.fusion_terms["semantic"]

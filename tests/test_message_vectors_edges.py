@@ -349,13 +349,14 @@ def test_the_explain_text_adds_up_to_the_similarity_it_explains(config):
         response = searcher.search("ferry to Helsinki at dawn", mode="hybrid", limit=20)
     finally:
         searcher.close()
-    assert response.fusion.endswith("; chat windows: sim = 0.70 × window + 0.30 × best message")
+    assert response.fusion.endswith("; chat windows: sim = 0.70 × window + 0.30 × best message "
+                                    "of its own and the 2 either side")
     mixed = [r for r in response.results if "best message" in r.fusion_terms.get("semantic", "")]
     assert mixed and all(r.source_type == "slack" for r in mixed)
     for r in mixed:
         text = r.fusion_terms["semantic"]
         window = float(text.split("0.70 × window ")[1].split()[0])
-        message = float(text.split("0.30 × best message ")[1].rstrip(")").split()[0])
+        message = float(text.split("0.30 × best message ")[1].split(",")[0])
         assert r.similarity == pytest.approx(0.7 * window + 0.3 * message, abs=2e-3)
         assert f" × ({r.similarity:.3f} - " in text.split(" = ")[0]
 
