@@ -8,11 +8,16 @@ as the baseline. Collections and metrics: bench/quality_sets.py. Prints a markdo
 
     python bench/bench_quality.py [--embedders local,minilm] [--collections LoCoMo-dev]
                                   [--work /tmp/memlens-quality]
+                                  [--set semantic_weight=0.3 --set message_share=0.6]
+
+``--set`` overrides a ``[search]`` number for the searches (not the index), as memlens.toml
+would: how the weights in docs/benchmarks.md were swept on built roots.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import os
@@ -74,12 +79,30 @@ def run(collection: Collection, searcher: Searcher, mode: str | None) -> dict:
     return {"queries": len(queries), **out, "p50_ms": percentiles(latencies)["p50"]}
 
 
-def index(collection: Collection, work: Path, embedder: str) -> Searcher:
+SETTABLE = ("semantic_weight", "message_share", "similarity_threshold")
+
+
+def index(collection: Collection, work: Path, embedder: str,
+          overrides: dict[str, float]) -> Searcher:
     root = collection.build(work / f"{collection.name.lower()}-{embedder}")
     os.environ["MEMLENS_EMBEDDER"] = embedder
     config = load_config(root)
     reindex(config=config)  # incremental: a second run only checks the files
-    return Searcher(config)
+    return Searcher(dataclasses.replace(config, **overrides))
+
+
+def overrides_of(pairs: list[str]) -> dict[str, float]:
+    """``--set key=value`` pairs as search settings."""
+    out = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        if key not in SETTABLE:
+            raise SystemExit(f"--set: {key!r} is not one of {', '.join(SETTABLE)}")
+        try:
+            out[key] = float(value)
+        except ValueError:
+            raise SystemExit(f"--set {key}: {value!r} is not a number") from None
+    return out
 
 
 def main() -> None:
@@ -90,7 +113,10 @@ def main() -> None:
                         help="comma-separated names (default: every one found), e.g. SciFact")
     parser.add_argument("--work", type=Path, default=Path("/tmp/memlens-quality"))
     parser.add_argument("--json", action="store_true", help="also print one JSON line a row")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help=f"a search setting for this run: {', '.join(SETTABLE)}")
     args = parser.parse_args()
+    overrides = overrides_of(args.set)
     collections = available()
     if not collections:
         raise SystemExit("no collection found under ../shared/bench-data")
@@ -100,12 +126,13 @@ def main() -> None:
         if not collections:
             raise SystemExit(f"no collection named {args.collections!r} was found")
     embedders = args.embedders.split(",") if args.embedders else installed_embedders()
-    print(f"machine: {machine()}; embedders: {', '.join(embedders)}\n")
+    shown = "".join(f"; {k} = {v}" for k, v in overrides.items())
+    print(f"machine: {machine()}; embedders: {', '.join(embedders)}{shown}\n")
     table = []
     for collection in collections:
         baseline_done = False
         for embedder in embedders:
-            searcher = index(collection, args.work, embedder)
+            searcher = index(collection, args.work, embedder, overrides)
             if not baseline_done:
                 table.append((collection, "plain FTS5 OR", "—", run(collection, searcher, None)))
                 baseline_done = True
