@@ -22,7 +22,7 @@ import numpy as np
 from .calibration import calibration_for
 from .config import Config
 from .db import Connection
-from .passages import PASSAGE, WINDOW_ID, message_starts, neighbour_ids
+from .passages import PASSAGE, WINDOW_ID, message_starts, window_around
 from .schema import MESSAGES_DONE_KEY
 from .semantic_text import semantic_text
 
@@ -106,17 +106,17 @@ def rescore(conn: Connection, hits: list[tuple[int, float]], query_vec: np.ndarr
     q = q / (np.linalg.norm(q) or 1.0)
     ids = dict(_select(conn, "SELECT rowid, id FROM chunks WHERE rowid IN ({})",
                        [h[0] for h in hits]))
-    around = {rowid: neighbour_ids(cid) for rowid, cid in ids.items() if WINDOW_ID.match(cid)}
+    around = {rowid: window_around(cid) for rowid, cid in ids.items() if WINDOW_ID.match(cid)}
     rowid_of = {cid: rowid for rowid, cid in ids.items()}
-    missing = sorted({n for ns in around.values() for n in ns} - rowid_of.keys())
+    missing = sorted({n for ns in around.values() for n in ns if n} - rowid_of.keys())
     rowid_of.update(_select(conn, "SELECT id, rowid FROM chunks WHERE id IN ({})", missing))
     sims = _message_sims(conn, sorted(set(rowid_of.values())), q)
     best: dict[int, float] = {}
-    for rowid in around:
+    for rowid, (before, after) in around.items():
         if rowid not in sims:
             continue  # no message vectors: the window keeps its own similarity
-        before, after = _around(ids[rowid], rowid_of)
-        prev, nxt = sims.get(before, _NONE), sims.get(after, _NONE)
+        prev = sims.get(rowid_of.get(before), _NONE) if before else _NONE
+        nxt = sims.get(rowid_of.get(after), _NONE)
         near = np.concatenate([prev[len(prev) - min(EDGE, len(prev)):], sims[rowid],
                                nxt[:EDGE]])
         near = near[np.isfinite(near)]  # a provider's NaN row would make the window NaN
@@ -135,13 +135,6 @@ def rescore(conn: Connection, hits: list[tuple[int, float]], query_vec: np.ndarr
 
 
 _NONE = np.empty(0, dtype=np.float32)
-
-
-def _around(chunk_id: str, rowid_of: dict[str, int]) -> tuple[int | None, int | None]:
-    """The rowids of the windows before and after a chat window (None: none indexed)."""
-    m = WINDOW_ID.match(chunk_id)
-    n = int(m.group(2))
-    return (rowid_of.get(f"{m.group(1)}#w{n - 1}"), rowid_of.get(f"{m.group(1)}#w{n + 1}"))
 
 
 def _message_sims(conn: Connection, rowids: list[int], q: np.ndarray) -> dict[int, np.ndarray]:

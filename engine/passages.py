@@ -126,7 +126,7 @@ def passage_scores(weights: dict[str, float], ids: Sequence[str],
     half = PASSAGE // 2
     edges: dict[str, tuple[int, int]] = {}  # neighbour -> messages read from its start, end
     for i in ids:
-        before, after = _around(i)
+        before, after = window_around(i)
         if before is not None:
             edges[before] = (edges.get(before, (0, 0))[0], half)
         edges[after] = (half, edges.get(after, (0, 0))[1])
@@ -142,7 +142,7 @@ def passage_scores(weights: dict[str, float], ids: Sequence[str],
     for i in ids:
         if i not in stats:
             continue
-        before, after = _around(i)
+        before, after = window_around(i)
         head = stats.get(before, [])[-half:] if before else []
         seq = [*head, *stats[i], *stats.get(after, [])[:half]]
         best = 0.0
@@ -162,7 +162,7 @@ def passage_scores(weights: dict[str, float], ids: Sequence[str],
     return out
 
 
-def _around(chunk_id: str) -> tuple[str | None, str]:
+def window_around(chunk_id: str) -> tuple[str | None, str]:
     """The ids of the windows before (None for the first) and after a chat window."""
     ids = neighbour_ids(chunk_id)
     return (None, ids[0]) if len(ids) == 1 else (ids[0], ids[1])
