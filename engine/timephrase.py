@@ -30,8 +30,10 @@ The rules (tested in tests/test_timephrase.py):
   "N years ago" that calendar year. "past/last N days|weeks|months|years" ends today.
 - "since X" starts at X; "after X" starts the day after X ends; "before X" ends the day
   before X starts; "until X" ends with X; "between X and Y" / "from X to Y" / "X..Y" (and
-  "X - Y" between full dates) span both; a bare first month later than the second is taken
-  from the year before. "from X" alone is no date ("a message from June"): only in ranges.
+  "X - Y" between full dates) span both; a year written on one end only is the other end's
+  too ("between August 11 and August 15 2023"; "between December 28 and January 3 2024"
+  starts in 2023); a bare first month later than the second is taken from the year before.
+  A year may follow a day with a comma and no space ("December 1,2023"). "from X" alone is no date ("a message from June"): only in ranges.
 - Also: "this/last/next weekend" (Saturday-Sunday of that ISO week), quarters "Q2 2026" /
   "2026-Q2", ISO weeks "2026-W11". A trailing 's belongs to the phrase ("today's weather").
   Not understood: slash dates (14/03 vs 3/14 is ambiguous) and holidays by name.
@@ -53,7 +55,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from .timepoints import ON_THIS_DAY, Point, find_points
-from .timerange import TimeRange
+from .timerange import Span, TimeRange
 
 _INTENT = re.compile(r"\b(between|from|since|after|before|until|till|in|during|on)\s+"
                      r"(?:the\s+)?$", re.IGNORECASE)
@@ -91,7 +93,8 @@ def _phrase(query: str, points: list[Point], i: int, implied: bool
     if nxt and join and join.end() == nxt.start and (
             word in ("between", "from") or join[0].strip() == ".."
             or (join[0].strip() in "-–" and not (p.needs_intent or nxt.needs_intent))):
-        since, until = p.span[0], nxt.span[1]
+        first, last = _one_year(p, nxt)
+        since, until = first[0], last[1]
         if since > until:  # "between November and February": the year before; else swapped
             since, until = ((since.replace(year=since.year - 1), until) if p.bare_month
                             else (nxt.span[0], p.span[1]))
@@ -110,6 +113,24 @@ def _phrase(query: str, points: list[Point], i: int, implied: bool
            "until": TimeRange(None, until), "till": TimeRange(None, until)
            }.get(word, TimeRange(since, until))
     return start, _possessive(query, p.end), rng
+
+
+def _one_year(p: Point, nxt: Point) -> tuple[Span, Span]:
+    """The ends' spans, a year written on one end given to the other when its year was only
+    inferred from today: "between August 11 and August 15 2023" is all in 2023, and
+    "between December 28 and January 3 2024" starts in 2023."""
+    first, last = p.span, nxt.span
+    if p.free_year and not nxt.free_year:
+        year = last[1].year
+        first = p.in_year(year) or first
+        if first[0] > last[1]:
+            first = p.in_year(year - 1) or first
+    elif nxt.free_year and not p.free_year:
+        year = first[0].year
+        last = nxt.in_year(year) or last
+        if last[1] < first[0]:
+            last = nxt.in_year(year + 1) or last
+    return first, last
 
 
 def _possessive(query: str, end: int) -> int:

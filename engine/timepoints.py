@@ -35,6 +35,7 @@ _FULL = "|".join(sorted((m.lower() for m in calendar.month_name if m), key=len, 
 _ANY = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DAY = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<y>(?:19|20)\d\d)"
+_AND_YEAR = rf"(?:,\s*|\s+){_YEAR}"  # "March 14 2025", "March 14, 2025", "March 14,2025"
 _NUM = r"(?P<n>\d{1,3}|a couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|" \
        r"eleven|twelve)"
 _WEEKDAY = "|".join(WEEKDAYS)
@@ -216,11 +217,11 @@ POINTS: list[tuple[re.Pattern, Resolver, bool]] = [
     (_p(r"(?P<y>\d{4})-(?P<m>\d\d)-(?P<d>\d\d)"), _r_iso_date, False),
     (_p(r"(?P<y>\d{4})-(?P<m>\d\d)"), _r_iso_month, False),
     (_p(r"(?P<y>\d{4})-W(?P<w>\d\d)"), _r_iso_week, False),
-    (_p(rf"{_DAY}\s+(?P<mon>{_ANY})\.?(?:,?\s+{_YEAR})?"), _r_day_month, False),
-    (_p(rf"{_DAY}\s+of\s+(?P<mon>{_ANY})\.?,?\s+{_YEAR}"), _r_day_month, False),
+    (_p(rf"{_DAY}\s+(?P<mon>{_ANY})\.?(?:{_AND_YEAR})?"), _r_day_month, False),
+    (_p(rf"{_DAY}\s+of\s+(?P<mon>{_ANY})\.?{_AND_YEAR}"), _r_day_month, False),
     (_p(rf"{_DAY}\s+of\s+(?P<mon>{_ANY})"), _r_day_month, True),  # "the 4th of July party"
-    (_p(rf"(?P<mon>{_ANY})\.?\s+{_DAY}(?:,?\s+{_YEAR})?"), _r_day_month, False),
-    (_p(rf"(?P<mon>{_ANY})\.?,?\s+{_YEAR}"), _r_month_year, False),
+    (_p(rf"(?P<mon>{_ANY})\.?\s+{_DAY}(?:{_AND_YEAR})?"), _r_day_month, False),
+    (_p(rf"(?P<mon>{_ANY})\.?{_AND_YEAR}"), _r_month_year, False),
     (_p(rf"(?P<q>last|this|next)\s+(?P<mon>{_FULL})"), _r_month, False),
     (_p(rf"(?P<mon>{_FULL})"), _r_month, True),
     (_p(_YEAR), _r_year, True),
@@ -244,13 +245,26 @@ ON_THIS_DAY = _p(r"on\s+this\s+day")
 @dataclass(frozen=True)
 class Point:
     """A date named in the query: where, its span, whether it counts only after an intent word
-    ("in", "since" ...), and whether it is a bare month (a range may put it in the year before)."""
+    ("in", "since" ...), and whether it is a bare month (a range may put it in the year before).
+    ``free_year`` is (month, day or None) when the year was not written but inferred from today:
+    the other end of a range may name it ("between August 11 and August 15 2023")."""
 
     start: int
     end: int
     span: Span
     needs_intent: bool
     bare_month: bool = False
+    free_year: tuple[int, int | None] | None = None
+
+    def in_year(self, year: int) -> Span | None:
+        """The span of a year-free point in ``year`` (None for Feb 29 of a common year)."""
+        if self.free_year is None:
+            return self.span
+        month, day = self.free_year
+        if day is None:
+            return month_span(year, month)
+        found = _day(year, month, day)
+        return (found, found) if found else None
 
 
 def find_points(query: str, today: date) -> list[Point]:
@@ -261,7 +275,12 @@ def find_points(query: str, today: date) -> list[Point]:
             span = resolve(m, today)
             if span is not None:
                 bare = resolve is _r_month and not _g(m, "q")
-                found.append(Point(m.start(), m.end(), span, needs_intent, bare))
+                free = None
+                if bare:
+                    free = (span[0].month, None)
+                elif resolve is _r_day_month and not _g(m, "y"):
+                    free = (span[0].month, span[0].day)
+                found.append(Point(m.start(), m.end(), span, needs_intent, bare, free))
     found.sort(key=lambda p: (p.start, p.start - p.end))
     out: list[Point] = []
     for p in found:

@@ -83,6 +83,19 @@ TABLE = [
     ("board Q2 2026", NOW, "2026-04-01", "2026-06-30", "Q2 2026", "board"),
     ("from June to August", NOW, "2026-06-01", "2026-08-31", "from June to August", ""),
     ("between 2025 and 2024", NOW, "2024-01-01", "2025-12-31", "between 2025 and 2024", ""),
+    # one year written for both ends: the other end takes it (not today's recent year)
+    ("where between August 11 and August 15 2023", NOW, "2023-08-11", "2023-08-15",
+     "between August 11 and August 15 2023", "where"),
+    ("between March and May 2023", NOW, "2023-03-01", "2023-05-31",
+     "between March and May 2023", ""),
+    ("between December 28 and January 3 2024", NOW, "2023-12-28", "2024-01-03",
+     "between December 28 and January 3 2024", ""),
+    ("from 3 March 2025 to 9 March", NOW, "2025-03-03", "2025-03-09",
+     "from 3 March 2025 to 9 March", ""),
+    # a year right after the comma
+    ("shared on December 1,2023", NOW, "2023-12-01", "2023-12-01", "on December 1,2023",
+     "shared"),
+    ("on 5 May,2024", NOW, "2024-05-05", "2024-05-05", "on 5 May,2024", ""),
 ]
 
 
