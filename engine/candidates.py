@@ -41,6 +41,7 @@ class Candidate:
     source_file: str
     source_type: str
     content_date: str | None = None
+    first_date: str | None = None  # a span's first day (engine/filters.py)
     metadata: dict[str, Any] = field(default_factory=dict)
     rowid: int | None = None
     # keyword arm

@@ -48,7 +48,8 @@ MAX_UNITS = 16
 MAX_TRIGRAMS = 400  # a 1-2 character term with more (a very common character): scan instead
 SCORE_BUDGET = 2_000  # chunks scored per term (~6 us each); df is always exact
 MAX_QUERY_CHARS = 20_000
-_COLUMNS = ("rowid", "id", "content", "source_file", "source_type", "content_date", "metadata",
+_COLUMNS = ("rowid", "id", "content", "source_file", "source_type", "content_date", "first_date",
+            "metadata",
             "embedding_truncated")
 
 

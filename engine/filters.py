@@ -6,6 +6,11 @@ in memory, the post-fusion re-check (it judges the injected profile, which no SQ
 forms agree on every chunk (tests/test_filters.py) because they compare the same values the
 same way: dates as the strings the index holds (content_date is ``YYYY-MM-DD`` or NULL,
 docs/data-layer.md), so ``since``/``until`` are inclusive on the date part in both.
+
+A chunk is dated by a span: from ``first_date`` (set only when it spans days, e.g. a chat window
+over two sessions) to ``content_date``. A range keeps the chunks whose span overlaps it, and "on
+this day" those whose first or last day it is: the window that starts on the day asked about
+holds messages of that day even though its newest message is from a later one.
 """
 
 from __future__ import annotations
@@ -91,11 +96,12 @@ class Filters:
             clauses.append(f"{alias}.content_date >= ?")
             args.append(self.since)
         if self.until:  # before the next day: inclusive on the date part, and index-friendly
-            clauses.append(f"{alias}.content_date < ?")
-            args.append(_next_day(self.until))
+            clauses.append(f"({alias}.content_date < ? OR {alias}.first_date < ?)")
+            args += [_next_day(self.until)] * 2
         if self.month_day:
-            clauses.append(f"substr({alias}.content_date, 6, 5) = ?")
-            args.append(self.month_day)
+            clauses.append(f"(substr({alias}.content_date, 6, 5) = ? "
+                           f"OR substr({alias}.first_date, 6, 5) = ?)")
+            args += [self.month_day] * 2
         if self.path_prefix:
             clauses.append(f"substr({alias}.source_file, 1, ?) = ?")
             args += [len(self.path_prefix), self.path_prefix]
@@ -135,7 +141,7 @@ class Filters:
             return False
         if not getattr(c, "injected", False):
             meta = c.metadata if isinstance(c.metadata, Mapping) else {}
-            if not (self._date_ok(c.content_date)
+            if not (self._date_ok(c.content_date, getattr(c, "first_date", None))
                     and (not self.path_prefix or c.source_file.startswith(self.path_prefix))
                     and all(tag in _tag_values(meta) for tag in self.tags or ())
                     and all(_frontmatter_ok(meta, k, v) for k, v in self.frontmatter or ())):
@@ -143,14 +149,15 @@ class Filters:
         # last: it reads the whole text (~0.15 ms a chunk)
         return self.person is None or self.person.matches(c)
 
-    def _date_ok(self, content_date: Any) -> bool:
+    def _date_ok(self, content_date: Any, first_date: Any = None) -> bool:
         if not self.dated:
             return True
         if not isinstance(content_date, str):
             return False  # undated: it cannot be shown to be in range (SQL: NULL fails)
+        ends = [content_date, *([first_date] if isinstance(first_date, str) else [])]
         return ((not self.since or content_date >= self.since)
-                and (not self.until or content_date < _next_day(self.until))
-                and (not self.month_day or content_date[5:10] == self.month_day))
+                and (not self.until or min(ends) < _next_day(self.until))
+                and (not self.month_day or any(d[5:10] == self.month_day for d in ends)))
 
 
 def _day(value: Any, what: str) -> str | None:

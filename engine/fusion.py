@@ -15,7 +15,7 @@ from .config import DIVERSITY_LAMBDA, DIVERSITY_TARGET, MAX_PER_SOURCE_TYPE, Con
 
 ARMS = ("keyword", "semantic")
 # Fields an arm may know and the other may not; when an id is in both arms, each fills the gaps.
-_MERGED_FIELDS = ("content_date", "rowid", "bm25", "similarity", "keyword_rank", "semantic_rank")
+_MERGED_FIELDS = ("content_date", "first_date", "rowid", "bm25", "similarity", "keyword_rank", "semantic_rank")
 # The MMR pool admits this many times max_per_type of one type: spare same-type candidates let
 # MMR prefer another file of that type, without one type crowding every other out of the pool.
 POOL_FACTOR = 2

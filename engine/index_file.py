@@ -65,11 +65,11 @@ def _write_batch(conn: Connection, batch: list[tuple[Chunk, bool]], embed: Embed
     before = max_rowid(conn)
     conn.executemany(
         "INSERT INTO chunks(id, source_file, source_type, content, metadata, embedding, "
-        "indexed_at, content_hash, content_date, embedding_truncated) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "indexed_at, content_hash, content_date, first_date, embedding_truncated) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(c.id, c.source_file, c.source_type, c.content,
           json.dumps(c.metadata, ensure_ascii=False, default=str), blob(e.vector), indexed_at,
-          c.content_hash, c.content_date, int(e.truncated))
+          c.content_hash, c.content_date, c.first_date, int(e.truncated))
          for (c, _), e in zip(batch, got, strict=True)])
     mirror_new_rows(conn, before)
     reopen_backfill(conn, embed, [(c.id, e) for (c, _), e in zip(batch, got, strict=True)])

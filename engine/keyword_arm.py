@@ -46,7 +46,7 @@ POSTINGS_BUDGET = 60_000  # chunks the slow paths may score (about 30 ms here)
 
 SELECT = (
     "SELECT c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
-    "c.metadata, c.embedding_truncated, -{rank} AS score "
+    "c.first_date, c.metadata, c.embedding_truncated, -{rank} AS score "
     "FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
     "WHERE chunks_fts MATCH ? AND {where}{newest} ORDER BY {rank} LIMIT ?")
 # Without a filter: rank inside FTS5 first, then read only the ``depth`` chunks. The join above
@@ -54,7 +54,7 @@ SELECT = (
 # the and-first queries at 500k (docs/benchmarks.md, "The keyword arm").
 SELECT_UNFILTERED = (
     "SELECT c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
-    "c.metadata, c.embedding_truncated, t.score FROM (SELECT rowid, -{rank} AS score "
+    "c.first_date, c.metadata, c.embedding_truncated, t.score FROM (SELECT rowid, -{rank} AS score "
     "FROM chunks_fts WHERE chunks_fts MATCH ?{newest} ORDER BY {rank} LIMIT ?) t "
     "JOIN chunks c ON c.rowid = t.rowid ORDER BY t.score DESC")
 # {rank}: bm25(chunks_fts), or memlens_bm25 given the exact counts the plan already holds, which

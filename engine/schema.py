@@ -25,7 +25,7 @@ from pathlib import Path
 from .cjk import GLOB, has_unsegmented
 from .db import Connection, IndexUnavailable, OperationalError, connect, transaction
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # two characters after the text: every 1-2 character string in it starts a trigram
 CJK_PAD = "char(10, 10)"
@@ -74,6 +74,24 @@ MESSAGE_DDL = [
     "DELETE FROM message_vectors WHERE chunk_rowid = old.rowid; END",
 ]
 
+# A chunk's first date when it spans days (a chat window over two sessions): date filters match
+# a chunk by its whole span, content_date..first_date (engine/filters.py). Migration v6, which
+# fills it for chat windows from their metadata's first_ts.
+SPAN_INDEX = ("CREATE INDEX IF NOT EXISTS chunks_first_date ON chunks(first_date) "
+              "WHERE first_date IS NOT NULL")
+
+
+def backfill_first_dates(conn: Connection) -> int:
+    """Give every indexed chunk that spans days its first date (a v5 index's migration): the
+    date part of ``first_ts`` in its metadata, kept only when it is a date before its own."""
+    first = ("CASE WHEN json_valid(metadata) THEN CASE WHEN json_type(metadata, '$.first_ts') "
+             "= 'text' THEN substr(json_extract(metadata, '$.first_ts'), 1, 10) END END")
+    return conn.execute(
+        f"UPDATE chunks SET first_date = {first} WHERE metadata LIKE '%\"first_ts\"%' "
+        f"AND content_date IS NOT NULL AND {first} < content_date "
+        f"AND {first} GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'").rowcount
+
+
 # the FTS5 tokenizer: the index and engine/stemmer.py must read words alike
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -88,13 +106,15 @@ CREATE TABLE IF NOT EXISTS chunks (
     indexed_at TEXT NOT NULL,
     content_hash TEXT NOT NULL,
     content_date TEXT,
-    embedding_truncated INTEGER NOT NULL DEFAULT 0
+    embedding_truncated INTEGER NOT NULL DEFAULT 0,
+    first_date TEXT      -- a span's first date, when before content_date (docs/data-layer.md)
 );
 -- covering: a file's chunk ids and hashes come from the index alone (the level-two diff)
 CREATE INDEX IF NOT EXISTS chunks_file_hash ON chunks(source_file, id, content_hash);
 CREATE INDEX IF NOT EXISTS chunks_source_type_date ON chunks(source_type, content_date);
 CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(content_hash) WHERE embedding IS NULL;
 CREATE INDEX IF NOT EXISTS chunks_date ON chunks(content_date);
+{SPAN_INDEX};
 
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content, source_file, source_type,
@@ -166,6 +186,7 @@ MIGRATIONS: dict[int, list[str | Callable[[Connection], object]]] = {
     ],
     4: GENERATION_DDL,  # the vector generation log (engine/vector_sidecar.py)
     5: MESSAGE_DDL,  # message vectors of chat windows (engine/message_vectors.py)
+    6: ["ALTER TABLE chunks ADD COLUMN first_date TEXT", backfill_first_dates, SPAN_INDEX],
 }
 
 

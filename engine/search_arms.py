@@ -23,7 +23,7 @@ from .timeline import source_types as indexed_types
 from .vector_index import VectorIndex
 
 ROW_COLUMNS = ("c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
-               "c.metadata, c.embedding_truncated")
+               "c.first_date, c.metadata, c.embedding_truncated")
 
 
 def keyword_candidates(conn: Connection, parsed: ParsedQuery, depth: int, filters: Filters,
@@ -120,7 +120,8 @@ def _candidate(row) -> Candidate:
     metadata = parse_metadata(row["metadata"])
     return Candidate(
         id=row["id"], content=row["content"], source_file=row["source_file"],
-        source_type=row["source_type"], content_date=row["content_date"], metadata=metadata,
+        source_type=row["source_type"], content_date=row["content_date"],
+        first_date=row["first_date"], metadata=metadata,
         rowid=row["rowid"], embedding_truncated=bool(row["embedding_truncated"]))
 
 
@@ -128,7 +129,7 @@ def _fetch_rows(conn: Connection, rowids: list[int]) -> dict[int, Any]:
     if not rowids:
         return {}
     rows = conn.execute(
-        "SELECT rowid, id, content, source_file, source_type, content_date, metadata, "
+        "SELECT rowid, id, content, source_file, source_type, content_date, first_date, metadata, "
         f"embedding_truncated FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})",
         rowids).fetchall()
     return {r["rowid"]: r for r in rows}

@@ -117,11 +117,16 @@ def assert_consistent(db_path: Path) -> None:
         conn.close()
 
 
+V6_DROPS = ("DROP INDEX chunks_first_date", "ALTER TABLE chunks DROP COLUMN first_date")
+
+
 def migrate_from(db_path: Path, version: int, drops: tuple[str, ...]) -> None:
     """Make the index one of schema ``version`` (``drops`` remove what it did not have), check
     that a reader refuses it with the one-line advice, and let a writer migrate it back."""
     from engine.schema import SCHEMA_VERSION, SchemaMismatch, ensure_schema, open_reader
 
+    if version < 6:  # v6 added a column, which its migration adds again
+        drops = (*drops, *V6_DROPS)
     conn = connect(db_path)
     for statement in (*drops, f"PRAGMA user_version = {version}"):
         conn.execute(statement)

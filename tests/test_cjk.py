@@ -110,8 +110,8 @@ def test_a_word_inside_a_sentence_is_found(cjk_root, monkeypatch, query, chunk_i
     rows = cjk_search(conn, query, 10)
     assert rows and rows[0]["id"] == chunk_id
     assert query in rows[0]["content"] and rows[0]["score"] > 0
-    assert {"rowid", "id", "content", "source_file", "source_type", "content_date", "metadata",
-            "embedding_truncated", "score"} == set(rows[0].keys())
+    assert {"rowid", "id", "content", "source_file", "source_type", "content_date", "first_date",
+            "metadata", "embedding_truncated", "score"} == set(rows[0].keys())
 
 
 def test_a_read_only_reader_searches_without_writing(cjk_root):

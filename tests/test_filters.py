@@ -24,14 +24,20 @@ CHUNKS = [  # id, source_type, source_file, content_date, metadata
      {"frontmatter": {"status": None, "score": 1.5}}),
     ("g", "cgm", "data/health/cgm/2026-04-01.json", "2026-04-01", {"tags": {"k": "garden"}}),
     ("h", "note", "notes/odd.md", "2026-03-15T23:59:00", {}),  # not the documented form
+    ("i", "telegram", "data/telegram/chat.jsonl", "2026-03-20", {}),  # spans from 03-14
 ]
+FIRST_DATES = {"i": "2026-03-14"}  # a chat window over two sessions
 
 CASES = [
-    ({}, "abcdefgh"),
+    ({}, "abcdefghi"),
     ({"source_types": ["note"]}, "bcdh"),
-    ({"source_types": []}, "abcdefgh"),
-    ({"since": "2026-03-01", "until": "2026-03-15"}, "abh"),
-    ({"since": "2026-03-15"}, "bcgh"),
+    ({"source_types": []}, "abcdefghi"),
+    ({"since": "2026-03-01", "until": "2026-03-15"}, "abhi"),  # i: its first day is in it
+    ({"since": "2026-03-15"}, "bcghi"),
+    ({"until": "2026-03-14"}, "aefi"),
+    ({"since": "2026-03-15", "until": "2026-03-19"}, "bhi"),  # inside the span: it overlaps
+    ({"since": "2026-03-21"}, "cg"),
+    ({"month_day": "03-14"}, "i"),
     ({"until": "2025-12-31"}, "ef"),
     ({"since": date(2026, 3, 31), "until": "2026-03-31T08:00"}, "c"),
     ({"month_day": "03-15"}, "befh"),
@@ -54,9 +60,9 @@ CASES = [
 def table(tmp_path_factory):
     conn = connect(tmp_path_factory.mktemp("filters") / "t.db")
     conn.execute("CREATE TABLE chunks (id TEXT, source_type TEXT, source_file TEXT, "
-                 "content_date TEXT, metadata TEXT)")
-    conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?)",
-                     [(i, t, f, d, json.dumps(m)) for i, t, f, d, m in CHUNKS])
+                 "content_date TEXT, metadata TEXT, first_date TEXT)")
+    conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?)",
+                     [(i, t, f, d, json.dumps(m), FIRST_DATES.get(i)) for i, t, f, d, m in CHUNKS])
     yield conn
     conn.close()
 
@@ -64,7 +70,8 @@ def table(tmp_path_factory):
 def candidate(row, **kw) -> Candidate:
     cid, source_type, source_file, content_date, meta = row
     return Candidate(id=cid, content=f"content of {cid}", source_file=source_file,
-                     source_type=source_type, content_date=content_date, metadata=meta, **kw)
+                     source_type=source_type, content_date=content_date,
+                     first_date=FIRST_DATES.get(cid), metadata=meta, **kw)
 
 
 @pytest.mark.parametrize(("kwargs", "expected"), CASES)

@@ -28,6 +28,9 @@ class Chunk:
     metadata: dict[str, Any] = field(default_factory=dict)
     content_hash: str = ""
     content_date: str | None = None  # ISO date (YYYY-MM-DD) that drives recency decay
+    # the date the content starts on when it spans days before content_date (a chat window
+    # over two sessions), else None: date filters match a chunk by its whole span
+    first_date: str | None = None
 
     def __post_init__(self) -> None:
         if not self.content_hash:

@@ -54,11 +54,15 @@ def json_safe(value: Any) -> Any:
 
 
 def make_chunk(chunk_id: str, source_file: str, source_type: str, content: str,
-               metadata: dict[str, Any], content_date: str | None) -> Chunk:
-    """Build a Chunk with cleaned content and JSON-safe metadata."""
+               metadata: dict[str, Any], content_date: str | None,
+               first_date: str | None = None) -> Chunk:
+    """Build a Chunk with cleaned content and JSON-safe metadata; ``first_date`` is kept only
+    when it is before ``content_date`` (a span of days)."""
+    if not (first_date and content_date and first_date < content_date):
+        first_date = None
     return Chunk(id=chunk_id, source_file=source_file, source_type=source_type,
                  content=clean_text(content), metadata=json_safe(metadata),
-                 content_date=content_date)
+                 content_date=content_date, first_date=first_date)
 
 
 def short_message(exc: Exception) -> str:

@@ -153,7 +153,7 @@ class MessagingExtractor(BaseExtractor):
         if threads:
             metadata["threads"] = threads
         return make_chunk(f"{source_file}#w{index}", source_file, self.source_type, content,
-                          metadata, last.dt.date().isoformat())
+                          metadata, last.dt.date().isoformat(), first.dt.date().isoformat())
 
 
 class SlackExtractor(MessagingExtractor):

@@ -1,0 +1,132 @@
+"""A chunk that spans days is dated by its whole span: a chat window that starts on the day a
+query names is found by that day, though its newest message is from a later one
+(engine/filters.py, engine/schema.py migration v6)."""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from engine.config import load_config
+from engine.db import connect
+from engine.extractors.base import Problems
+from engine.extractors.messaging import TelegramExtractor
+from engine.indexer import reindex
+from engine.searcher import Searcher
+from tests.conftest import CountingEmbedder, migrate_from
+
+NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+FIRST_DAY = datetime(2026, 3, 14, 18, 0, tzinfo=UTC)
+LATER_DAY = datetime(2026, 3, 20, 9, 0, tzinfo=UTC)
+WINDOW = "data/telegram/ana.jsonl#w0"
+
+
+def chat_lines() -> str:
+    """One window of ten: six messages on 14 March (the pottery class), four on 20 March."""
+    texts = ["the pottery class tonight was wonderful", "what did you make?",
+             "a small blue bowl, glazed twice", "send a photo", "later, it is drying",
+             "good night", "morning! the bowl came out of the kiln", "it looks great",
+             "thanks, next week a vase", "see you then"]
+    lines = []
+    for i, text in enumerate(texts):
+        when = (FIRST_DAY if i < 6 else LATER_DAY) + timedelta(minutes=i)
+        lines.append(json.dumps({"date": when.isoformat(), "from": ("Ana", "Ben")[i % 2],
+                                 "text": text}))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def root(tmp_path):
+    (tmp_path / "data/telegram").mkdir(parents=True)
+    (tmp_path / "data/telegram/ana.jsonl").write_text(chat_lines())
+    (tmp_path / "data/telegram/same-day.jsonl").write_text(json.dumps(
+        {"date": FIRST_DAY.isoformat(), "from": "Ola", "text": "pottery supplies ordered"}) + "\n")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes/clay.md").write_text(
+        "---\ndate: 2026-03-14\n---\nPottery wheel notes: centre the clay first.\n")
+    reindex(config=load_config(tmp_path), embedder=CountingEmbedder())
+    return tmp_path
+
+
+@contextmanager
+def searching(root):
+    searcher = Searcher(load_config(root), embedder=CountingEmbedder())
+    try:
+        yield searcher
+    finally:
+        searcher.close()
+
+
+def first_dates(root) -> dict[str, str | None]:
+    conn = connect(load_config(root).db_path)
+    try:
+        return dict(conn.execute("SELECT id, first_date FROM chunks"))
+    finally:
+        conn.close()
+
+
+def test_a_window_over_two_days_records_its_first_day_and_a_one_day_chunk_none(tmp_path):
+    log = tmp_path / "ana.jsonl"
+    log.write_text(chat_lines())
+    (chunk,) = TelegramExtractor().extract(log, "data/telegram/ana.jsonl", Problems())
+    assert (chunk.first_date, chunk.content_date) == ("2026-03-14", "2026-03-20")
+    log.write_text(chat_lines().splitlines()[0] + "\n")
+    (one_day,) = TelegramExtractor().extract(log, "data/telegram/ana.jsonl", Problems())
+    assert (one_day.first_date, one_day.content_date) == (None, "2026-03-14")
+
+
+def test_the_index_stores_the_span(root):
+    dates = first_dates(root)
+    assert dates[WINDOW] == "2026-03-14"
+    assert dates["data/telegram/same-day.jsonl#w0"] is None
+    assert all(v is None for k, v in dates.items() if k.startswith("notes/"))
+
+
+@pytest.mark.parametrize("mode", ["keyword", "semantic", "hybrid"])
+@pytest.mark.parametrize("query", ["pottery class on 14 March 2026",
+                                   "pottery class between March 10 and March 15 2026"])
+def test_a_phrase_naming_the_first_day_finds_the_window(root, mode, query):
+    with searching(root) as searcher:
+        response = searcher.search(query, mode=mode, now=NOW)
+    ids = [r.id for r in response.results]
+    assert WINDOW in ids, ids
+    # found inside the range, not by the fallback that searches every date
+    assert "every date searched" not in (response.time or "")
+
+
+def test_a_range_after_the_span_or_before_it_leaves_the_window_out(root):
+    with searching(root) as searcher:
+        after = searcher.search("pottery", mode="keyword", now=NOW, since="2026-03-21")
+        before = searcher.search("pottery", mode="keyword", now=NOW, until="2026-03-13")
+        inside = searcher.search("pottery", mode="keyword", now=NOW, since="2026-03-16",
+                                 until="2026-03-18")
+    assert WINDOW not in [r.id for r in after.results]
+    assert WINDOW not in [r.id for r in before.results]
+    # a range inside the span overlaps it: the window's messages surround those days
+    assert [r.id for r in inside.results] == [WINDOW]
+
+
+def test_a_v5_index_is_migrated_and_its_windows_get_their_first_day(root):
+    config = load_config(root)
+    conn = connect(config.db_path)
+    # a hand-edited row whose metadata is no JSON must not stop the migration
+    conn.execute("UPDATE chunks SET metadata = 'not json {\"first_ts\"' "
+                 "WHERE id = 'data/telegram/same-day.jsonl#w0'")
+    conn.commit()
+    conn.close()
+    migrate_from(config.db_path, 5, ())
+    dates = first_dates(root)
+    assert dates[WINDOW] == "2026-03-14"
+    assert dates["data/telegram/same-day.jsonl#w0"] is None
+    conn = connect(config.db_path)
+    try:
+        assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_first_date'"
+                            ).fetchone()
+    finally:
+        conn.close()
+    with searching(root) as searcher:
+        found = searcher.search("pottery class on 14 March 2026", mode="keyword", now=NOW)
+    assert WINDOW in [r.id for r in found.results]
