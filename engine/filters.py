@@ -37,13 +37,17 @@ class Filters:
     tags: tuple[str, ...] | None = None
     frontmatter: tuple[tuple[str, Any], ...] | None = None
     person: PersonFilter | None = None
+    # the index's longest chunk span in days (engine/spans.py): bounds the SQL of ``until``;
+    # None (not known) takes the unbounded form, which selects the same chunks
+    span_days: int | None = None
 
     @classmethod
     def build(cls, source_types: Sequence[str] | None = None, since: Any = None,
               until: Any = None, month_day: str | None = None, path_prefix: str | None = None,
               tags: Sequence[str] | None = None, frontmatter: Mapping[str, Any] | None = None,
-              person: PersonFilter | None = None) -> Filters:
-        """Filters from a caller's arguments, each checked (:class:`SearchError`)."""
+              person: PersonFilter | None = None, span_days: int | None = None) -> Filters:
+        """Filters from a caller's arguments, each checked (:class:`SearchError`);
+        ``span_days``: the index's longest span (engine/spans.py), for the SQL form."""
         if source_types is not None and (isinstance(source_types, str | Mapping)
                                          or not all(isinstance(t, str) for t in source_types)):
             raise SearchError("source_types must be a list of source type names")
@@ -60,7 +64,8 @@ class Filters:
         return cls(tuple(source_types) if source_types else None, _day(since, "since"),
                    _day(until, "until"), month_day, path_prefix or None,
                    tuple(tags) if tags else None,
-                   tuple(sorted(frontmatter.items())) if frontmatter else None, person)
+                   tuple(sorted(frontmatter.items())) if frontmatter else None, person,
+                   span_days)
 
     @property
     def dated(self) -> bool:
@@ -92,12 +97,10 @@ class Filters:
         if self.source_types:
             clauses.append(f"{alias}.source_type IN ({','.join('?' * len(self.source_types))})")
             args += list(self.source_types)
-        if self.since:
-            clauses.append(f"{alias}.content_date >= ?")
-            args.append(self.since)
-        if self.until:  # before the next day: inclusive on the date part, and index-friendly
-            clauses.append(f"({alias}.content_date < ? OR {alias}.first_date < ?)")
-            args += [_next_day(self.until)] * 2
+        if self.since or self.until:
+            clause, more = self._range_sql(alias)
+            clauses.append(clause)
+            args += more
         if self.month_day:
             clauses.append(f"(substr({alias}.content_date, 6, 5) = ? "
                            f"OR substr({alias}.first_date, 6, 5) = ?)")
@@ -116,6 +119,27 @@ class Filters:
                 "" if sql_value is None else f" AND json_extract({alias}.metadata, ?) = ?"))
             args += [path, kind] + ([] if sql_value is None else [path, sql_value])
         return (" AND ".join(clauses) or "1=1"), args
+
+    def _range_sql(self, alias: str) -> tuple[str, list]:
+        """since/until over a chunk's span (module docstring). ``until`` compares with the next
+        day: inclusive on the date part, and index-friendly. A chunk ending after ``until`` is
+        in when its first day is not: the second branch reads only the ``span_days`` days after
+        ``until`` of the index chunks_span (engine/spans.py)."""
+        c = alias
+        since = ([f"{c}.content_date >= ?"], [self.since]) if self.since else ([], [])
+        if not self.until:
+            return since[0][0], since[1]
+        end = _next_day(self.until)
+        ending = (" AND ".join([*since[0], f"{c}.content_date < ?"]), [*since[1], end])
+        if self.span_days == 0:  # no chunk spans days
+            return ending
+        lower = max(self.since or end, end)
+        if self.span_days is None:
+            spanning = (f"{c}.content_date >= ? AND {c}.first_date < ?", [lower, end])
+        else:
+            spanning = (f"{c}.content_date >= ? AND {c}.content_date < ? AND {c}.first_date < ?",
+                        [lower, _next_day(self.until, 1 + self.span_days), end])
+        return f"(({ending[0]}) OR ({spanning[0]}))", ending[1] + spanning[1]
 
     def rowid_queries(self) -> list[tuple[str, list]]:
         """Queries of rowids whose intersection is the chunks passing every filter but the
@@ -174,9 +198,9 @@ def _day(value: Any, what: str) -> str | None:
         raise SearchError(f"{what} must be a date (YYYY-MM-DD), not {str(value)[:40]!r}") from None
 
 
-def _next_day(day: str) -> str:
+def _next_day(day: str, days: int = 1) -> str:
     try:
-        return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
+        return (date.fromisoformat(day) + timedelta(days=days)).isoformat()
     except OverflowError:  # 9999-12-31: above every date
         return "9999-12-32"
 

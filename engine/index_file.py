@@ -29,6 +29,7 @@ from .index_stats import FileError, IndexStats
 from .message_vectors import store as store_messages
 from .scanner import SourceFile
 from .schema import max_rowid, mirror_new_rows
+from .spans import record_spans, span_days
 
 READ_ATTEMPTS = 3
 CHANGED_MTIME = -1.0  # no file has it: "read while it changed", never up to date
@@ -72,6 +73,7 @@ def _write_batch(conn: Connection, batch: list[tuple[Chunk, bool]], embed: Embed
           c.content_hash, c.content_date, c.first_date, int(e.truncated))
          for (c, _), e in zip(batch, got, strict=True)])
     mirror_new_rows(conn, before)
+    record_spans(conn, (span_days(c.content_date, c.first_date) for c, _ in batch))
     reopen_backfill(conn, embed, [(c.id, e) for (c, _), e in zip(batch, got, strict=True)])
     messages = {c.id: e.messages for (c, _), e in zip(batch, got, strict=True)
                 if e.messages is not None}

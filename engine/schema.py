@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .cjk import GLOB, has_unsegmented
 from .db import Connection, IndexUnavailable, OperationalError, connect, transaction
+from .spans import SPAN_INDEX, backfill_first_dates
 
 SCHEMA_VERSION = 6
 
@@ -74,24 +75,6 @@ MESSAGE_DDL = [
     "DELETE FROM message_vectors WHERE chunk_rowid = old.rowid; END",
 ]
 
-# A chunk's first date when it spans days (a chat window over two sessions): date filters match
-# a chunk by its whole span, content_date..first_date (engine/filters.py). Migration v6, which
-# fills it for chat windows from their metadata's first_ts.
-SPAN_INDEX = ("CREATE INDEX IF NOT EXISTS chunks_first_date ON chunks(first_date) "
-              "WHERE first_date IS NOT NULL")
-
-
-def backfill_first_dates(conn: Connection) -> int:
-    """Give every indexed chunk that spans days its first date (a v5 index's migration): the
-    date part of ``first_ts`` in its metadata, kept only when it is a date before its own."""
-    first = ("CASE WHEN json_valid(metadata) THEN CASE WHEN json_type(metadata, '$.first_ts') "
-             "= 'text' THEN substr(json_extract(metadata, '$.first_ts'), 1, 10) END END")
-    return conn.execute(
-        f"UPDATE chunks SET first_date = {first} WHERE metadata LIKE '%\"first_ts\"%' "
-        f"AND content_date IS NOT NULL AND {first} < content_date "
-        f"AND {first} GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'").rowcount
-
-
 # the FTS5 tokenizer: the index and engine/stemmer.py must read words alike
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -107,7 +90,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     content_hash TEXT NOT NULL,
     content_date TEXT,
     embedding_truncated INTEGER NOT NULL DEFAULT 0,
-    first_date TEXT      -- a span's first date, when before content_date (docs/data-layer.md)
+    first_date TEXT      -- a span's first day, when before content_date (engine/spans.py)
 );
 -- covering: a file's chunk ids and hashes come from the index alone (the level-two diff)
 CREATE INDEX IF NOT EXISTS chunks_file_hash ON chunks(source_file, id, content_hash);
@@ -186,7 +169,10 @@ MIGRATIONS: dict[int, list[str | Callable[[Connection], object]]] = {
     ],
     4: GENERATION_DDL,  # the vector generation log (engine/vector_sidecar.py)
     5: MESSAGE_DDL,  # message vectors of chat windows (engine/message_vectors.py)
-    6: ["ALTER TABLE chunks ADD COLUMN first_date TEXT", backfill_first_dates, SPAN_INDEX],
+    # a chunk's first day when it spans days (engine/spans.py)
+    6: ["ALTER TABLE chunks ADD COLUMN first_date TEXT",
+        "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        backfill_first_dates, SPAN_INDEX],
 }
 
 

@@ -35,6 +35,7 @@ from .search_options import MAX_LIMIT, MODES, SORTS
 from .search_pipeline import run_query
 from .search_response import SearchResponse
 from .sidecar_index import SidecarIndex, open_vector_index, refreshed
+from .spans import longest_span
 from .timephrase import SearchTime, search_time
 from .vector_index import VectorIndex
 
@@ -184,7 +185,8 @@ class Searcher:
         with self._lock:
             build = functools.partial(Filters.build, source_types, path_prefix=path_prefix,
                                       tags=tags, frontmatter=frontmatter,
-                                      person=self._person(person))
+                                      person=self._person(person),
+                                      span_days=longest_span(self.connection()))
             filters = build(since=when.since, until=when.until, month_day=when.month_day)
             response = run_query(self, query, when, limit, filters, mode, rerank, now, sort,
                                  bool(decay))

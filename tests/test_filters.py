@@ -37,6 +37,9 @@ CASES = [
     ({"until": "2026-03-14"}, "aefi"),
     ({"since": "2026-03-15", "until": "2026-03-19"}, "bhi"),  # inside the span: it overlaps
     ({"since": "2026-03-21"}, "cg"),
+    ({"since": "2026-03-14", "until": "2026-03-14"}, "i"),  # its first day only
+    ({"since": "2026-03-20", "until": "2026-03-20"}, "i"),  # its last day only
+    ({"since": "2026-03-02", "until": "2026-03-13"}, ""),  # the day before it starts
     ({"month_day": "03-14"}, "i"),
     ({"until": "2025-12-31"}, "ef"),
     ({"since": date(2026, 3, 31), "until": "2026-03-31T08:00"}, "c"),
@@ -74,13 +77,21 @@ def candidate(row, **kw) -> Candidate:
                      first_date=FIRST_DATES.get(cid), metadata=meta, **kw)
 
 
+@pytest.mark.parametrize("span_days", [None, 6, 9])  # i spans 6 days; unknown; an upper bound
 @pytest.mark.parametrize(("kwargs", "expected"), CASES)
-def test_sql_and_matches_agree(table, kwargs, expected):
-    filters = Filters.build(**kwargs)
+def test_sql_and_matches_agree(table, kwargs, expected, span_days):
+    filters = Filters.build(**kwargs, span_days=span_days)
     where, args = filters.sql("c")
     by_sql = {r[0] for r in table.execute(f"SELECT c.id FROM chunks c WHERE {where}", args)}
     by_memory = {row[0] for row in CHUNKS if filters.matches(candidate(row))}
     assert by_sql == by_memory == set(expected)
+
+
+def test_no_span_in_the_index_keeps_the_one_range_form():
+    where, args = Filters.build(since="2026-03-01", until="2026-03-15", span_days=0).sql("c")
+    assert "first_date" not in where and args == ["2026-03-01", "2026-03-16"]
+    where, _ = Filters.build(until="2026-03-15", span_days=6).sql("c")
+    assert "c.first_date < ?" in where
 
 
 def test_the_vector_mask_queries_select_the_same_chunks(table):

@@ -16,6 +16,7 @@ from engine.extractors.base import Problems
 from engine.extractors.messaging import TelegramExtractor
 from engine.indexer import reindex
 from engine.searcher import Searcher
+from engine.spans import longest_span
 from tests.conftest import CountingEmbedder, migrate_from
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
@@ -78,9 +79,14 @@ def test_a_window_over_two_days_records_its_first_day_and_a_one_day_chunk_none(t
     assert (one_day.first_date, one_day.content_date) == (None, "2026-03-14")
 
 
-def test_the_index_stores_the_span(root):
+def test_the_index_stores_the_span_and_its_longest_one(root):
     dates = first_dates(root)
     assert dates[WINDOW] == "2026-03-14"
+    conn = connect(load_config(root).db_path)
+    try:
+        assert longest_span(conn) == 6
+    finally:
+        conn.close()
     assert dates["data/telegram/same-day.jsonl#w0"] is None
     assert all(v is None for k, v in dates.items() if k.startswith("notes/"))
 
@@ -109,6 +115,25 @@ def test_a_range_after_the_span_or_before_it_leaves_the_window_out(root):
     assert [r.id for r in inside.results] == [WINDOW]
 
 
+def test_an_appended_window_that_spans_longer_raises_the_longest_span(root):
+    log = root / "data/telegram/ana.jsonl"
+    late = datetime(2026, 4, 30, 8, 0, tzinfo=UTC)
+    log.write_text(log.read_text() + "".join(json.dumps(
+        {"date": (late if i else LATER_DAY + timedelta(hours=1)).isoformat(), "from": "Ana",
+         "text": f"more clay news {i}"}) + "\n" for i in range(3)))
+    reindex(config=load_config(root), embedder=CountingEmbedder())
+    dates = first_dates(root)
+    assert dates["data/telegram/ana.jsonl#w1"] == "2026-03-20"
+    conn = connect(load_config(root).db_path)
+    try:
+        assert longest_span(conn) == 41  # 20 March .. 30 April
+    finally:
+        conn.close()
+    with searching(root) as searcher:
+        found = searcher.search("clay news", mode="keyword", now=NOW, until="2026-03-21")
+    assert "data/telegram/ana.jsonl#w1" in [r.id for r in found.results]
+
+
 def test_a_v5_index_is_migrated_and_its_windows_get_their_first_day(root):
     config = load_config(root)
     conn = connect(config.db_path)
@@ -117,14 +142,15 @@ def test_a_v5_index_is_migrated_and_its_windows_get_their_first_day(root):
                  "WHERE id = 'data/telegram/same-day.jsonl#w0'")
     conn.commit()
     conn.close()
-    migrate_from(config.db_path, 5, ())
+    migrate_from(config.db_path, 5, ("DELETE FROM meta WHERE key = 'longest_span_days'",))
     dates = first_dates(root)
     assert dates[WINDOW] == "2026-03-14"
     assert dates["data/telegram/same-day.jsonl#w0"] is None
     conn = connect(config.db_path)
     try:
-        assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_first_date'"
+        assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_span'"
                             ).fetchone()
+        assert longest_span(conn) == 6
     finally:
         conn.close()
     with searching(root) as searcher:
