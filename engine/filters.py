@@ -98,9 +98,10 @@ class Filters:
             clauses.append(f"{alias}.source_type IN ({','.join('?' * len(self.source_types))})")
             args += list(self.source_types)
         if self.since or self.until:
-            clause, more = self._range_sql(alias)
-            clauses.append(clause)
-            args += more
+            branches = self._range_branches(alias)
+            clauses.append(branches[0][0] if len(branches) == 1
+                           else "(" + " OR ".join(f"({b})" for b, _ in branches) + ")")
+            args += [a for _, more in branches for a in more]
         if self.month_day:
             clauses.append(f"(substr({alias}.content_date, 6, 5) = ? "
                            f"OR substr({alias}.first_date, 6, 5) = ?)")
@@ -120,26 +121,27 @@ class Filters:
             args += [path, kind] + ([] if sql_value is None else [path, sql_value])
         return (" AND ".join(clauses) or "1=1"), args
 
-    def _range_sql(self, alias: str) -> tuple[str, list]:
-        """since/until over a chunk's span (module docstring). ``until`` compares with the next
-        day: inclusive on the date part, and index-friendly. A chunk ending after ``until`` is
-        in when its first day is not: the second branch reads only the ``span_days`` days after
+    def _range_branches(self, alias: str) -> list[tuple[str, list]]:
+        """since/until over a chunk's span (module docstring), as disjoint branches: the chunks
+        ending in the range, and (when some chunk spans days) those ending after ``until``
+        whose first day is not. ``until`` compares with the next day: inclusive on the date
+        part, and index-friendly. The second branch reads only the ``span_days`` days after
         ``until`` of the index chunks_span (engine/spans.py)."""
         c = alias
         since = ([f"{c}.content_date >= ?"], [self.since]) if self.since else ([], [])
         if not self.until:
-            return since[0][0], since[1]
+            return [(since[0][0], since[1])]
         end = _next_day(self.until)
         ending = (" AND ".join([*since[0], f"{c}.content_date < ?"]), [*since[1], end])
         if self.span_days == 0:  # no chunk spans days
-            return ending
+            return [ending]
         lower = max(self.since or end, end)
         if self.span_days is None:
             spanning = (f"{c}.content_date >= ? AND {c}.first_date < ?", [lower, end])
         else:
             spanning = (f"{c}.content_date >= ? AND {c}.content_date < ? AND {c}.first_date < ?",
                         [lower, _next_day(self.until, 1 + self.span_days), end])
-        return f"(({ending[0]}) OR ({spanning[0]}))", ending[1] + spanning[1]
+        return [ending, spanning]
 
     def rowid_queries(self) -> list[tuple[str, list]]:
         """Queries of rowids whose intersection is the chunks passing every filter but the
@@ -147,8 +149,16 @@ class Filters:
         out = []
         if self.dated or any(v is not None for v in (self.path_prefix, self.tags,
                                                      self.frontmatter)):
-            where, args = replace(self, source_types=None, person=None).sql()
-            out.append((f"SELECT c.rowid FROM chunks c WHERE {where}", args))
+            rest = replace(self, source_types=None, person=None)
+            branches = rest._range_branches("c") if rest.since or rest.until else []
+            if len(branches) < 2:
+                where, args = rest.sql()
+                out.append((f"SELECT c.rowid FROM chunks c WHERE {where}", args))
+            else:  # disjoint: UNION ALL keeps each branch on its covering index, unsorted
+                where, args = replace(rest, since=None, until=None).sql()
+                out.append((" UNION ALL ".join(
+                    f"SELECT c.rowid FROM chunks c WHERE {where} AND {b}" for b, _ in branches),
+                    [a for _, more in branches for a in [*args, *more]]))
         if self.person is not None:
             out.append(self.person.rowids_sql())  # index lookups, not a scan of chunks
         return out

@@ -87,6 +87,25 @@ def test_sql_and_matches_agree(table, kwargs, expected, span_days):
     assert by_sql == by_memory == set(expected)
 
 
+@pytest.mark.parametrize("span_days", [None, 6])
+@pytest.mark.parametrize(("kwargs", "expected"), CASES)
+def test_the_vector_mask_selects_what_the_sql_form_does(table, kwargs, expected, span_days):
+    filters = Filters.build(**{k: v for k, v in kwargs.items() if k != "source_types"},
+                            span_days=span_days)
+    where, args = filters.sql("c")
+    by_sql = {r[0] for r in table.execute(f"SELECT c.id FROM chunks c WHERE {where}", args)}
+    masks = filters.rowid_queries()
+    if not masks:  # nothing to mask
+        assert by_sql == {row[0] for row in CHUNKS}
+        return
+    (sql, margs), = masks
+    rowids = [r[0] for r in table.execute(sql, margs)]
+    assert len(rowids) == len(set(rowids))  # the branches of a span are disjoint
+    got = {r[0] for r in table.execute(
+        f"SELECT id FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})", rowids)}
+    assert got == by_sql
+
+
 def test_no_span_in_the_index_keeps_the_one_range_form():
     where, args = Filters.build(since="2026-03-01", until="2026-03-15", span_days=0).sql("c")
     assert "first_date" not in where and args == ["2026-03-01", "2026-03-16"]
