@@ -11,8 +11,8 @@ notes carrying ALL listed tags match. frontmatter: Optional dict of frontmatter 
 strict type matching — string "0" does not match integer 0 (e.g. {"status": "active"}); values \
 must be strings, numbers, booleans or null. source_types: Optional list of source types to keep \
 (e.g. ["note", "journal", "slack"]; index_status lists them). since / until: Optional dates \
-(YYYY-MM-DD), inclusive, on each chunk's content date; they win over a time phrase in the \
-query. A time phrase in the query ("last week", "in March", "2026-03-14", "since June", \
+(YYYY-MM-DD), inclusive, on each chunk's dates (a chat window whose messages span days matches \
+a range its span overlaps); they win over a time phrase in the query. A time phrase in the query ("last week", "in March", "2026-03-14", "since June", \
 "on this day") becomes a date filter and leaves the words searched; the header's time: line \
 says which range (time: 2026-03-09..2026-03-15 (from "last week")). person: Optional name; \
 only chunks where that person takes part (a chat's participants), is named (name or alias, \
