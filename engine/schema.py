@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .cjk import GLOB, has_unsegmented
 from .db import Connection, IndexUnavailable, OperationalError, connect, transaction
-from .spans import SPAN_INDEX, backfill_first_dates
+from .spans import FIRST_DAY_INDEX, SPAN_INDEX, backfill_first_dates
 
 SCHEMA_VERSION = 6
 
@@ -98,6 +98,7 @@ CREATE INDEX IF NOT EXISTS chunks_source_type_date ON chunks(source_type, conten
 CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(content_hash) WHERE embedding IS NULL;
 CREATE INDEX IF NOT EXISTS chunks_date ON chunks(content_date);
 {SPAN_INDEX};
+{FIRST_DAY_INDEX};
 
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content, source_file, source_type,
@@ -172,7 +173,7 @@ MIGRATIONS: dict[int, list[str | Callable[[Connection], object]]] = {
     # a chunk's first day when it spans days (engine/spans.py)
     6: ["ALTER TABLE chunks ADD COLUMN first_date TEXT",
         "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-        backfill_first_dates, SPAN_INDEX],
+        backfill_first_dates, SPAN_INDEX, FIRST_DAY_INDEX],
 }
 
 

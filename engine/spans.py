@@ -19,6 +19,9 @@ from .db import Connection
 LONGEST_SPAN_KEY = "longest_span_days"
 SPAN_INDEX = ("CREATE INDEX IF NOT EXISTS chunks_span ON chunks(content_date, first_date) "
               "WHERE first_date IS NOT NULL")
+# the timeline lists a spanning chunk on its first day too: per type, by that day
+FIRST_DAY_INDEX = ("CREATE INDEX IF NOT EXISTS chunks_first_day ON chunks(source_type, first_date) "
+                   "WHERE first_date IS NOT NULL")
 
 
 def span_days(content_date: str | None, first_date: str | None) -> int:

@@ -54,17 +54,19 @@ class TimeRange:
             return False
         return not self.month_day or text[5:10] == self.month_day_text
 
-    def sql(self, alias: str = "c") -> tuple[str, list]:
-        """The same test as a WHERE fragment over chunks (``since``/``until`` as Filters does)."""
+    def sql(self, alias: str = "c", column: str = "content_date") -> tuple[str, list]:
+        """The same test as a WHERE fragment over chunks (``since``/``until`` as Filters does),
+        on ``column`` (a span's ``first_date`` for the timeline)."""
         clauses, args = [], []
+        col = f"{alias}.{column}"
         if self.since:
-            clauses.append(f"{alias}.content_date >= ?")
+            clauses.append(f"{col} >= ?")
             args.append(self.since.isoformat())
         if self.until:
-            clauses.append(f"{alias}.content_date <= ?")
+            clauses.append(f"{col} <= ?")
             args.append(self.until.isoformat())
         if self.month_day:
-            clauses.append(f"substr({alias}.content_date, 6, 5) = ?")
+            clauses.append(f"substr({col}, 6, 5) = ?")
             args.append(self.month_day_text)
         return " AND ".join(clauses) or "1=1", args
 

@@ -117,7 +117,7 @@ def assert_consistent(db_path: Path) -> None:
         conn.close()
 
 
-V6_DROPS = ("DROP INDEX chunks_span", "ALTER TABLE chunks DROP COLUMN first_date")
+V6_DROPS = ("DROP INDEX chunks_span", "DROP INDEX chunks_first_day", "ALTER TABLE chunks DROP COLUMN first_date")
 
 
 def migrate_from(db_path: Path, version: int, drops: tuple[str, ...]) -> None:

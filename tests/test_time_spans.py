@@ -17,6 +17,7 @@ from engine.extractors.messaging import TelegramExtractor
 from engine.indexer import reindex
 from engine.searcher import Searcher
 from engine.spans import longest_span
+from engine.timeline import timeline
 from tests.conftest import CountingEmbedder, migrate_from
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
@@ -101,6 +102,25 @@ def test_a_phrase_naming_the_first_day_finds_the_window(root, mode, query):
     assert WINDOW in ids, ids
     # found inside the range, not by the fallback that searches every date
     assert "every date searched" not in (response.time or "")
+
+
+def test_the_timeline_lists_the_window_on_its_first_day_and_on_its_last(root):
+    conn = connect(load_config(root).db_path)
+    try:
+        first = timeline(conn, "2026-03-14", now=NOW)
+        last = timeline(conn, "2026-03-20", now=NOW)
+        between = timeline(conn, "2026-03-16", now=NOW)
+    finally:
+        conn.close()
+
+    def chat_items(tl):
+        return [(day.date, item.id, item.timestamp[11:16]) for day in tl.days
+                for group in day.groups if group.source_type == "telegram"
+                for item in group.items]
+    assert (("2026-03-14", WINDOW, "18:00") in chat_items(first)
+            and ("2026-03-20", WINDOW, "09:09") in chat_items(last))
+    assert [g.count for d in first.days for g in d.groups if g.source_type == "telegram"] == [2]
+    assert chat_items(between) == []  # no message was sent in between
 
 
 def test_a_range_after_the_span_or_before_it_leaves_the_window_out(root):
