@@ -103,8 +103,10 @@ class Filters:
                            else "(" + " OR ".join(f"({b})" for b, _ in branches) + ")")
             args += [a for _, more in branches for a in more]
         if self.month_day:
+            # an undated chunk fails in memory too, whatever first day it was left
             clauses.append(f"(substr({alias}.content_date, 6, 5) = ? "
-                           f"OR substr({alias}.first_date, 6, 5) = ?)")
+                           f"OR (substr({alias}.first_date, 6, 5) = ? "
+                           f"AND {alias}.content_date IS NOT NULL))")
             args += [self.month_day] * 2
         if self.path_prefix:
             clauses.append(f"substr({alias}.source_file, 1, ?) = ?")
