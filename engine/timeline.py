@@ -129,8 +129,10 @@ def _date_clause(rng: TimeRange, days: list[str] | None,
 def _month_day_dates(conn: Connection, rng: TimeRange, types: list[str]) -> list[str]:
     """The dates "on this day" means: that month-day in every year from the oldest chunk on."""
     month, day = rng.month_day
-    oldest = [conn.execute("SELECT min(content_date) FROM chunks WHERE source_type = ? AND "
-                           "content_date IS NOT NULL", (t,)).fetchone()[0] for t in types]
+    # a span's first day can be in a year no chunk ends in (New Year's Eve to 2 January)
+    oldest = [conn.execute(f"SELECT min({column}) FROM chunks WHERE source_type = ? AND "
+                           f"{column} IS NOT NULL", (t,)).fetchone()[0]
+              for t in types for column in ("content_date", "first_date")]
     first = min((int(o[:4]) for o in oldest if o and o[:4].isdigit()), default=None)
     last = (rng.until or date.today()).year
     if first is None:
