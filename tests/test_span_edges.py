@@ -47,3 +47,68 @@ def test_on_this_day_finds_a_first_day_in_a_year_no_chunk_ends_in(root):
         conn.close()
     assert listed(eve) == [("2024-12-31", NEW_YEAR)]
     assert listed(second) == [("2025-01-02", NEW_YEAR)]
+
+
+def test_a_span_listed_on_both_ends_keeps_the_limit_and_the_counts_coherent(root):
+    conn = connect(load_config(root).db_path)
+    try:
+        both = timeline(conn, "2024-12-31..2025-01-02", now=NOW)
+        one = timeline(conn, "2024-12-31..2025-01-02", now=NOW, limit=1)
+    finally:
+        conn.close()
+    assert listed(both) == [("2024-12-31", NEW_YEAR), ("2025-01-02", NEW_YEAR)]
+    assert both.total == sum(d.count for d in both.days) == both.shown == 2
+    assert not both.truncated
+    # the limit stops after one item; the later day keeps its count, without items
+    assert listed(one) == [("2024-12-31", NEW_YEAR)] and one.shown == 1 and one.truncated
+    assert [d.count for d in one.days] == [1, 1]
+
+
+def test_the_timeline_rows_render_a_span_on_both_ends(root):
+    from tui.widgets.timeline_rows import clock, timeline_options
+
+    conn = connect(load_config(root).db_path)
+    try:
+        tl = timeline(conn, "2024-12-31..2025-01-02", now=NOW)
+    finally:
+        conn.close()
+    options, items = timeline_options(tl, 100)
+    assert [o.id for o in options if o.id] == ["i0", "i1"]
+    assert [(it.id, clock(it)) for it in items] == [(NEW_YEAR, "22:00"), (NEW_YEAR, "10:00")]
+
+
+def spans_of(db_path) -> tuple[dict, str | None, set]:
+    conn = connect(db_path)
+    try:
+        dates = {cid: (first, last) for cid, first, last in conn.execute(
+            "SELECT id, first_date, content_date FROM chunks")}
+        meta = conn.execute("SELECT value FROM meta WHERE key = 'longest_span_days'").fetchone()
+        indexes = {r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE name IN ('chunks_span', 'chunks_first_day')")}
+        return dates, meta and meta[0], indexes
+    finally:
+        conn.close()
+
+
+def test_every_writer_keeps_a_resumed_windows_first_day(tmp_path):
+    from engine.maintenance import rebuild_vec_index
+
+    log = tmp_path / "data/telegram/trip.jsonl"
+    write_log(log, ["2026-04-01T10:00:00", "2026-04-01T10:05:00"])  # a partial last window
+    config = load_config(tmp_path)
+    reindex(config=config, embedder=CountingEmbedder())
+    with log.open("a") as fh:  # read again from the window's first line (the resume point)
+        fh.write(json.dumps({"date": "2026-04-09T08:00:00", "from": "Ana", "text": "back"}) + "\n")
+    reindex(config=config, embedder=CountingEmbedder())
+    want = ({"data/telegram/trip.jsonl#w0": ("2026-04-01", "2026-04-09")}, "8",
+            {"chunks_span", "chunks_first_day"})
+    assert spans_of(config.db_path) == want
+    reindex(config=config, embedder=CountingEmbedder(), full=True)
+    assert spans_of(config.db_path) == want
+    reindex(config=config, embedder=CountingEmbedder(), re_embed=True)
+    assert spans_of(config.db_path) == want
+    rebuild_vec_index(config.db_path)
+    assert spans_of(config.db_path) == want
+    log.unlink()  # the chunks go; the bound stays, an upper bound (never lowered)
+    reindex(config=config, embedder=CountingEmbedder())
+    assert spans_of(config.db_path) == ({}, "8", {"chunks_span", "chunks_first_day"})
