@@ -112,3 +112,46 @@ def test_every_writer_keeps_a_resumed_windows_first_day(tmp_path):
     log.unlink()  # the chunks go; the bound stays, an upper bound (never lowered)
     reindex(config=config, embedder=CountingEmbedder())
     assert spans_of(config.db_path) == ({}, "8", {"chunks_span", "chunks_first_day"})
+
+
+MIGRATED = [  # id, source_type, content_date, metadata: the first day a v5 row gets
+    ("w-span", "telegram", "2026-03-20", {"first_ts": "2026-03-14T18:00:00"}, "2026-03-14"),
+    ("w-after", "telegram", "2026-03-20", {"first_ts": "2026-03-22T08:00:00"}, None),
+    ("w-number", "telegram", "2026-03-20", {"first_ts": 1773500000}, None),
+    ("w-zone", "telegram", "2026-03-20", {"first_ts": "2026-03-19T23:30:00-08:00",
+                                          "last_ts": "2026-03-20T00:30:00+01:00"}, "2026-03-19"),
+    ("w-unpadded", "telegram", "2026-03-20", {"first_ts": "2026-3-1T08:00"}, None),
+    ("w-null", "telegram", "2026-03-20", None, None),
+    ("w-undated", "telegram", None, {"first_ts": "2026-03-14T18:00:00"}, None),
+    # a note whose metadata happens to hold the key: a fresh index gives it no first day
+    ("note-key", "note", "2026-03-20", {"first_ts": "2026-03-01T08:00:00"}, None),
+]
+
+
+@pytest.mark.parametrize("meta_rows", ["kept", "none"])
+def test_a_v5_index_migrates_every_odd_row_without_losing_one(tmp_path, meta_rows):
+    from engine.spans import longest_span
+    from tests.conftest import migrate_from
+
+    config = load_config(tmp_path)
+    write_log(tmp_path / "data/telegram/a.jsonl", ["2026-03-20T08:00:00"])
+    reindex(config=config, embedder=CountingEmbedder())
+    conn = connect(config.db_path)
+    conn.executemany(
+        "INSERT INTO chunks(id, source_file, source_type, content, metadata, indexed_at, "
+        "content_hash, content_date) VALUES (?, 'x', ?, 'text', ?, 'now', 'h', ?)",
+        [(cid, kind, None if meta is None else json.dumps(meta), last)
+         for cid, kind, last, meta, _ in MIGRATED])
+    conn.commit()
+    before = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    conn.close()
+    migrate_from(config.db_path, 5, ("DELETE FROM meta",) if meta_rows == "none" else
+                 ("DELETE FROM meta WHERE key = 'longest_span_days'",))
+    conn = connect(config.db_path)
+    try:
+        got = dict(conn.execute("SELECT id, first_date FROM chunks WHERE source_file = 'x'"))
+        assert got == {cid: first for cid, _, _, _, first in MIGRATED}
+        assert conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == before
+        assert longest_span(conn) == 6
+    finally:
+        conn.close()
