@@ -4,7 +4,7 @@ no chunk ends in, the timeline's limit over both ends of a span, and the writers
 from __future__ import annotations
 
 import json
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 
 import pytest
 
@@ -155,3 +155,19 @@ def test_a_v5_index_migrates_every_odd_row_without_losing_one(tmp_path, meta_row
         assert longest_span(conn) == 6
     finally:
         conn.close()
+
+
+def test_a_windows_days_are_taken_as_written_whatever_their_offsets(tmp_path):
+    from engine.extractors.base import Problems
+    from engine.extractors.messaging import TelegramExtractor
+
+    log = tmp_path / "zones.jsonl"
+    # 07:30 UTC on the 15th, then 23:30 UTC on the 14th: as written, the 14th to the 15th
+    write_log(log, ["2026-03-14T23:30:00-08:00", "2026-03-15T00:30:00+01:00"])
+    (chunk,) = TelegramExtractor().extract(log, "data/telegram/zones.jsonl", Problems())
+    assert (chunk.first_date, chunk.content_date) == ("2026-03-14", "2026-03-15")
+    # the other way round, the last day as written is the earlier: no span is recorded, never
+    # a first day after the last (docs/data-layer.md: content_date is the last message's)
+    write_log(log, ["2026-03-15T00:30:00+01:00", "2026-03-14T23:30:00-08:00"])
+    (chunk,) = TelegramExtractor().extract(log, "data/telegram/zones.jsonl", Problems())
+    assert (chunk.first_date, chunk.content_date) == (None, "2026-03-14")
