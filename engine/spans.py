@@ -48,12 +48,14 @@ def record_spans(conn: Connection, spans: Iterable[int]) -> None:
 
 def longest_span(conn: Connection) -> int | None:
     """The longest span any chunk has had (None when the index never recorded one: a filter
-    then takes the unbounded branch, which is exact too)."""
+    then takes the unbounded branch, which is exact too; so does a hand-edited value that is
+    no count of days)."""
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (LONGEST_SPAN_KEY,)).fetchone()
     try:
-        return int(row[0]) if row else None
+        days = int(row[0]) if row else None
     except (TypeError, ValueError):
         return None
+    return days if days is None or days >= 0 else None
 
 
 def backfill_first_dates(conn: Connection) -> int:

@@ -171,3 +171,20 @@ def test_a_windows_days_are_taken_as_written_whatever_their_offsets(tmp_path):
     write_log(log, ["2026-03-15T00:30:00+01:00", "2026-03-14T23:30:00-08:00"])
     (chunk,) = TelegramExtractor().extract(log, "data/telegram/zones.jsonl", Problems())
     assert (chunk.first_date, chunk.content_date) == (None, "2026-03-14")
+
+
+@pytest.mark.parametrize("value", ["-3", "x", ""])
+def test_a_hand_edited_longest_span_that_is_no_span_is_not_trusted(root, value):
+    from engine.searcher import Searcher
+
+    config = load_config(root)
+    conn = connect(config.db_path)
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'longest_span_days'", (value,))
+    conn.commit()
+    conn.close()
+    searcher = Searcher(config, embedder=CountingEmbedder())
+    try:
+        found = searcher.search("party plans", mode="keyword", now=NOW, until="2024-12-31")
+    finally:
+        searcher.close()
+    assert NEW_YEAR in [r.id for r in found.results]
