@@ -91,7 +91,7 @@ class Activity:
     year: int
     source_type: str | None
     days: dict[str, int]  # "YYYY-MM-DD" -> chunks, days without any left out
-    total: int
+    total: int  # chunks with a day in the year (one that spans days is on two above)
     max: int
 
     def level(self, day: str, levels: int = 4) -> int:
@@ -226,17 +226,26 @@ def on_this_day(conn: Connection, *, now: datetime | date | None = None,
 
 
 def activity(conn: Connection, year: int, source_type: str | None = None) -> Activity:
-    """Chunks per day of ``year`` (all types, or one): read from the index alone."""
+    """Chunks per day of ``year`` (all types, or one): read from the index alone. A chunk that
+    spans days counts on its first day too, as the timeline lists it; the total counts each
+    chunk with a day in the year once."""
     scan = [source_type] if source_type else source_types(conn)
     days: dict[str, int] = {}
-    if scan:
+    total = 0
+    bounds = [f"{year:04d}-01-01", f"{year:04d}-12-31"]
+    for column in ("content_date", "first_date") if scan else ():
         for day, n in conn.execute(  # grouped in the index's order: no temporary b-tree
-                f"SELECT content_date, count(*) FROM chunks WHERE source_type IN ({_in(scan)}) "
-                "AND content_date >= ? AND content_date <= ? GROUP BY source_type, content_date",
-                [*scan, f"{year:04d}-01-01", f"{year:04d}-12-31"]):
+                f"SELECT {column}, count(*) FROM chunks WHERE source_type IN ({_in(scan)}) "
+                f"AND {column} >= ? AND {column} <= ? GROUP BY source_type, {column}",
+                [*scan, *bounds]):
             days[day] = days.get(day, 0) + n
+            total += n if column == "content_date" else 0
+    if scan:  # those starting in the year and ending after it
+        total += conn.execute(
+            f"SELECT count(*) FROM chunks WHERE source_type IN ({_in(scan)}) AND first_date >= ? "
+            "AND first_date <= ? AND content_date > ?", [*scan, *bounds, bounds[1]]).fetchone()[0]
     days = dict(sorted(days.items()))
-    return Activity(year, source_type, days, sum(days.values()), max(days.values(), default=0))
+    return Activity(year, source_type, days, total, max(days.values(), default=0))
 
 
 # -- items ---------------------------------------------------------------------------------------

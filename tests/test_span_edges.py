@@ -188,3 +188,20 @@ def test_a_hand_edited_longest_span_that_is_no_span_is_not_trusted(root, value):
     finally:
         searcher.close()
     assert NEW_YEAR in [r.id for r in found.results]
+
+
+def test_the_activity_calendar_counts_a_span_on_the_days_the_timeline_lists_it(root):
+    from engine.timeline import activity
+
+    conn = connect(load_config(root).db_path)
+    try:
+        cells = {**activity(conn, 2024).days, **activity(conn, 2025).days}
+        listed_days = {d.date: d.count for d in timeline(conn, "2024-12-01..2025-01-31",
+                                                         now=NOW).days}
+        telegram = activity(conn, 2024, "telegram")
+        totals = [activity(conn, year).total for year in (2024, 2025)]
+    finally:
+        conn.close()
+    assert cells == listed_days == {"2024-12-31": 1, "2025-01-02": 1}
+    assert telegram.days == {"2024-12-31": 1}
+    assert totals == [1, 1]  # one chunk, with a day in each year
