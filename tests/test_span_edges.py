@@ -190,10 +190,14 @@ def test_a_hand_edited_longest_span_that_is_no_span_is_not_trusted(root, value):
     assert NEW_YEAR in [r.id for r in found.results]
 
 
-def test_the_activity_calendar_counts_a_span_on_the_days_the_timeline_lists_it(root):
+@pytest.mark.parametrize("bound", ["recorded", "unknown"])
+def test_the_activity_calendar_counts_a_span_on_the_days_the_timeline_lists_it(root, bound):
     from engine.timeline import activity
 
     conn = connect(load_config(root).db_path)
+    if bound == "unknown":
+        conn.execute("DELETE FROM meta WHERE key = 'longest_span_days'")
+        conn.commit()
     try:
         cells = {**activity(conn, 2024).days, **activity(conn, 2025).days}
         listed_days = {d.date: d.count for d in timeline(conn, "2024-12-01..2025-01-31",
