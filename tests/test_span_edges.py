@@ -209,3 +209,29 @@ def test_the_activity_calendar_counts_a_span_on_the_days_the_timeline_lists_it(r
     assert cells == listed_days == {"2024-12-31": 1, "2025-01-02": 1}
     assert telegram.days == {"2024-12-31": 1}
     assert totals == [1, 1]  # one chunk, with a day in each year
+
+
+ON_JAN_5 = [  # id, first_date, content_date: "on this day" on 5 January 2026
+    ("this-year", "2025-12-30", "2026-01-05"),  # its 5 January is today's, not an earlier one
+    ("first-end", "2025-01-05", "2025-01-08"),
+    ("last-end", "2024-12-30", "2025-01-05"),
+]
+
+
+def test_on_this_day_matches_an_end_on_that_day_in_an_earlier_year_only(tmp_path):
+    from engine.candidates import Candidate
+    from engine.filters import Filters
+
+    conn = connect(tmp_path / "t.db")
+    conn.execute("CREATE TABLE chunks (id TEXT, content_date TEXT, first_date TEXT)")
+    conn.executemany("INSERT INTO chunks VALUES (?, ?, ?)",
+                     [(cid, last, first) for cid, first, last in ON_JAN_5])
+    for span in (None, 6):
+        filters = Filters.build(month_day="01-05", until="2025-12-31", span_days=span)
+        where, args = filters.sql("c")
+        by_sql = {r[0] for r in conn.execute(f"SELECT c.id FROM chunks c WHERE {where}", args)}
+        by_memory = {cid for cid, first, last in ON_JAN_5 if filters.matches(Candidate(
+            id=cid, content="", source_file="x", source_type="telegram", content_date=last,
+            first_date=first))}
+        assert by_sql == by_memory == {"first-end", "last-end"}
+    conn.close()
