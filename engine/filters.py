@@ -91,21 +91,29 @@ class Filters:
             where, args = (clause if where == "1=1" else f"{where} AND {clause}"), args + more
         return where, args
 
-    def _sql(self, alias: str) -> tuple[str, list]:
-        """Every filter but the person."""
+    def _sql(self, alias: str, with_range: bool = True) -> tuple[str, list]:
+        """Every filter but the person (and but since/until's own clause without
+        ``with_range``: the vector mask puts its branches in a UNION)."""
         clauses, args = [], []
         if self.source_types:
             clauses.append(f"{alias}.source_type IN ({','.join('?' * len(self.source_types))})")
             args += list(self.source_types)
-        if self.since or self.until:
+        if with_range and (self.since or self.until):
             branches = self._range_branches(alias)
             clauses.append(branches[0][0] if len(branches) == 1
                            else "(" + " OR ".join(f"({b})" for b, _ in branches) + ")")
             args += [a for _, more in branches for a in more]
-        if self.month_day:
-            clauses.append(f"(substr({alias}.content_date, 6, 5) = ? "
-                           f"OR substr({alias}.first_date, 6, 5) = ?)")
-            args += [self.month_day] * 2
+        if self.month_day:  # an end on that day inside the range: not this year's for
+            # "on this day" (until the last 31 December); an undated chunk fails in memory too
+            ends = []
+            for column in ("content_date", "first_date"):
+                col = f"{alias}.{column}"
+                ends.append(" AND ".join([f"substr({col}, 6, 5) = ?",
+                                          *([f"{col} >= ?"] if self.since else []),
+                                          *([f"{col} < ?"] if self.until else [])]))
+                args += [self.month_day, *([self.since] if self.since else []),
+                         *([_next_day(self.until)] if self.until else [])]
+            clauses.append(f"(({ends[0]}) OR ({ends[1]} AND {alias}.content_date IS NOT NULL))")
         if self.path_prefix:
             clauses.append(f"substr({alias}.source_file, 1, ?) = ?")
             args += [len(self.path_prefix), self.path_prefix]
@@ -155,7 +163,7 @@ class Filters:
                 where, args = rest.sql()
                 out.append((f"SELECT c.rowid FROM chunks c WHERE {where}", args))
             else:  # disjoint: UNION ALL keeps each branch on its covering index, unsorted
-                where, args = replace(rest, since=None, until=None).sql()
+                where, args = rest._sql("c", with_range=False)
                 out.append((" UNION ALL ".join(
                     f"SELECT c.rowid FROM chunks c WHERE {where} AND {b}" for b, _ in branches),
                     [a for _, more in branches for a in [*args, *more]]))
@@ -189,9 +197,12 @@ class Filters:
         if not isinstance(content_date, str):
             return False  # undated: it cannot be shown to be in range (SQL: NULL fails)
         ends = [content_date, *([first_date] if isinstance(first_date, str) else [])]
+        end = _next_day(self.until) if self.until else None
         return ((not self.since or content_date >= self.since)
-                and (not self.until or min(ends) < _next_day(self.until))
-                and (not self.month_day or any(d[5:10] == self.month_day for d in ends)))
+                and (not end or min(ends) < end)
+                and (not self.month_day or any(
+                    d[5:10] == self.month_day and (not self.since or d >= self.since)
+                    and (not end or d < end) for d in ends)))
 
 
 def _day(value: Any, what: str) -> str | None:

@@ -48,24 +48,32 @@ def record_spans(conn: Connection, spans: Iterable[int]) -> None:
 
 def longest_span(conn: Connection) -> int | None:
     """The longest span any chunk has had (None when the index never recorded one: a filter
-    then takes the unbounded branch, which is exact too)."""
+    then takes the unbounded branch, which is exact too; so does a hand-edited value that is
+    no count of days)."""
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (LONGEST_SPAN_KEY,)).fetchone()
     try:
-        return int(row[0]) if row else None
+        days = int(row[0]) if row else None
     except (TypeError, ValueError):
         return None
+    return days if days is None or days >= 0 else None
 
 
 def backfill_first_dates(conn: Connection) -> int:
     """Give every chunk of a v5 index that spans days its first date (migration v6): the date
     part of ``first_ts`` in its metadata, kept only when it is a date before its own. A row
-    whose metadata is no JSON is left alone. Records the longest span (0 when none)."""
+    whose metadata is no JSON is left alone, and so is one of a type whose extractor keeps no
+    first day (a note whose metadata happens to hold the key). Records the longest span."""
+    from .extractors import EXTRACTORS  # here: the extractors are no part of the schema
+    from .extractors.messaging import MessagingExtractor
+
+    chat = sorted(t for t, cls in EXTRACTORS.items() if issubclass(cls, MessagingExtractor))
     first = ("CASE WHEN json_valid(metadata) THEN CASE WHEN json_type(metadata, '$.first_ts') "
              "= 'text' THEN substr(json_extract(metadata, '$.first_ts'), 1, 10) END END")
     done = conn.execute(
         f"UPDATE chunks SET first_date = {first} WHERE metadata LIKE '%\"first_ts\"%' "
+        f"AND source_type IN ({','.join('?' * len(chat))}) "
         f"AND content_date IS NOT NULL AND {first} < content_date "
-        f"AND {first} GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'").rowcount
+        f"AND {first} GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'", chat).rowcount
     rows = conn.execute(
         "SELECT content_date, first_date FROM chunks WHERE first_date IS NOT NULL").fetchall()
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '0')", (LONGEST_SPAN_KEY,))

@@ -118,18 +118,19 @@ def _phrase(query: str, points: list[Point], i: int, implied: bool
 def _one_year(p: Point, nxt: Point) -> tuple[Span, Span]:
     """The ends' spans, a year written on one end given to the other when its year was only
     inferred from today: "between August 11 and August 15 2023" is all in 2023, and
-    "between December 28 and January 3 2024" starts in 2023."""
+    "between December 28 and January 3 2024" starts in 2023. With no year on either end, the
+    first is read in the last one's year: "from Feb 29 to Mar 3" is no two-year range."""
     first, last = p.span, nxt.span
-    if p.free_year and not nxt.free_year:
+    if p.free_year:
         year = last[1].year
-        first = p.in_year(year) or first
+        first = p.in_year(year)
         if first[0] > last[1]:
-            first = p.in_year(year - 1) or first
-    elif nxt.free_year and not p.free_year:
+            first = p.in_year(year - 1)
+    elif nxt.free_year:
         year = first[0].year
-        last = nxt.in_year(year) or last
+        last = nxt.in_year(year)
         if last[1] < first[0]:
-            last = nxt.in_year(year + 1) or last
+            last = nxt.in_year(year + 1)
     return first, last
 
 

@@ -35,7 +35,8 @@ _FULL = "|".join(sorted((m.lower() for m in calendar.month_name if m), key=len, 
 _ANY = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DAY = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<y>(?:19|20)\d\d)"
-_AND_YEAR = rf"(?:,\s*|\s+){_YEAR}"  # "March 14 2025", "March 14, 2025", "March 14,2025"
+# "March 14 2025", "March 14, 2025", "March 14,2025"; not "May 3,2000,000 people"
+_AND_YEAR = rf"(?:,\s*|\s+){_YEAR}(?!,\d)"
 _NUM = r"(?P<n>\d{1,3}|a couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|" \
        r"eleven|twelve)"
 _WEEKDAY = "|".join(WEEKDAYS)
@@ -256,15 +257,16 @@ class Point:
     bare_month: bool = False
     free_year: tuple[int, int | None] | None = None
 
-    def in_year(self, year: int) -> Span | None:
-        """The span of a year-free point in ``year`` (None for Feb 29 of a common year)."""
+    def in_year(self, year: int) -> Span:
+        """The span of a year-free point in ``year`` (Feb 29 of a common year: Feb 28, the
+        last day of the February the other end named)."""
         if self.free_year is None:
             return self.span
         month, day = self.free_year
         if day is None:
             return month_span(year, month)
-        found = _day(year, month, day)
-        return (found, found) if found else None
+        found = _day(year, month, day) or date(year, month, day - 1)
+        return found, found
 
 
 def find_points(query: str, today: date) -> list[Point]:

@@ -96,6 +96,22 @@ TABLE = [
     ("shared on December 1,2023", NOW, "2023-12-01", "2023-12-01", "on December 1,2023",
      "shared"),
     ("on 5 May,2024", NOW, "2024-05-05", "2024-05-05", "on 5 May,2024", ""),
+    # "3,2000" is no thousands grouping: a year; "3,2000,000" is one: not a year
+    ("on May 3,2000 people came", NOW, "2000-05-03", "2000-05-03", "on May 3,2000",
+     "people came"),
+    ("on May 3,2000,000 people came", NOW, "2026-05-03", "2026-05-03", "on May 3",
+     "2000,000 people came"),
+    # Feb 29 of the common year the other end names: the last day of that February
+    ("between Feb 29 and March 3 2023", NOW, "2023-02-28", "2023-03-03",
+     "between Feb 29 and March 3 2023", ""),
+    ("from December 30 to January 2 2024", NOW, "2023-12-30", "2024-01-02",
+     "from December 30 to January 2 2024", ""),
+    ("between March 2023 and May", NOW, "2023-03-01", "2023-05-31",
+     "between March 2023 and May", ""),
+    # no year on either end: the first end is read in the year of the last, never years apart
+    ("from Feb 29 to Mar 3", NOW, "2026-02-28", "2026-03-03", "from Feb 29 to Mar 3", ""),
+    ("between March 1 and March 5", datetime(2026, 3, 3, tzinfo=UTC), "2025-03-01",
+     "2025-03-05", "between March 1 and March 5", ""),
 ]
 
 
