@@ -37,6 +37,8 @@ def progress_printer(quiet: bool):
             what = "embedding pending" if p.phase == "pending" else "embedding chat messages"
             bar.update(task, description=what, total=p.pending_total or None,
                        completed=p.pending_done, detail=f"{p.chunks_embedded} embedded")
+        elif p.phase == "migrate":
+            bar.update(task, description="upgrading the index (once)", detail="")
         elif p.phase == "index":
             name = one_line(p.current_file or "")[-40:]
             bar.update(task, description="indexing", total=p.files_total or None,

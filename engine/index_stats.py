@@ -35,7 +35,8 @@ class IndexStats:
 
 @dataclass(frozen=True)
 class Progress:
-    # "scan" | "remove" | "index" | "pending" | "messages" (engine/message_vectors.py) | "done"
+    # "migrate" (an older index upgraded, once) | "scan" | "remove" | "index" | "pending" |
+    # "messages" (engine/message_vectors.py) | "done"
     phase: str
     files_total: int = 0
     files_done: int = 0

@@ -34,6 +34,7 @@ from .scanner import SourceFile, discover, indexed_mtimes, needs_indexing
 from .schema import (
     ensure_schema,
     ensure_vec_index,
+    needs_migration,
     optimize_text_indexes,
     set_meta,
     stored_embedder,
@@ -144,6 +145,8 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
     with writer_lock(config.db_path, "re-embed" if re_embed else "reindex"):
         conn = connect(config.db_path, mmap=False)
         try:
+            if needs_migration(conn):
+                report(Progress("migrate"))
             ensure_schema(conn)
             if re_embed and stored_embedder(conn) is not None:
                 switch_embedder(conn, embedder.info)

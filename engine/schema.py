@@ -234,6 +234,13 @@ def _newer(version: int) -> SchemaMismatch:
                           f"(v{SCHEMA_VERSION}): upgrade memlens")
 
 
+def needs_migration(conn: Connection) -> bool:
+    """Whether :func:`ensure_schema` will migrate an existing index (a one-time upgrade the
+    writer may say it is doing: at 2M chunks v6 reads every row)."""
+    (version,) = conn.execute("PRAGMA user_version").fetchone()
+    return 0 < version < SCHEMA_VERSION
+
+
 def ensure_schema(conn: Connection) -> None:
     """Create or migrate the core tables; idempotent and cheap when current. Writers only,
     under the writer lock: readers use :func:`open_reader`, which never writes."""

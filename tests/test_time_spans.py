@@ -18,7 +18,8 @@ from engine.indexer import reindex
 from engine.searcher import Searcher
 from engine.spans import longest_span
 from engine.timeline import timeline
-from tests.conftest import CountingEmbedder, migrate_from
+from tests.conftest import V6_DROPS, CountingEmbedder, migrate_from
+from tests.test_app import aio
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 FIRST_DAY = datetime(2026, 3, 14, 18, 0, tzinfo=UTC)
@@ -176,3 +177,50 @@ def test_a_v5_index_is_migrated_and_its_windows_get_their_first_day(root):
     with searching(root) as searcher:
         found = searcher.search("pottery class on 14 March 2026", mode="keyword", now=NOW)
     assert WINDOW in [r.id for r in found.results]
+
+
+def test_a_migrating_run_says_so_first_and_a_current_index_does_not(root):
+    config = load_config(root)
+    conn = connect(config.db_path)
+    for statement in (*V6_DROPS, "PRAGMA user_version = 5"):  # a v5 index, not yet migrated
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+    phases: list[str] = []
+    reindex(config=config, embedder=CountingEmbedder(), progress=lambda p: phases.append(p.phase))
+    assert phases[0] == "migrate" and "scan" in phases
+    phases.clear()
+    reindex(config=config, embedder=CountingEmbedder(), progress=lambda p: phases.append(p.phase))
+    assert "migrate" not in phases
+
+
+def test_the_cli_bar_names_the_upgrade(monkeypatch):
+    import io
+
+    from cli.index import progress_printer
+    from engine.index_stats import Progress
+
+    monkeypatch.setattr("sys.stderr", type("Tty", (io.StringIO,), {"isatty": lambda s: True})())
+    bar, update = progress_printer(False)
+    update(Progress("migrate"))
+    assert bar.tasks[0].description == "upgrading the index (once)"
+
+
+@aio
+async def test_the_app_job_panel_names_the_upgrade():
+    from textual.app import App
+
+    from engine.index_stats import Progress
+    from tui.widgets.jobpanel import JobPanel
+
+    class Panel(App):
+        def compose(self):
+            yield JobPanel()
+
+    app = Panel()
+    async with app.run_test() as pilot:
+        panel = app.query_one(JobPanel)
+        panel.start("Reindex", cancellable=True)
+        panel.progress(Progress("migrate"), 1.0)
+        await pilot.pause()
+        assert "upgrading the index" in panel.query_one("#job-text").render().plain

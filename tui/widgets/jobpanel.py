@@ -54,6 +54,8 @@ class JobPanel(Vertical):
         elif p.phase in ("index", "done"):
             done, total = p.files_done, p.files_total
             what = f"files {human_count(done)}/{human_count(total)}"
+        elif p.phase == "migrate":
+            done, total, what = 0, 0, "upgrading the index to this version (once)…"
         else:
             done, total, what = 0, 0, "scanning the data root…"
         if total:
