@@ -53,6 +53,23 @@ def aio(test):
     return run
 
 
+async def job_panel_text(progress, elapsed: float = 1.0) -> str:
+    """What the app's job panel says for one progress report of a running reindex."""
+    from textual.app import App
+
+    class Panel(App):
+        def compose(self):
+            yield JobPanel()
+
+    app = Panel()
+    async with app.run_test() as pilot:
+        panel = app.query_one(JobPanel)
+        panel.start("Reindex", cancellable=True)
+        panel.progress(progress, elapsed)
+        await pilot.pause()
+        return panel.query_one("#job-text").render().plain
+
+
 # -- fixtures ------------------------------------------------------------------------------------
 
 class SharedEmbedder(LocalEmbedder):

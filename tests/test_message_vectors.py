@@ -17,7 +17,7 @@ from engine.message_vectors import EDGE, META_KEY, message_texts, pack, rescore,
 from engine.schema import get_meta
 from engine.searcher import Searcher
 from tests.conftest import CountingEmbedder, assert_consistent, migrate_from, slack_lines
-from tests.test_app import aio
+from tests.test_app import aio, job_panel_text
 
 WINDOW = ("[2026-03-01 09:00] Maya Chen: where is the key?\n"
           "[2026-03-01 09:05] Sam Rivera: under the mat\n"
@@ -354,23 +354,10 @@ def test_maintenance_keeps_each_window_with_its_own_message_vectors(config):
 
 @aio
 async def test_the_app_shows_the_backfill_of_message_vectors():
-    from textual.app import App
-
     from engine.index_stats import Progress
-    from tui.widgets.jobpanel import JobPanel
 
-    class Panel(App):
-        def compose(self):
-            yield JobPanel()
-
-    app = Panel()
-    async with app.run_test() as pilot:
-        panel = app.query_one(JobPanel)
-        panel.start("Reindex", cancellable=True)
-        panel.progress(Progress("messages", 3, 3, 0, None, 40, 10), 2.0)
-        await pilot.pause()
-        text = panel.query_one("#job-text").render().plain
-        assert "embedding chat windows' messages 10/40" in text
+    text = await job_panel_text(Progress("messages", 3, 3, 0, None, 40, 10), 2.0)
+    assert "embedding chat windows' messages 10/40" in text
 
 
 def test_the_cli_shows_the_backfill_of_message_vectors(monkeypatch):

@@ -19,7 +19,7 @@ from engine.searcher import Searcher
 from engine.spans import longest_span
 from engine.timeline import timeline
 from tests.conftest import V6_DROPS, CountingEmbedder, migrate_from
-from tests.test_app import aio
+from tests.test_app import aio, job_panel_text
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 FIRST_DAY = datetime(2026, 3, 14, 18, 0, tzinfo=UTC)
@@ -208,19 +208,6 @@ def test_the_cli_bar_names_the_upgrade(monkeypatch):
 
 @aio
 async def test_the_app_job_panel_names_the_upgrade():
-    from textual.app import App
-
     from engine.index_stats import Progress
-    from tui.widgets.jobpanel import JobPanel
 
-    class Panel(App):
-        def compose(self):
-            yield JobPanel()
-
-    app = Panel()
-    async with app.run_test() as pilot:
-        panel = app.query_one(JobPanel)
-        panel.start("Reindex", cancellable=True)
-        panel.progress(Progress("migrate"), 1.0)
-        await pilot.pause()
-        assert "upgrading the index" in panel.query_one("#job-text").render().plain
+    assert "upgrading the index" in await job_panel_text(Progress("migrate"))
