@@ -21,6 +21,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from .people_filter import PersonFilter
+from .spans import ends_before
 
 
 class SearchError(ValueError):
@@ -148,7 +149,7 @@ class Filters:
             spanning = (f"{c}.content_date >= ? AND {c}.first_date < ?", [lower, end])
         else:
             spanning = (f"{c}.content_date >= ? AND {c}.content_date < ? AND {c}.first_date < ?",
-                        [lower, _next_day(self.until, 1 + self.span_days), end])
+                        [lower, ends_before(self.until, self.span_days), end])
         return [ending, spanning]
 
     def rowid_queries(self) -> list[tuple[str, list]]:
@@ -219,9 +220,9 @@ def _day(value: Any, what: str) -> str | None:
         raise SearchError(f"{what} must be a date (YYYY-MM-DD), not {str(value)[:40]!r}") from None
 
 
-def _next_day(day: str, days: int = 1) -> str:
+def _next_day(day: str) -> str:
     try:
-        return (date.fromisoformat(day) + timedelta(days=days)).isoformat()
+        return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
     except OverflowError:  # 9999-12-31: above every date
         return "9999-12-32"
 

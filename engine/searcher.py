@@ -186,7 +186,9 @@ class Searcher:
             build = functools.partial(Filters.build, source_types, path_prefix=path_prefix,
                                       tags=tags, frontmatter=frontmatter,
                                       person=self._person(person),
-                                      span_days=longest_span(self.connection()))
+                                      # bounds only an ``until``: read when there is one
+                                      span_days=longest_span(self.connection())
+                                      if when.until else None)
             filters = build(since=when.since, until=when.until, month_day=when.month_day)
             response = run_query(self, query, when, limit, filters, mode, rerank, now, sort,
                                  bool(decay))

@@ -13,7 +13,7 @@ docs/benchmarks.md).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date
+from datetime import date, timedelta
 
 from .db import Connection
 
@@ -23,6 +23,17 @@ SPAN_INDEX = ("CREATE INDEX IF NOT EXISTS chunks_span ON chunks(content_date, fi
 # the timeline lists a spanning chunk on its first day too: per type, by that day
 FIRST_DAY_INDEX = ("CREATE INDEX IF NOT EXISTS chunks_first_day ON chunks(source_type, first_date) "
                    "WHERE first_date IS NOT NULL")
+
+
+def ends_before(day: str, longest: int | None) -> str:
+    """The first day no chunk starting by ``day`` can end on, given the longest span: the upper
+    bound of a read of chunks_span (past every date when the longest is unknown, or past 9999)."""
+    if longest is None:
+        return "9999-12-32"
+    try:
+        return (date.fromisoformat(day) + timedelta(days=longest + 1)).isoformat()
+    except OverflowError:
+        return "9999-12-32"
 
 
 def span_days(content_date: str | None, first_date: str | None) -> int:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from .db import Connection
 from .library_types import parse_metadata
-from .spans import longest_span
+from .spans import ends_before, longest_span
 from .timephrase import resolve_time
 from .timerange import TimeRange
 
@@ -243,23 +243,13 @@ def activity(conn: Connection, year: int, source_type: str | None = None) -> Act
             total += n if column == "content_date" else 0
     if scan:  # those starting in the year and ending after it: by the index chunks_span, on
         # the days after it the longest span reaches (engine/spans.py; 0.01 ms, not 3 ms)
-        after = (f"{year + 1:04d}-01-01", _days_after(bounds[1], longest_span(conn)))
+        after = (f"{year + 1:04d}-01-01", ends_before(bounds[1], longest_span(conn)))
         total += conn.execute(
             f"SELECT count(*) FROM chunks WHERE +source_type IN ({_in(scan)}) AND "
             "+first_date >= ? AND +first_date <= ? AND content_date >= ? AND content_date < ? "
             "AND first_date IS NOT NULL", [*scan, *bounds, *after]).fetchone()[0]
     days = dict(sorted(days.items()))
     return Activity(year, source_type, days, total, max(days.values(), default=0))
-
-
-def _days_after(day: str, days: int | None) -> str:
-    """The day ``days`` + 1 after ``day`` (past every date when unknown or past 9999)."""
-    if days is None:
-        return "9999-12-32"
-    try:
-        return (date.fromisoformat(day) + timedelta(days=days + 1)).isoformat()
-    except OverflowError:
-        return "9999-12-32"
 
 
 # -- items ---------------------------------------------------------------------------------------
