@@ -11,12 +11,16 @@ from typing import Any
 
 @dataclass
 class Decay:
-    factor: float  # multiplier applied to the fused score (>= the floor)
+    factor: float  # multiplier applied to the fused score: 1 - weight_share * (1 - age_weight)
     age_days: float | None  # None when the chunk has no content_date
     half_life: float
     floored: bool = False
-    # set when strong evidence lifted the factor so decay could not bury it (fusion.py)
-    protected: str | None = None
+    # max(floor, 2 ** (-age / half_life)): how old the chunk is (docs/design.md, "Recency")
+    age_weight: float = 1.0
+    # the share of the score age may take (config.decay_weight)
+    weight_share: float = 1.0
+    # places decay moved the row among the fused candidates: +2 up, -1 down, 0 kept
+    places: int = 0
 
 
 @dataclass(frozen=True)

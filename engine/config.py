@@ -26,7 +26,7 @@ from .config_check import (
 
 DB_RELATIVE_PATH = "data/search/memlens.db"
 
-# Recency half-lives in days, per source type (docs/design.md, "Recency decay").
+# Recency half-lives in days, per source type (docs/design.md, "Recency").
 SOURCE_HALF_LIVES: dict[str, float] = {
     **dict.fromkeys(
         ["observation", "story", "quote", "interview", "interview_meta", "entity_file",
@@ -44,6 +44,10 @@ SOURCE_HALF_LIVES: dict[str, float] = {
 }
 DEFAULT_HALF_LIFE = 60.0
 DECAY_FLOOR = 0.25
+# the share of a result's score that age can take away: the oldest chunk keeps
+# 1 - DECAY_WEIGHT * (1 - DECAY_FLOOR) = 96.25% of it. Age orders results of comparable
+# relevance; it never lifts a loose recent match over the answer (docs/design.md, "Recency").
+DECAY_WEIGHT = 0.05
 RRF_K = 60
 EMBEDDING_BATCH_SIZE = 50
 CHUNK_BATCH_SIZE = 200
@@ -60,7 +64,8 @@ QUERY_TIMEOUT = 2.0  # seconds a search waits for a remote provider (engine/prov
 TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "index": ("db", "chunk_batch_size", "embedding_batch_size", "max_embed_chars"),
     "routes": (),  # source types, checked against FILE_ROUTES
-    "search": ("fusion", "semantic_weight", "rrf_k", "decay_floor", "default_half_life",
+    "search": ("fusion", "semantic_weight", "rrf_k", "decay_floor", "decay_weight",
+               "default_half_life",
                "half_lives", "similarity_threshold", "keyword_common_df", "message_share"),
     "embedder": ("provider", "model", "base_url", "dimensions", "timeout", "max_retries",
                  "query_timeout"),
@@ -95,6 +100,7 @@ class Config:
     half_lives: dict[str, float] = field(default_factory=lambda: dict(SOURCE_HALF_LIVES))
     default_half_life: float = DEFAULT_HALF_LIFE
     decay_floor: float = DECAY_FLOOR
+    decay_weight: float = DECAY_WEIGHT
     rrf_k: int = RRF_K
     similarity_threshold: float | None = None  # None: the embedder's (engine/calibration.py)
     fusion: str = "convex"  # convex | rrf (engine/convex.py)
@@ -217,6 +223,7 @@ def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
         half_lives=_half_lives(search),
         default_half_life=search.number("default_half_life", DEFAULT_HALF_LIFE, positive=True),
         decay_floor=search.number("decay_floor", DECAY_FLOOR, low=0.0, high=1.0),
+        decay_weight=search.number("decay_weight", DECAY_WEIGHT, low=0.0, high=1.0),
         rrf_k=search.integer("rrf_k", RRF_K),
         similarity_threshold=search.number("similarity_threshold", None, low=-1.0, high=1.0),
         fusion=search.choice("fusion", "convex", ("convex", "rrf")),

@@ -67,11 +67,26 @@ def formula(r: Any, rrf_k: int) -> str:
     d = r.decay
     if d is not None:
         floored = ", floored" if d.floored else ""
-        text += (f" × decay {d.factor:.3f} ({_age(d)}, half-life {d.half_life:.0f} d"
-                 f"{floored}) = {r.score:.5f}")
+        text += (f" × decay {d.factor:.3f} ({_curve(d)}; {_age(d)}, half-life "
+                 f"{d.half_life:.0f} d{floored}) = {r.score:.5f}, {moved(d)}")
         if r.mmr_position is not None:
             text += f"; diversity pick #{r.mmr_position}"  # MMR chose the order of the head
     return text
+
+
+def moved(d: Any) -> str:
+    """What recency did to the row's place among the fused candidates: ``recency: up 2
+    places``, ``recency: down 1 place``, ``recency: kept its place``."""
+    from .present import plural
+
+    if d.places == 0:
+        return "recency: kept its place"
+    return f"recency: {'up' if d.places > 0 else 'down'} {plural(abs(d.places), 'place')}"
+
+
+def _curve(d: Any) -> str:
+    """How the factor came from the age weight: age takes at most ``weight_share``."""
+    return f"1 − {d.weight_share:.2f} × (1 − age weight {d.age_weight:.3f})"
 
 
 def explain_lines(r: Any, rrf_k: int) -> list[ExplainLine]:
@@ -93,8 +108,9 @@ def explain_lines(r: Any, rrf_k: int) -> list[ExplainLine]:
         lines.append(ExplainLine("semantic", "not found by the semantic arm", False))
     d = r.decay
     if d is not None:
-        lines.append(ExplainLine("decay", f"×{d.factor:.3f} ({_age(d)}, half-life "
-                                          f"{d.half_life:.0f} d{', floored' if d.floored else ''})"))
+        lines.append(ExplainLine("decay", f"×{d.factor:.3f} ({_curve(d)}; {_age(d)}, half-life "
+                                          f"{d.half_life:.0f} d{', floored' if d.floored else ''})"
+                                          f"; {moved(d)}"))
     else:
         why = getattr(r, "decay_off", None) or "a single arm, or decay turned off"
         lines.append(ExplainLine("decay", f"not applied ({why})", False))
@@ -148,7 +164,8 @@ def plain_summary(r: Any) -> str:
     d = r.decay
     if d is not None:
         age = "undated" if d.age_days is None else _age_words(d.age_days)
-        text += f"; {age}, ×{d.factor:.2f}" + (" (the oldest weight)" if d.floored else "")
+        text += (f"; {age}, ×{d.factor:.2f}" + (" (the oldest weight)" if d.floored else "")
+                 + f"; {moved(d)}")
     if r.stale:
         text += "; the file changed since it was indexed"
     return text

@@ -6,7 +6,7 @@ mutated, so a stage can be tested (and a pipeline re-run) in isolation.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -117,8 +117,9 @@ def age_in_days(content_date: str | None, now: datetime) -> float | None:
 
 
 def recency_factor(content_date: str | None, half_life: float, floor: float,
-                   now: datetime) -> Decay:
-    """score multiplier = max(floor, 2 ** (-age_days / half_life)).
+                   now: datetime, weight: float = 1.0) -> Decay:
+    """The age weight max(floor, 2 ** (-age_days / half_life)), and the score multiplier it
+    gives when age may take ``weight`` of a score: 1 - weight * (1 - age weight).
 
     A missing or unparseable date gives factor 1.0 and age None: an unknown age is not
     evidence of staleness, and punishing it would bury undated material (profiles, some notes)
@@ -126,49 +127,35 @@ def recency_factor(content_date: str | None, half_life: float, floor: float,
     """
     age = age_in_days(content_date, now)
     if age is None or half_life <= 0:
-        return Decay(factor=1.0, age_days=age, half_life=half_life, floored=False)
+        return Decay(factor=1.0, age_days=age, half_life=half_life, floored=False,
+                     weight_share=weight)
     raw = 2.0 ** (-age / half_life)
-    return Decay(factor=max(floor, raw), age_days=age, half_life=half_life, floored=raw < floor)
+    age_weight = max(floor, raw)
+    return Decay(factor=1.0 - weight * (1.0 - age_weight), age_days=age, half_life=half_life,
+                 floored=raw < floor, age_weight=age_weight, weight_share=weight)
 
 
-# Strong evidence (first in both arms; the only chunk matching every term) is kept this high
-# whatever its age: decay orders comparable candidates, it must not bury the answer.
-PROTECTED_TOP = 3
+def apply_recency_decay(cands: list[Candidate], config: Config,
+                        now: datetime) -> list[Candidate]:
+    """Multiply each fused score by its recency factor, re-sort by score, and record the Decay
+    with the places it moved each row.
 
-
-def apply_recency_decay(cands: list[Candidate], config: Config, now: datetime,
-                        protect: Mapping[str, str] | None = None) -> list[Candidate]:
-    """Multiply each fused score by its type's decay, record the Decay, re-sort by score.
-
-    ``cands`` come in fused order. ``protect`` maps ids of strong evidence to the reason; one
-    that ends below PROTECTED_TOP is placed there (its recorded factor says how much it was
-    spared), whatever its age. The sort is stable, so equal scores keep the fusion's order.
+    Age takes at most ``config.decay_weight`` of a score (5%: the oldest chunk keeps 96.25%),
+    so it orders results of comparable relevance and never lifts a loose recent match over a
+    better old one: with age as a full multiplier (×0.25 at the floor), chat windows the
+    semantic arm found loosely leapfrogged months-old answers (docs/benchmarks.md,
+    "Recency decay"). The sort is stable, so equal scores keep the fusion's order.
     """
-    protect = protect or {}
-    fused_place = {c.id: i for i, c in enumerate(cands) if c.id in protect}
     out = []
     for c in cands:
         decay = recency_factor(c.content_date, config.half_life(c.source_type),
-                               config.decay_floor, now)
+                               config.decay_floor, now, config.decay_weight)
         out.append(_with(c, score=c.score * decay.factor, decay=decay))
+    fused_place = {id(c): i for i, c in enumerate(out)}
     out.sort(key=lambda c: -c.score)
-    order = sorted(fused_place, key=fused_place.__getitem__)
-    for j, cid in enumerate(order):  # in fused order, so a later one never pushes an earlier
-        _place(out, cid, PROTECTED_TOP - len(order) + j, protect[cid])
+    for i, c in enumerate(out):  # what decay did to the row, for the explain view
+        c.decay.places = fused_place[id(c)] - i
     return out
-
-
-def _place(out: list[Candidate], cid: str, limit: int, reason: str) -> None:
-    """Move candidate ``cid`` up to index ``limit`` if it sits lower, scoring it just above
-    the one it displaces."""
-    i = next(n for n, c in enumerate(out) if c.id == cid)
-    if i <= limit:
-        return
-    c = out.pop(i)
-    fused = c.score / c.decay.factor if c.decay.factor else c.score
-    c.score = out[limit].score * (1 + 1e-9) + 1e-12
-    c.decay = _with(c.decay, factor=c.score / fused if fused else 1.0, protected=reason)
-    out.insert(limit, c)
 
 
 def sort_by_date(cands: list[Candidate]) -> list[Candidate]:

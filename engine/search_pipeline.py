@@ -24,7 +24,7 @@ from .convex import REF_RANK, convex_merge, describe
 from .db import Connection
 from .embedder import Embedder, EmbeddingError
 from .entities import inject_entity, load_people
-from .evidence import drop_weak_semantic, strong_evidence
+from .evidence import drop_weak_semantic
 from .filters import Filters
 from .fts_query import FTS5_STOP_WORDS, ParsedQuery, parse_query
 from .fusion import apply_recency_decay, diversity_rerank, rrf_merge, sort_by_date
@@ -104,8 +104,7 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
     # decay inside a named period: see Searcher.search's docstring
     use_decay, now = use_decay and not filters.closed_range, _age_clock(now, filters)
     if not pure_arm:
-        fused = _decay_and_profile(reader, fused, parsed, text, filters, limit, now, use_decay,
-                                   lap)
+        fused = _decay_and_profile(reader, fused, text, limit, now, use_decay, lap)
     else:
         for cand in fused:  # shown in the explain view, not applied: arm order is kept
             cand.decay = None
@@ -184,17 +183,14 @@ def _both_arms(reader: Reader, parsed: ParsedQuery, text: str, mode: str, depth:
     return keyword, semantic, sim_ref
 
 
-def _decay_and_profile(reader: Reader, fused: list[Candidate], parsed: ParsedQuery, text: str,
-                       filters: Filters, limit: int, now: datetime, use_decay: bool,
-                       lap: _Laps) -> list[Candidate]:
-    """Hybrid ranking after fusion: weak semantic-only rows dropped, recency decay (guarded
-    by strong evidence), then the person's profile injected into the page."""
+def _decay_and_profile(reader: Reader, fused: list[Candidate], text: str, limit: int,
+                       now: datetime, use_decay: bool, lap: _Laps) -> list[Candidate]:
+    """Hybrid ranking after fusion: weak semantic-only rows dropped, recency decay (bounded:
+    it orders comparable results), then the person's profile injected into the page."""
     config = reader.config
     fused = drop_weak_semantic(fused, weights(config)[1])
     if use_decay:
-        full = full_matches(reader.connection(), parsed, filters, 2)
-        fused = apply_recency_decay(fused, config, now, strong_evidence(
-            fused, full[0] if len(full) == 1 else None))
+        fused = apply_recency_decay(fused, config, now)
     else:
         fused = [_without_decay(c) for c in fused]
     lap("decay")

@@ -49,9 +49,10 @@ explain), and the semantic arm's similarity scaled between its 100th and its bes
 weighted by a share measured for this deployment's embedder (the header's fusion: line gives \
 the formula and the weights, e.g. keyword 0.85, semantic 0.15 for the offline model, whose \
 similarities are weaker evidence than exact words). A chunk found only by the semantic arm \
-must reach the embedder's calibrated similarity floor. The fused score is then multiplied by a recency decay for its source type \
-(shown in explain); the chunk first in both arms, and the only chunk holding every query term, \
-stay in the top 3 whatever their age. When the query names a known person, their profile is \
+must reach the embedder's calibrated similarity floor. Recency then orders results of \
+comparable relevance: age, by a half-life per source type, takes at most a small share of the \
+score (shown in explain, with the places it moved the row), so an old chunk that answers the \
+query stays above loosely related recent ones. When the query names a known person, their profile is \
 added as a row. A chunk outside both top lists is not considered; the header's arm_depth: \
 keyword n/50, semantic c/50 \
 chunks says when an arm was full. Fusion helps when the query's kind is unclear, and a single \

@@ -16,13 +16,15 @@ def result(**fields) -> SearchResult:
 
 BOTH = dict(keyword_rank=1, semantic_rank=4, bm25=7.25, similarity=0.612,
             rrf_terms={"keyword": 1 / 61, "semantic": 1 / 64}, found_by=["keyword", "semantic"],
-            decay=Decay(factor=0.95, age_days=30.4, half_life=90), mmr_position=2)
+            decay=Decay(factor=0.95, age_days=30.4, half_life=90, age_weight=0.5,
+                        weight_share=0.1, places=2), mmr_position=2)
 
 
 def test_formula_is_the_score_arithmetic_on_one_line():
     assert formula(result(**BOTH), 60) == (
         "keyword 1/(60+1) = 0.01639 + semantic 1/(60+4) = 0.01562 = 0.03202 × decay 0.950 "
-        "(age 30 d, half-life 90 d) = 0.03042; diversity pick #2")
+        "(1 − 0.10 × (1 − age weight 0.500); age 30 d, half-life 90 d) = 0.03042, recency: up "
+        "2 places; diversity pick #2")
     single = result(keyword_rank=3, rrf_terms={"keyword": 1 / 63}, found_by=["keyword"])
     assert formula(single, 60) == "keyword 1/(60+3) = 0.01587 = 0.01587"
 
@@ -39,7 +41,8 @@ def test_lines_say_which_stages_did_not_apply():
     assert lines["fusion"].text == "keyword 1/(60+1) = 0.01639 + semantic 1/(60+4) = 0.01562"
     assert lines["keyword"].text == "rank 1, bm25 7.250, matched harbor"
     assert lines["semantic"].text == "rank 4, similarity 0.612"
-    assert lines["decay"].text == "×0.950 (age 30 d, half-life 90 d)"
+    assert lines["decay"].text == ("×0.950 (1 − 0.10 × (1 − age weight 0.500); age 30 d, "
+                                   "half-life 90 d); recency: up 2 places")
     assert lines["flags"].text == "stale (file changed since indexed)"
     semantic_only = {x.label: x for x in explain_lines(result(
         semantic_rank=1, similarity=0.5, rrf_terms={"semantic": 1 / 61}), 60)}
@@ -59,13 +62,15 @@ def test_plain_summary_says_it_in_words():
     from engine.explain import plain_summary
 
     both = result(**{**BOTH, "semantic_rank": 97,
-                     "decay": Decay(factor=0.97, age_days=1.2, half_life=35)})
+                     "decay": Decay(factor=0.997, age_days=1.2, half_life=35,
+                                    age_weight=0.97, weight_share=0.1)})
     assert plain_summary(both) == ("found by both searches: keyword #1, meaning #97; words "
-                                   "matched: harbor; 1 day old, ×0.97")
+                                   "matched: harbor; 1 day old, ×1.00; recency: kept its place")
     meaning = result(semantic_rank=3, matched_terms=None, stale=True,
-                     decay=Decay(factor=0.3, age_days=800, half_life=35, floored=True))
+                     decay=Decay(factor=0.925, age_days=800, half_life=35, floored=True,
+                                 age_weight=0.25, weight_share=0.1, places=-1))
     assert plain_summary(meaning) == ("found by the meaning search only (#3); 2.2 years old, "
-                                      "×0.30 (the oldest weight); the file changed since it "
-                                      "was indexed")
+                                      "×0.93 (the oldest weight); recency: down 1 place; the "
+                                      "file changed since it was indexed")
     profile = result(injected=True, metadata={"person": "Maya Chen", "matched": "maya"})
     assert plain_summary(profile).startswith('the profile of "Maya Chen"')

@@ -91,13 +91,18 @@ def test_rrf_repeated_id_in_one_arm_counts_once():
 
 def test_decay_one_half_life_is_exactly_half():
     d = recency_factor("2026-04-27", 35.0, 0.25, datetime(2026, 6, 1))
-    assert d == Decay(factor=0.5, age_days=35.0, half_life=35.0, floored=False)
+    assert d == Decay(factor=0.5, age_days=35.0, half_life=35.0, floored=False, age_weight=0.5)
+
+
+def test_decay_weight_bounds_what_age_takes():
+    d = recency_factor("2026-04-27", 35.0, 0.25, datetime(2026, 6, 1), weight=0.1)
+    assert d.age_weight == 0.5 and d.factor == pytest.approx(0.95) and d.weight_share == 0.1
 
 
 def test_decay_floored():
     d = recency_factor((datetime(2026, 6, 1) - timedelta(days=350)).date().isoformat(),
                        35.0, 0.25, datetime(2026, 6, 1))
-    assert d.factor == 0.25 and d.floored and d.age_days == 350.0
+    assert d.factor == 0.25 and d.age_weight == 0.25 and d.floored and d.age_days == 350.0
 
 
 def test_decay_garmin_seven_days():
@@ -131,9 +136,12 @@ def test_apply_recency_decay_multiplies_and_resorts():
     cands = [cand("old", 0.04, "slack", content_date="2026-04-27"),   # 35 d, hl 35 -> x0.5
              cand("new", 0.03, "slack", content_date="2026-06-01"),   # x1
              cand("nodate", 0.01, "note")]
-    out = apply_recency_decay(cands, config(), now)
+    full_curve = Config(root=Path("/tmp/root"), db_path=Path("/tmp/root/db"), routes=(),
+                        decay_weight=1.0)
+    out = apply_recency_decay(cands, full_curve, now)
     assert [(c.id, c.score) for c in out] == [("new", 0.03), ("old", 0.02), ("nodate", 0.01)]
-    assert out[1].decay == Decay(0.5, 35.0, 35.0, False)
+    assert out[1].decay == Decay(0.5, 35.0, 35.0, False, age_weight=0.5, places=-1)
+    assert [c.decay.places for c in out] == [1, -1, 0]  # new passed old: one place each
     assert cands[0].score == 0.04 and cands[0].decay is None  # input untouched
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.content import Content
 
 # short names (at most 8 cells) and a colour per source type, grouped by kind of source
@@ -49,13 +51,16 @@ def type_badge(source_type: str, width: int = BADGE_WIDTH, text: str | None = No
                           strip_control_codes=False)
 
 
-def decay_badge(factor: float | None, floored: bool = False) -> Content:
-    """``×0.63``: green when fresh, yellow when ageing, dim red at the floor."""
-    if factor is None:
+def decay_badge(decay: Any | None) -> Content:
+    """``×0.93``: the factor recency multiplied the score by (the explain view's), coloured by
+    the age behind it: green when fresh, yellow when ageing, dim red at the floor. The factor
+    is bounded (age takes at most ``decay_weight`` of a score), so the colour says the age."""
+    if decay is None:
         return Content.styled("  —  ", "dim")
-    style = ("$text-success" if factor >= 0.75 else "$text-warning" if factor >= 0.45
+    age = decay.age_weight
+    style = ("$text-success" if age >= 0.75 else "$text-warning" if age >= 0.45
              else "$text-error")
-    return Content.styled(f"×{factor:.2f}", style + (" dim" if floored else ""))
+    return Content.styled(f"×{decay.factor:.2f}", style + (" dim" if decay.floored else ""))
 
 
 def arms_badge(found_by: list[str] | None, injected: bool = False) -> Content:

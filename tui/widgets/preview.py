@@ -185,7 +185,7 @@ class Preview(VerticalScroll, can_focus=True):
             (chunk.get("content_date") or "undated", "bold"), "  ",
         ]
         if result is not None and result.decay is not None:
-            parts += [decay_badge(result.decay.factor, result.decay.floored), "  "]
+            parts += [decay_badge(result.decay), "  "]
         path, chunk_id = chunk["source_file"], chunk["id"]
         parts.append(safe(one_line(path), "bold $text-primary"))
         if chunk_id.startswith(path):

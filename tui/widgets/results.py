@@ -25,7 +25,7 @@ def result_row(rank: int, result: Any, top_score: float) -> Content:
         (f"{rank:>3} ", "bold" if rank <= 3 else "dim"),
         (bar(fraction, SCORE_BAR_WIDTH), "$text-primary"),
         " ",
-        decay_badge(decay.factor if decay else None, bool(decay and decay.floored)),
+        decay_badge(decay),
         " ",
         type_badge(result.source_type),
         " ",
