@@ -3,10 +3,13 @@
 Each collection becomes a data root under --work (built and indexed once per embedder, then
 reused), its queries run through the public Searcher.search() in keyword, semantic and hybrid
 mode, and a plain SQLite FTS5 bm25 OR query of the same words over the same chunks is scored
-as the baseline. Collections and metrics: bench/quality_sets.py. Prints a markdown table
+as the baseline. Collections and metrics: bench/quality_sets.py. A collection whose queries
+carry their own clock (LoCoMo-dev: each conversation's last turn) runs twice, with the real
+clock and "now at end", where recency decay acts as a person meets it, plus that clock without
+decay. Prints a summary (each collection's headline metric), a markdown table per collection
 (for docs/benchmarks.md) and, with --json, one JSON line per row.
 
-    python bench/bench_quality.py [--embedders local,minilm] [--collections LoCoMo-dev]
+    python bench/bench_quality.py [--embedders local,minilm] [--collections LoCoMo-dev,LISA]
                                   [--work /tmp/memlens-quality]
                                   [--set semantic_weight=0.3 --set message_share=0.6]
 
@@ -59,8 +62,11 @@ def plain_fts5(searcher: Searcher, q: Query, depth: int) -> list[tuple[str, list
     return [(r[0], json.loads(r[1]) if r[1] else None) for r in rows]
 
 
-def run(collection: Collection, searcher: Searcher, mode: str | None) -> dict:
-    """Mean metrics over the collection's queries; mode None is the plain FTS5 baseline."""
+def run(collection: Collection, searcher: Searcher, mode: str | None,
+        clock: str = "real", decay: bool = True) -> dict:
+    """Mean metrics over the collection's queries; mode None is the plain FTS5 baseline.
+    ``clock`` "real": today (a 2023 conversation is old, every chunk at the decay floor);
+    "end": each query's own clock (the conversation's last turn), decay as a person meets it."""
     totals = dict.fromkeys(collection.metrics, 0.0)
     latencies = []
     queries = collection.queries()
@@ -69,8 +75,9 @@ def run(collection: Collection, searcher: Searcher, mode: str | None) -> dict:
         if mode is None:
             rows = plain_fts5(searcher, q, collection.depth)
         else:
-            response = searcher.search(q.text, limit=collection.depth, mode=mode, now=NOW,
-                                       **q.filters)
+            now = q.now if clock == "end" and q.now is not None else NOW
+            response = searcher.search(q.text, limit=collection.depth, mode=mode, now=now,
+                                       decay=decay, **q.filters)
             rows = [(r.source_file, r.metadata.get("lines")) for r in response]
         latencies.append((time.perf_counter() - t) * 1000)
         for name, value in collection.score(rows, q).items():
@@ -79,7 +86,7 @@ def run(collection: Collection, searcher: Searcher, mode: str | None) -> dict:
     return {"queries": len(queries), **out, "p50_ms": percentiles(latencies)["p50"]}
 
 
-SETTABLE = ("semantic_weight", "message_share", "similarity_threshold")
+SETTABLE = ("semantic_weight", "message_share", "similarity_threshold", "decay_weight")
 
 
 def index(collection: Collection, work: Path, embedder: str,
@@ -103,6 +110,29 @@ def overrides_of(pairs: list[str]) -> dict[str, float]:
         except ValueError:
             raise SystemExit(f"--set {key}: {value!r} is not a number") from None
     return out
+
+
+def print_summary(table: list, collections: list[Collection], embedders: list[str]) -> None:
+    """One line per collection × clock × embedder on the collection's headline metric
+    (``Collection.headline``): the table docs/benchmarks.md shows. ``margin`` is the hybrid
+    minus the better of its two arms."""
+    print("| collection | metric | plain FTS5 OR | keyword arm | semantic | hybrid | margin |")
+    print("|---|---|---|---|---|---|---|")
+    for collection in collections:
+        metric = collection.headline
+        by_run = {(arm, emb): result[metric] for c, arm, emb, result in table if c is collection}
+        plain = by_run[("plain FTS5 OR", "—")]
+        for suffix in ("", ", now at end"):
+            keyword = by_run.get(("keyword arm" + suffix, "—"))
+            if keyword is None:
+                continue
+            for embedder in embedders:
+                semantic = by_run[("semantic" + suffix, embedder)]
+                hybrid = by_run[("hybrid" + suffix, embedder)]
+                name = f"{collection.name}{suffix} ({embedder})"
+                print(f"| {name} | {metric} | {plain:.4f} | {keyword:.4f} | {semantic:.4f} "
+                      f"| **{hybrid:.4f}** | {hybrid - max(keyword, semantic):+.4f} |")
+    print()
 
 
 def main() -> None:
@@ -136,13 +166,21 @@ def main() -> None:
             if not baseline_done:
                 table.append((collection, "plain FTS5 OR", "—", run(collection, searcher, None)))
                 baseline_done = True
-            for mode in MODES:
-                if mode == "keyword" and embedder != embedders[0]:
-                    continue  # the keyword arm does not depend on the embedder
-                arm = "keyword arm" if mode == "keyword" else mode
-                shown = "—" if mode == "keyword" else embedder
-                table.append((collection, arm, shown, run(collection, searcher, mode)))
+            clocks = ("real", "end") if any(q.now for q in collection.queries()) else ("real",)
+            for clock in clocks:
+                suffix = "" if clock == "real" else ", now at end"
+                for mode in MODES:
+                    if mode == "keyword" and embedder != embedders[0]:
+                        continue  # the keyword arm does not depend on the embedder
+                    arm = ("keyword arm" if mode == "keyword" else mode) + suffix
+                    shown = "—" if mode == "keyword" else embedder
+                    table.append((collection, arm, shown, run(collection, searcher, mode,
+                                                              clock)))
+                if clock == "end":  # decay's own cost: the same hybrid without it
+                    table.append((collection, "hybrid, now at end, no decay", embedder,
+                                  run(collection, searcher, "hybrid", clock, decay=False)))
             searcher.close()
+    print_summary(table, collections, embedders)
     for collection in collections:
         rows = [t for t in table if t[0] is collection]
         names = collection.metrics

@@ -3,9 +3,15 @@ and how a ranked page is judged.
 
 - SciFact (BEIR test split): each abstract one `note` (`# title` + abstract); documents ranked
   by their best chunk; nDCG@10 and Recall@100.
+- MED, CACM, NPL, LISA (the classic SMART / Glasgow collections: medicine, computer science,
+  aeronautics-like short physics queries, long library-science requests): each document one
+  `note` (its title as `# title` when it has one), parsed as each folder's SOURCES.md says;
+  binary nDCG@10 and Recall@100 over the judged queries.
 - LoCoMo, development half: each conversation one telegram JSONL log (one line per turn,
   the method in ../shared/bench-data/locomo-dev/SOURCES.md); every question of categories 1-4
   searched inside its conversation's file; Recall@1/3/5/10 by the chunks' `lines` ranges.
+  Its queries also carry the conversation's last turn as a clock (``Query.now``), so the bench
+  can measure them as a person would meet them: with the newest message fresh and decay active.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ class Query:
     text: str
     filters: dict[str, Any]  # search() keyword arguments (path_prefix)
     judge: Any  # what the collection's metrics need (qrels, evidence lines)
+    now: datetime | None = None  # the collection's own "fresh" clock, where it has one
 
 
 @dataclass
@@ -37,6 +44,12 @@ class Collection:
     name: str
     metrics: tuple[str, ...]
     depth: int  # results asked per query
+
+    @property
+    def headline(self) -> str:
+        """The metric the summary table shows: R@5 for chat memory (a first screen of
+        results), else the first (nDCG@10)."""
+        return "R@5" if "R@5" in self.metrics else self.metrics[0]
 
     def build(self, work: Path) -> Path:
         raise NotImplementedError
@@ -138,6 +151,7 @@ class LoCoMoDev(Collection):
         out = []
         for conv in self._conversations():
             sid = conv["sample_id"]
+            last_turn = datetime.fromisoformat(self._log(conv)[-1][1]["date"])
             for i, qa in enumerate(conv["qa"]):
                 ev = qa.get("evidence") or []
                 if qa.get("category") not in (1, 2, 3, 4) or not ev:
@@ -146,7 +160,8 @@ class LoCoMoDev(Collection):
                     continue
                 lines = sorted({self._lines[(sid, e)] for e in ev})
                 out.append(Query(f"{sid}/{i}", qa["question"],
-                                 {"path_prefix": f"data/telegram/{sid}.jsonl"}, lines))
+                                 {"path_prefix": f"data/telegram/{sid}.jsonl"}, lines,
+                                 now=last_turn))
         return out
 
     def score(self, rows, q):
@@ -158,6 +173,151 @@ class LoCoMoDev(Collection):
         return out
 
 
+def _latin1(path: Path) -> str:
+    return path.read_bytes().decode("latin-1").replace("\r\n", "\n")
+
+
+def _smart(path: Path, keep: tuple[str, ...]) -> dict[str, dict[str, str]]:
+    """SMART-format records (``.I id`` then ``.X`` field lines): id -> {field: text}."""
+    out = {}
+    for rec in re.split(r"^\.I\s+", _latin1(path), flags=re.M)[1:]:
+        head, _, body = rec.partition("\n")
+        parts = re.split(r"^\.([A-Z])\s*$", body, flags=re.M)
+        fields = {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+        out[str(int(head.strip()))] = {k: fields.get(k, "") for k in keep}
+    return out
+
+
+def _slash(path: Path) -> dict[str, str]:
+    """Glasgow slash-separated records (id line, text, a line holding ``/``): id -> text."""
+    out = {}
+    for rec in re.split(r"^\s*/\s*$", _latin1(path), flags=re.M):
+        lines = rec.strip("\n").split("\n")
+        if lines and lines[0].strip():
+            out[lines[0].strip()] = "\n".join(lines[1:]).strip()
+    return out
+
+
+class Classic(Collection):
+    """A classic test collection: (title, body) documents, text queries, binary qrels."""
+
+    folder = ""
+
+    def __init__(self, name: str):
+        super().__init__(name, ("nDCG@10", "R@100"), 100)
+        self.home = BENCH_DATA / self.folder
+
+    def documents(self) -> dict[str, tuple[str, str]]:
+        raise NotImplementedError
+
+    def topics(self) -> tuple[dict[str, str], dict[str, set[str]]]:
+        """(query id -> text, query id -> relevant doc ids)."""
+        raise NotImplementedError
+
+    def build(self, work: Path) -> Path:
+        notes = work / "notes"
+        if not notes.exists():
+            notes.mkdir(parents=True)
+            for doc_id, (title, body) in self.documents().items():
+                title = " ".join(title.split())
+                # a title alone stays body text: a note that is only a heading has no section
+                text = f"# {title}\n\n{body}\n" if title and body else f"{title or body}\n"
+                (notes / f"{doc_id}.md").write_text(text)
+        return work
+
+    def queries(self) -> list[Query]:
+        texts, qrels = self.topics()
+        return [Query(qid, " ".join(texts[qid].split()), {}, rel)
+                for qid, rel in qrels.items() if rel and qid in texts]
+
+    def score(self, rows, q):
+        ranked = list(dict.fromkeys(Path(f).stem for f, _ in rows if f.startswith("notes/")))
+        rel = q.judge
+        ideal = sum(1 / math.log2(i + 2) for i in range(min(len(rel), 10)))
+        dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in rel)
+        return {"nDCG@10": dcg / ideal, "R@100": len(set(ranked[:100]) & rel) / len(rel)}
+
+
+class Med(Classic):
+    folder = "med"
+
+    def __init__(self):
+        super().__init__("MED")
+
+    def documents(self):
+        return {i: ("", f["W"]) for i, f in _smart(self.home / "MED.ALL", ("W",)).items()}
+
+    def topics(self):
+        texts = {i: f["W"] for i, f in _smart(self.home / "MED.QRY", ("W",)).items()}
+        qrels: dict[str, set[str]] = {}
+        for line in _latin1(self.home / "MED.REL").splitlines():
+            if line.strip():
+                q, _, d, rel = line.split()
+                if int(rel) > 0:
+                    qrels.setdefault(q, set()).add(d)
+        return texts, qrels
+
+
+class Cacm(Classic):
+    folder = "cacm"
+
+    def __init__(self):
+        super().__init__("CACM")
+
+    def documents(self):
+        return {i: (f["T"], f["W"]) for i, f in _smart(self.home / "cacm.all", ("T", "W")).items()}
+
+    def topics(self):
+        texts = {i: f["W"] for i, f in _smart(self.home / "query.text", ("W",)).items()}
+        qrels: dict[str, set[str]] = {}
+        for line in _latin1(self.home / "qrels.text").splitlines():
+            if line.strip():
+                q, d, _, _ = line.split()
+                qrels.setdefault(str(int(q)), set()).add(str(int(d)))
+        return texts, qrels
+
+
+class Npl(Classic):
+    folder = "npl"
+
+    def __init__(self):
+        super().__init__("NPL")
+
+    def documents(self):
+        return {i: ("", text) for i, text in _slash(self.home / "doc-text").items()}
+
+    def topics(self):
+        texts = {i: t.lower() for i, t in _slash(self.home / "query-text").items()}
+        qrels = {q: set(v.split()) for q, v in _slash(self.home / "rlv-ass").items()}
+        return texts, qrels
+
+
+class Lisa(Classic):
+    folder = "lisa"
+
+    def __init__(self):
+        super().__init__("LISA")
+
+    def documents(self):
+        docs = {}
+        for path in sorted(self.home.glob("LISA[0-9].[0-9][0-9][0-9]")):
+            for m in re.finditer(r"^Document\s+(\d+)[ \t]*\n(.*?)^\*{44}[ \t]*$",
+                                 _latin1(path), re.S | re.M):
+                title, _, abstract = m.group(2).strip().partition("\n\n")
+                docs[m.group(1)] = (title, abstract.strip())
+        return docs
+
+    def topics(self):
+        texts = {m.group(1): m.group(2).strip() for m in re.finditer(
+            r"^(\d+)[ \t]*\n(.*?)#", _latin1(self.home / "LISA.QUE"), re.S | re.M)}
+        nums, qrels, i = _latin1(self.home / "LISARJ.NUM").split(), {}, 0
+        while i < len(nums):
+            q, n = nums[i], int(nums[i + 1])
+            qrels[q] = set(nums[i + 2:i + 2 + n])
+            i += 2 + n
+        return texts, qrels
+
+
 def available() -> list[Collection]:
     """The collections whose data is present under ../shared/bench-data."""
     found: list[Collection] = []
@@ -165,4 +325,8 @@ def available() -> list[Collection]:
         found.append(SciFact())
     if (LoCoMoDev.home / "locomo-dev.json").exists():
         found.append(LoCoMoDev())
+    for kind, marker in ((Med, "MED.ALL"), (Cacm, "cacm.all"), (Npl, "doc-text"),
+                         (Lisa, "LISA.QUE")):
+        if (BENCH_DATA / kind.folder / marker).exists():
+            found.append(kind())
     return found
