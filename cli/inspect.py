@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from .args import load_root_config
 
+NOT_READ_SHOWN = 50  # files the last reindex did not read, listed by `memlens stats`
+
 
 def cmd_stats(args) -> int:
     from engine.library import Library
@@ -38,6 +40,10 @@ def cmd_stats(args) -> int:
               f"{'#' * max(1, round(30 * count / top))}")
     for e in st.files_with_errors:
         print(f"error: {one_line(e['source_file'])}: {one_line(e['error'])}")
+    for w in st.not_read[:NOT_READ_SHOWN]:
+        print(f"not read: {one_line(w['source_file'])}: {one_line(w['message'])}")
+    if len(st.not_read) > NOT_READ_SHOWN:
+        print(f"not read: {len(st.not_read) - NOT_READ_SHOWN:,} more (memlens stats --json)")
     return 0
 
 

@@ -2,7 +2,8 @@
 
 Only files a route claims (or the index holds, or the people profile) are opened; nothing
 outside the root after links are resolved, and never ``secrets/``, the configuration or the
-index files, whatever the routes say. Every refusal is one :class:`ReadRefused` line that
+index, whatever the routes say, under their own names or through a hard link
+(engine/protected.py). Every refusal is one :class:`ReadRefused` line that
 quotes the path as given (cut short), never an absolute path of the machine.
 """
 
@@ -13,9 +14,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from .config import CONFIG_FILENAME, Config
+from .config import Config
 from .entities import PROFILE_RELATIVE_PATH
 from .library_types import FileText, ReadRefused
+from .protected import Protected
 from .routes import route_of
 
 MAX_PATH_CHARS = 1024
@@ -70,16 +72,11 @@ class DataFiles:
     def __init__(self, config: Config):
         self.root = config.root.resolve()
         self.routes = config.routes
-        db = config.db_path.resolve()
-        # the index and its companions, when they live under the root
-        self._forbidden = {db.with_name(db.name + s) for s in ("", "-wal", "-shm", ".lock",
-                                                                "-journal")}
+        self.protected = Protected(self.root, config.db_path)
 
     def forbidden(self, rel: str) -> bool:
-        """secrets/, the configuration and the index files are never data."""
-        if rel == CONFIG_FILENAME or rel.split("/", 1)[0] == "secrets":
-            return True
-        return (self.root / rel) in self._forbidden
+        """secrets/, the configuration and the index are never data (engine/protected.py)."""
+        return rel in self.protected
 
     def source_type(self, rel: str, indexed: IndexedLookup) -> str | None:
         if self.forbidden(rel):
@@ -119,6 +116,12 @@ class DataFiles:
         real_rel = resolved.relative_to(self.root).as_posix()
         if real_rel != rel and self.source_type(real_rel, indexed) is None:
             raise not_layer  # a routed name that is a link to, say, secrets/
+        try:
+            why = self.protected.refusal(resolved.stat())  # a hard link: the name says nothing
+        except OSError:
+            raise ReadRefused(f"path cannot be resolved: {quote(rel)}") from None
+        if why is not None:
+            raise ReadRefused(f"{quote(rel)} is not part of the data layer: {why}")
         return resolved, rel, source_type
 
     def read(self, value: object, section: int | None, indexed: IndexedLookup) -> FileText:

@@ -43,8 +43,16 @@ class IndexStatistics:
     last_reindex: dict | None = field(default=None)
     message_vectors: int = 0  # chat windows with a vector per message (engine/message_vectors.py)
 
+    @property
+    def not_read(self) -> list[dict]:
+        """The files the last reindex did not read, each ``{"source_file", "message"}``:
+        refused links, protected names, odd files (its warnings about files, kept with the
+        run; those about the index itself are named "(index)")."""
+        warnings = (self.last_reindex or {}).get("warnings") or []
+        return [w for w in warnings if w.get("source_file") != "(index)"]
+
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "not_read": self.not_read}
 
 
 def db_size(db_path: Path) -> int:

@@ -5,8 +5,10 @@ The rules (docs/reliability.md):
 - nothing outside the root is read: a symlinked folder is never walked, a symlinked file is
   never indexed under its own name (a link to a routed file inside the root is an alias: the
   target is indexed under its real path, once; any other link is refused and reported);
-- ``secrets/``, ``memlens.toml`` and the index (``data/search/``, the db and its
-  ``-wal``/``-shm``/``-journal``/``.lock`` files) are never indexed, whatever a route says;
+- ``secrets/``, ``memlens.toml`` and the index (``data/search/``, the db, its
+  ``-wal``/``-shm``/``-journal``/``.lock`` files and its vector sidecar) are never indexed,
+  whatever a route says, under their own names or through a hard link
+  (``engine/protected.py``);
 - a name that is not valid UTF-8, a FIFO, a socket or a device is skipped and reported, never
   opened; a folder that cannot be listed is reported and marked ``unlisted``, so the indexed
   files under it are kept (see :func:`classify_missing`).
@@ -25,11 +27,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import CONFIG_FILENAME, DB_RELATIVE_PATH
+from .protected import Protected
 from .routes import route_of
 
-PROTECTED_DIRS = ("secrets/", "data/search/")
-INDEX_SUFFIXES = ("", "-wal", "-shm", "-journal", ".lock")
 _GONE = (errno.ENOENT, errno.ENOTDIR)
 _KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a device",
           stat.S_IFBLK: "a device", stat.S_IFDIR: "a folder"}
@@ -40,6 +40,7 @@ class WalkProblem:
     path: str  # root-relative, as display_path() gives it
     message: str
     unlisted: bool = False  # a folder whose listing failed: what was indexed under it stays
+    refused: bool = False  # a file that may not be read: what was indexed from it goes
 
 
 @dataclass(frozen=True)
@@ -87,24 +88,6 @@ def split_pattern(pattern: str) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-class Protected:
-    """The root-relative names no route may ever index."""
-
-    def __init__(self, root: Path, db_path: Path | None):
-        db = Path(db_path) if db_path is not None else root / DB_RELATIVE_PATH
-        self.files = {CONFIG_FILENAME}
-        self.dirs = PROTECTED_DIRS
-        try:
-            db_rel = db.resolve().relative_to(root).as_posix()
-        except (OSError, ValueError):
-            db_rel = None  # the index lives outside the root: nothing to walk into
-        if db_rel:
-            self.files.update(db_rel + s for s in INDEX_SUFFIXES)
-
-    def __contains__(self, rel: str) -> bool:
-        return rel in self.files or (rel + "/").startswith(self.dirs)
-
-
 class _Entry:
     __slots__ = ("name", "mode", "st")
 
@@ -124,11 +107,12 @@ class Walker:
         self._said: set[str] = set()
         self._listings: dict[str, list[_Entry] | None] = {}
 
-    def report(self, rel: str, message: str, unlisted: bool = False) -> None:
+    def report(self, rel: str, message: str, unlisted: bool = False,
+               refused: bool = False) -> None:
         shown = display_path(rel)
         if shown not in self._said:
             self._said.add(shown)
-            self.problems.append(WalkProblem(shown, message, unlisted))
+            self.problems.append(WalkProblem(shown, message, unlisted, refused))
 
     # -- listing ---------------------------------------------------------------------
 
@@ -245,6 +229,10 @@ class Walker:
             self.report(rel, f"not a regular file ({_kind(entry.mode)}); not read, "
                         "chunks indexed from it before are kept")
             return None
+        why = self.protected.refusal(entry.st)  # a hard link: the name says nothing
+        if why is not None:
+            self.report(rel, why, refused=True)
+            return None
         return Found(rel, self.root / rel, entry.st)
 
     def _file_link(self, rel: str) -> None:
@@ -289,8 +277,9 @@ def classify_missing(root: Path, routes: Iterable[tuple[str, str]], db_path: Pat
                      ) -> tuple[list[str], list[WalkProblem]]:
     """Indexed files the walk did not find: (those to remove, those kept with a reason).
 
-    Removed: a file that is gone (ENOENT), that no route claims any more, or whose path now
-    leads through a link (out of the root, to a protected file, or to an alias). Kept: a file
+    Removed: a file that is gone (ENOENT), that no route claims any more, that the walk
+    refused to read (a hard link, see engine/protected.py), or whose path now leads through a
+    link (out of the root, to a protected file, or to an alias). Kept: a file
     under a folder that could not be listed, one that cannot be stat'ed, and one that is now a
     FIFO, socket or folder (a walk error never deletes anything).
     """
@@ -299,9 +288,13 @@ def classify_missing(root: Path, routes: Iterable[tuple[str, str]], db_path: Pat
     protected = Protected(root, db_path)
     unlisted = tuple(p.path for p in problems if p.unlisted)
     said = {p.path for p in problems}
+    refused = {p.path for p in problems if p.refused}
     remove: list[str] = []
     kept: list[WalkProblem] = []
     for rel in sorted(rels):
+        if rel in refused:  # e.g. now a hard link to a secret: its chunks must not be served
+            remove.append(rel)
+            continue
         path = root / rel
         try:
             st = os.lstat(path)

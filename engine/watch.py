@@ -33,6 +33,7 @@ from .embedder import Embedder, get_embedder
 from .indexer import IndexStats, reindex
 from .lock import WriterBusy, active_writer
 from .present import plural
+from .protected import INDEX_SUFFIXES
 from .routes import glob_regex
 from .textsafe import one_line
 
@@ -42,7 +43,6 @@ STEP_MS = 100  # how often watchfiles looks at the stop event (idle cost ~0.03 s
 RETRY_S = 1.0  # how often a watcher that found the writer lock held tries again
 IGNORED_DIRS = ("data/search/", "secrets/")
 TEMP_SUFFIXES = (".tmp", ".temp", ".swp", ".swx", ".part", ".partial", ".crdownload", "~")
-INDEX_SUFFIXES = ("", "-wal", "-shm", "-journal", ".lock")
 ADDED, MODIFIED, DELETED = 1, 2, 3  # watchfiles.Change values
 
 

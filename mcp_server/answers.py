@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from engine.library_types import Chunk, FileText, IndexStatus, Neighbours
 from engine.present import plural
+from engine.textsafe import plain
 
 from .text import cap, cut_text, jobject, jstr
 
@@ -34,7 +35,9 @@ def note_text(file: FileText, offset: int, max_chars: int) -> str:
     budget = max_chars - sum(len(h) + 1 for h in header) - 200
     shown, end = cut_text(body, offset, max(200, budget))
     header.append(f"chars: {offset}-{end} of {len(body)}")
-    lines = [*header, "---", shown.rstrip("\n") or "(empty)"]
+    # the file's own text, with every terminal control shown as a visible stand-in: the one
+    # rule for text of the data layer (engine/textsafe.py); offsets count the file's characters
+    lines = [*header, "---", plain(shown.rstrip("\n"), tab="\t") or "(empty)"]
     if end < len(body):
         lines.append(f"--- truncated: call read_note(path, "
                      f"{'section, ' if file.section is not None else ''}offset={end}) for the "

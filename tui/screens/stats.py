@@ -84,15 +84,20 @@ class StatsScreen(Screen[None]):
         self.query_one("#per-month", ColumnChart).set_data(st.per_month)
         self.query_one("#health", Static).update(health_content(st))
         errors = self.query_one("#stats-errors", Static)
+        lines = []
         if st.files_with_errors:
-            lines = [Content.styled(f"Files that failed to parse ({len(st.files_with_errors)})",
-                                    "bold $text-error")]
+            lines.append(Content.styled(f"Files that failed to parse "
+                                        f"({len(st.files_with_errors)})", "bold $text-error"))
             for e in st.files_with_errors[:50]:
                 lines.append(Content.assemble("  ", safe(e["source_file"], "bold"), "  ",
                                               safe(e["error"], "dim")))
-            errors.update(Content("\n").join(lines))
-        else:
-            errors.update(Content(""))
+        if st.not_read:
+            lines.append(Content.styled(f"Files not read at the last reindex "
+                                        f"({len(st.not_read)})", "bold $text-warning"))
+            for w in st.not_read[:50]:
+                lines.append(Content.assemble("  ", safe(w["source_file"], "bold"), "  ",
+                                              safe(w["message"], "dim")))
+        errors.update(Content("\n").join(lines))
 
     def action_maintenance(self) -> None:
         """VACUUM rewrites the whole file and blocks every writer meanwhile: ask first."""
