@@ -83,9 +83,21 @@ def build_server(tools: MemlensTools):
 
 
 async def _run_stdio(server) -> None:
+    import anyio
     from mcp.server.stdio import stdio_server
 
-    async with stdio_server() as (read_stream, write_stream):
+    from .stdio_guard import GuardedStdin
+
+    # The SDK drops lines it cannot validate without answering them (see stdio_guard), so we
+    # hand it stdin through a guard that answers those itself. Decoded as the SDK decodes it;
+    # closefd=False so closing this reader never closes the process's fd 0. With an explicit
+    # stdin the SDK no longer points fd 0 at /dev/null while serving: harmless, as no tool
+    # reads stdin or starts a process that could.
+    stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="replace",  # noqa: SIM115
+                 closefd=False)
+    guard = GuardedStdin(anyio.wrap_file(stdin))
+    async with stdio_server(stdin=guard) as (read_stream, write_stream):
+        guard.answer_through(write_stream)
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 

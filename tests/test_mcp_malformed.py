@@ -1,0 +1,174 @@
+"""Malformed MCP requests get a JSON-RPC error with their id, and the server keeps serving.
+
+The SDK's client refuses to send such messages, so these tests speak raw JSON-RPC lines to
+``python -m mcp_server`` (a real subprocess) and read its stdout line by line. Every read has a
+timeout: a request the server never answers fails the test instead of hanging the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.test_mcp import REPO, TOOLS, small_root  # noqa: F401 - small_root is a fixture
+
+mcp = pytest.importorskip("mcp")
+from mcp.client.stdio import get_default_environment  # noqa: E402
+from mcp_types.version import LATEST_HANDSHAKE_VERSION  # noqa: E402 - what ClientSession sends
+
+ANSWER_SECONDS = 15
+INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR = -32602, -32600, -32700
+
+
+class RawServer:
+    """One server subprocess, spoken to in raw lines (bytes exactly as written here)."""
+
+    def __init__(self, root: Path, log: Path):
+        self._log = open(log, "wb")  # noqa: SIM115 - closed in close()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "mcp_server", "--root", str(root)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, cwd=str(REPO),
+            env={**get_default_environment(), "PYTHONPATH": str(REPO)})  # as tests/test_mcp.py
+        self._lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+        self._next_id = 1000
+
+    def _pump(self) -> None:
+        for line in self.proc.stdout:
+            self._lines.put(line)
+
+    def send(self, line: str) -> None:
+        self.proc.stdin.write(line.encode("utf-8") + b"\n")
+        self.proc.stdin.flush()
+
+    def receive(self, timeout: float = ANSWER_SECONDS) -> dict:
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            pytest.fail(f"the server sent no answer within {timeout}s")
+        return json.loads(line)
+
+    def request(self, method: str, params: dict | None = None) -> dict:
+        """Send a valid request and return its answer (the next line must be it)."""
+        self._next_id += 1
+        message = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(json.dumps(message))
+        answer = self.receive()
+        assert answer["id"] == self._next_id, answer
+        return answer
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=ANSWER_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+
+
+@pytest.fixture(scope="module")
+def server(small_root):  # noqa: F811 - the fixture imported above
+    raw = RawServer(small_root, small_root.parent / "malformed.log")
+    try:
+        answer = raw.request("initialize", {
+            "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
+            "clientInfo": {"name": "test_mcp_malformed", "version": "1"}})
+        assert "result" in answer, answer
+        raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        yield raw
+    finally:
+        raw.close()
+
+
+def assert_error(answer: dict, request_id, code: int) -> str:
+    assert answer["jsonrpc"] == "2.0" and answer["id"] == request_id, answer
+    assert "result" not in answer and answer["error"]["code"] == code, answer
+    message = answer["error"]["message"]
+    assert message.strip() and "\n" not in message
+    return message
+
+
+def assert_still_serving(server: RawServer) -> None:
+    answer = server.request("tools/list")
+    assert {t["name"] for t in answer["result"]["tools"]} == TOOLS
+    assert server.proc.poll() is None
+
+
+@pytest.mark.parametrize(("request_id", "params", "kind"), [
+    (7, "[1, 2]", "an array"), (9, '"garden"', "a string"), ("ten", "10", "a number"),
+    (11, "true", "a boolean")])
+def test_params_that_are_not_an_object_get_invalid_params(server, request_id, params, kind):
+    server.send(f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"method":"tools/call",'
+                f'"params":{params}}}')
+    message = assert_error(server.receive(), request_id, INVALID_PARAMS)
+    assert f"params must be an object, not {kind}" in message
+    assert_still_serving(server)
+
+
+def test_a_lone_surrogate_gets_invalid_params_and_the_next_call_works(server):
+    # the wire holds the six characters \ud800: valid JSON, but not valid Unicode
+    server.send('{"jsonrpc":"2.0","id":8,"method":"tools/call",'
+                '"params":{"name":"read_note","arguments":{"path":"\\ud800"}}}')
+    message = assert_error(server.receive(), 8, INVALID_PARAMS)
+    assert "lone UTF-16 surrogate" in message
+    answer = server.request("tools/call", {"name": "read_note",
+                                           "arguments": {"path": "notes/home/garden.md"}})
+    assert not answer["result"]["isError"]
+    assert answer["result"]["content"][0]["text"].startswith('path: "notes/home/garden.md"')
+
+
+def test_a_surrogate_pair_is_valid_text_and_passes(server):
+    answer = server.request("tools/call", {"name": "read_note",
+                                           "arguments": {"path": "notes/\U0001F600.md"}})
+    assert answer["result"]["isError"]  # answered by the tool (no such note), not refused
+
+
+def test_a_lone_surrogate_id_is_answered_with_a_null_id(server):
+    server.send('{"jsonrpc":"2.0","id":"\\udc00","method":"tools/list"}')
+    assert_error(server.receive(), None, INVALID_REQUEST)
+    assert_still_serving(server)
+
+
+@pytest.mark.parametrize("line", ["not json", '{"jsonrpc":"2.0","id":12,"method":',
+                                  '{"jsonrpc":"2.0","id":12,"method":"tools/list",}'])
+def test_a_line_that_is_not_json_gets_a_parse_error(server, line):
+    server.send(line)
+    assert_error(server.receive(), None, PARSE_ERROR)
+    assert_still_serving(server)
+
+
+def test_a_batch_is_refused_request_by_request(server):
+    server.send(json.dumps([{"jsonrpc": "2.0", "id": 21, "method": "tools/list"},
+                            {"jsonrpc": "2.0", "method": "notifications/progress"},
+                            {"jsonrpc": "2.0", "id": "22", "method": "ping"}]))
+    assert "batches are not supported" in assert_error(server.receive(), 21, INVALID_REQUEST)
+    assert_error(server.receive(), "22", INVALID_REQUEST)
+    server.send("[]")
+    assert_error(server.receive(), None, INVALID_REQUEST)
+    assert_still_serving(server)
+
+
+@pytest.mark.parametrize(("line", "request_id"), [
+    ('{"jsonrpc":"2.0","id":13}', 13), ('"tools/list"', None), ("42", None),
+    ('{"jsonrpc":"1.0","id":14,"method":"tools/list"}', 14)])
+def test_a_message_that_is_not_a_request_gets_invalid_request(server, line, request_id):
+    server.send(line)
+    assert_error(server.receive(), request_id, INVALID_REQUEST)
+    assert_still_serving(server)
+
+
+def test_notifications_and_responses_are_never_answered(server):
+    for line in ('{"jsonrpc":"2.0","method":"notifications/progress","params":[1]}',
+                 '{"jsonrpc":"2.0","method":"notifications/progress","params":{"x":"\\ud800"}}',
+                 '{"jsonrpc":"2.0","id":15,"result":[1]}', ""):
+        server.send(line)
+    assert_still_serving(server)  # the next line out is the tools/list answer, nothing before
