@@ -198,13 +198,24 @@ def _slash(path: Path) -> dict[str, str]:
     return out
 
 
+def _qrels(path: Path, pair: Any) -> dict[str, set[str]]:
+    """Relevance judgements, one a line: ``pair(fields)`` gives (query id, document id), or
+    None for a line that judges a document not relevant."""
+    out: dict[str, set[str]] = {}
+    for line in _latin1(path).splitlines():
+        found = pair(line.split()) if line.strip() else None
+        if found is not None:
+            out.setdefault(found[0], set()).add(found[1])
+    return out
+
+
 class Classic(Collection):
     """A classic test collection: (title, body) documents, text queries, binary qrels."""
 
-    folder = ""
+    folder = ""  # under ../shared/bench-data; the collection's name is it in capitals
 
-    def __init__(self, name: str):
-        super().__init__(name, ("nDCG@10", "R@100"), 100)
+    def __init__(self):
+        super().__init__(self.folder.upper(), ("nDCG@10", "R@100"), 100)
         self.home = BENCH_DATA / self.folder
 
     def documents(self) -> dict[str, tuple[str, str]]:
@@ -241,47 +252,29 @@ class Classic(Collection):
 class Med(Classic):
     folder = "med"
 
-    def __init__(self):
-        super().__init__("MED")
-
     def documents(self):
         return {i: ("", f["W"]) for i, f in _smart(self.home / "MED.ALL", ("W",)).items()}
 
     def topics(self):
         texts = {i: f["W"] for i, f in _smart(self.home / "MED.QRY", ("W",)).items()}
-        qrels: dict[str, set[str]] = {}
-        for line in _latin1(self.home / "MED.REL").splitlines():
-            if line.strip():
-                q, _, d, rel = line.split()
-                if int(rel) > 0:
-                    qrels.setdefault(q, set()).add(d)
-        return texts, qrels
+        # "qid 0 docid relevance"
+        return texts, _qrels(self.home / "MED.REL", lambda f: (f[0], f[2]) if int(f[3]) else None)
 
 
 class Cacm(Classic):
     folder = "cacm"
-
-    def __init__(self):
-        super().__init__("CACM")
 
     def documents(self):
         return {i: (f["T"], f["W"]) for i, f in _smart(self.home / "cacm.all", ("T", "W")).items()}
 
     def topics(self):
         texts = {i: f["W"] for i, f in _smart(self.home / "query.text", ("W",)).items()}
-        qrels: dict[str, set[str]] = {}
-        for line in _latin1(self.home / "qrels.text").splitlines():
-            if line.strip():
-                q, d, _, _ = line.split()
-                qrels.setdefault(str(int(q)), set()).add(str(int(d)))
-        return texts, qrels
+        # "qid docid 0 0", ids zero-padded
+        return texts, _qrels(self.home / "qrels.text", lambda f: (str(int(f[0])), str(int(f[1]))))
 
 
 class Npl(Classic):
     folder = "npl"
-
-    def __init__(self):
-        super().__init__("NPL")
 
     def documents(self):
         return {i: ("", text) for i, text in _slash(self.home / "doc-text").items()}
@@ -294,9 +287,6 @@ class Npl(Classic):
 
 class Lisa(Classic):
     folder = "lisa"
-
-    def __init__(self):
-        super().__init__("LISA")
 
     def documents(self):
         docs = {}

@@ -27,6 +27,7 @@ from engine.indexer import reindex
 from engine.protected import Protected
 from tests.conftest import make_root
 from tests.test_app import aio, make_app, ready, wait_for
+from tui.screens.stats import StatsScreen
 from tui.screens.viewer import FileViewerScreen
 
 REPO = Path(__file__).resolve().parents[1]
@@ -134,6 +135,11 @@ async def test_the_app_viewer_refuses_a_hard_link_to_a_secret(linked):
         title = app.screen.query_one("#viewer-title").render().plain
         assert "cannot open" in title and "hard link" in title
         assert KEY not in app.screen.query_one(TextArea).text
+        await pilot.press("escape", "f3")  # the statistics screen names what was not read
+        await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen) and app.screen.loaded)
+        listed = app.screen.query_one("#stats-errors").render().plain
+        assert "Files not read at the last reindex (2)" in listed
+        assert "notes/x/hardkey.md  a hard link to a protected file" in listed
 
 
 def test_a_route_over_the_index_serves_nothing_from_it(tmp_path):

@@ -83,21 +83,11 @@ class StatsScreen(Screen[None]):
         self.query_one("#per-type", HBarChart).set_data(st.per_type)
         self.query_one("#per-month", ColumnChart).set_data(st.per_month)
         self.query_one("#health", Static).update(health_content(st))
-        errors = self.query_one("#stats-errors", Static)
-        lines = []
-        if st.files_with_errors:
-            lines.append(Content.styled(f"Files that failed to parse "
-                                        f"({len(st.files_with_errors)})", "bold $text-error"))
-            for e in st.files_with_errors[:50]:
-                lines.append(Content.assemble("  ", safe(e["source_file"], "bold"), "  ",
-                                              safe(e["error"], "dim")))
-        if st.not_read:
-            lines.append(Content.styled(f"Files not read at the last reindex "
-                                        f"({len(st.not_read)})", "bold $text-warning"))
-            for w in st.not_read[:50]:
-                lines.append(Content.assemble("  ", safe(w["source_file"], "bold"), "  ",
-                                              safe(w["message"], "dim")))
-        errors.update(Content("\n").join(lines))
+        lines = (file_list("Files that failed to parse", "bold $text-error",
+                           [(e["source_file"], e["error"]) for e in st.files_with_errors])
+                 + file_list("Files not read at the last reindex", "bold $text-warning",
+                             [(w["source_file"], w["message"]) for w in st.not_read]))
+        self.query_one("#stats-errors", Static).update(Content("\n").join(lines))
 
     def action_maintenance(self) -> None:
         """VACUUM rewrites the whole file and blocks every writer meanwhile: ask first."""
@@ -112,6 +102,16 @@ class StatsScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def file_list(title: str, style: str, rows: list[tuple[str, str]],
+              shown: int = 50) -> list[Content]:
+    """A titled list of (file, why) lines, the first ``shown`` of them; nothing when empty."""
+    if not rows:
+        return []
+    return [Content.styled(f"{title} ({len(rows)})", style),
+            *(Content.assemble("  ", safe(path, "bold"), "  ", safe(why, "dim"))
+              for path, why in rows[:shown])]
 
 
 def local_time(stamp: str | None) -> str:
