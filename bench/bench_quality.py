@@ -2,8 +2,8 @@
 
 Each collection becomes a data root under --work (built and indexed once per embedder, then
 reused), its queries run through the public Searcher.search() in keyword, semantic and hybrid
-mode, and a plain SQLite FTS5 bm25 OR query of the same words over the same chunks is scored
-as the baseline. Collections and metrics: bench/quality_sets.py. A collection whose queries
+mode, and a plain SQLite FTS5 bm25 OR query of every word of the question as written (stop
+words and repeats kept) over the same chunks is scored as the baseline. Collections and metrics: bench/quality_sets.py. A collection whose queries
 carry their own clock (LoCoMo-dev: each conversation's last turn) runs twice, with the real
 clock and "now at end", where recency decay acts as a person meets it, plus that clock without
 decay. Prints a summary (each collection's headline metric), a markdown table per collection
@@ -32,7 +32,7 @@ from common import machine, percentiles
 from quality_sets import Collection, Query, available
 
 from engine.config import load_config
-from engine.fts_query import build_match, parse_query
+from engine.fts_query import quote, tokenize
 from engine.indexer import reindex
 from engine.searcher import Searcher
 
@@ -49,10 +49,12 @@ def installed_embedders() -> list[str]:
 
 
 def plain_fts5(searcher: Searcher, q: Query, depth: int) -> list[tuple[str, list | None]]:
-    """The baseline: one FTS5 OR query over the question's words, bm25 order, same filter."""
-    match = build_match(parse_query(q.text), "or")
-    if match is None:
+    """The baseline: one FTS5 OR query over every word of the question as written (stop words
+    and repeats kept, as a plain FTS5 user would type them), bm25 order, same filter."""
+    words = tokenize(q.text)
+    if not words:
         return []
+    match = " OR ".join(quote(w) for w in words)
     prefix = q.filters.get("path_prefix") or ""
     rows = searcher.connection().execute(
         "SELECT c.source_file, json_extract(c.metadata, '$.lines') FROM chunks_fts "
