@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -136,8 +137,7 @@ def test_apply_recency_decay_multiplies_and_resorts():
     cands = [cand("old", 0.04, "slack", content_date="2026-04-27"),   # 35 d, hl 35 -> x0.5
              cand("new", 0.03, "slack", content_date="2026-06-01"),   # x1
              cand("nodate", 0.01, "note")]
-    full_curve = Config(root=Path("/tmp/root"), db_path=Path("/tmp/root/db"), routes=(),
-                        decay_weight=1.0)
+    full_curve = dataclasses.replace(config(), decay_weight=1.0)  # age as the whole factor
     out = apply_recency_decay(cands, full_curve, now)
     assert [(c.id, c.score) for c in out] == [("new", 0.03), ("old", 0.02), ("nodate", 0.01)]
     assert out[1].decay == Decay(0.5, 35.0, 35.0, False, age_weight=0.5, places=-1)
