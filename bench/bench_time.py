@@ -1,4 +1,4 @@
-"""Time and context costs (issue 13): phrase parsing per keystroke, timeline and conversation opens.
+"""Time and context costs: phrase parsing per keystroke, timeline and conversation opens.
 
     python bench/bench_time.py --root /tmp/demo500k
 

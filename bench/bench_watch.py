@@ -1,4 +1,4 @@
-"""Watch-mode benchmarks (issue 15): a real watcher (engine/watch.py) on a demo root.
+"""Watch-mode benchmarks: a real watcher (engine/watch.py) on a demo root.
 
     python -m cli demo --chunks 100000 --root /tmp/demo100k --no-app
     python bench/bench_watch.py --root /tmp/demo100k latency idle burst

@@ -1,4 +1,4 @@
-"""The facade's reads by time, by conversation and by person (issue 13), mixed into
+"""The facade's reads by time, by conversation and by person, mixed into
 :class:`engine.library.Library` and its snapshots.
 
 Each method reads in one read transaction (``self._index()``), like every facade read, and

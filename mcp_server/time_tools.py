@@ -1,5 +1,5 @@
 """The ``timeline`` tool and ``get_neighborhood(messages=true)``: what was dated in a range,
-and the individual messages around a chat, meeting or transcript hit (issue 13).
+and the individual messages around a chat, meeting or transcript hit.
 
 Rows follow the search page (mcp_server/page.py): a JSON object of the note-controlled fields
 {"title","path","tags","preview_kind","preview"}, every value a JSON string, then server

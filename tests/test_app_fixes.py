@@ -1,4 +1,4 @@
-"""Pilot tests of the app bugs a new user hit (issue 12): each failed before its fix."""
+"""Pilot tests of the app bugs a new user hit: each failed before its fix."""
 # ruff: noqa: F811 - the fixtures imported from tests.test_app are arguments here
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Pilot tests of the main screen's rough edges (issue 12: 3, 4, 5, 10): each failed before."""
+"""Pilot tests of the main screen's rough edges: each failed before."""
 # ruff: noqa: F811 - the fixtures imported from tests.test_app are arguments here
 
 from __future__ import annotations

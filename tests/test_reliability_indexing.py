@@ -1,5 +1,5 @@
 """Failures that are not the file's fault are retried, a file changed mid-read is re-read, one
-bad element never fails a file, binary data is not text (issue 9, items 5, 6, 8 and 12)."""
+bad element never fails a file, binary data is not text (docs/reliability.md)."""
 
 from __future__ import annotations
 

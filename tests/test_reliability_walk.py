@@ -1,5 +1,5 @@
 """The walk of the data root: links never lead out, odd names and unlistable folders lose
-nothing (issue 9, items 1, 4 and 7)."""
+nothing (docs/reliability.md)."""
 
 from __future__ import annotations
 
