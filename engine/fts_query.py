@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 
 # Articles, pronouns, prepositions, conjunctions, auxiliaries/modals and interrogatives: words
@@ -38,6 +39,11 @@ FTS5_STOP_WORDS: frozenset[str] = frozenset("""
 MAX_QUERY_CHARS = 20_000  # bound the work on absurd input; 10k-char queries still parse whole
 MAX_TERMS = 64  # terms + phrases kept; beyond this a query is a document, not a question
 FALLBACK_TOKENS = 3
+# A request with this many distinct content words is a description, not a question: it is
+# ranked on every word it says, as plain full-text search ranks it (docs/benchmarks.md, "The
+# keyword arm"); a shorter question drops its stop words so "what did I do" matches on topic.
+LONG_REQUEST_TERMS = 8
+MAX_TERM_COUNT = 8  # a word's weight in the query stops growing here (bounds the MATCH's size)
 
 # Word tokens: letters and digits of any script. Underscore is excluded because FTS5's
 # unicode61 tokenizer treats it as a separator, so the query splits where the index splits.
@@ -50,10 +56,24 @@ class ParsedQuery:
     terms: list[str] = field(default_factory=list)  # single words, deduped, query order
     phrases: list[list[str]] = field(default_factory=list)  # quoted phrases, as word lists
     raw_tokens: list[str] = field(default_factory=list)  # every token, before stop words
+    # how often each term occurs in the query (1 when absent): a long request repeats what it
+    # is about ("... ASSOCIATIVE STORES, ASSOCIATIVE MEMORY"), and BM25 weighs a query word by
+    # that count (docs/benchmarks.md, "The keyword arm": +0.04-0.05 nDCG@10 on long requests)
+    counts: dict[str, int] = field(default_factory=dict)
+    # a long request's stop words: scored like any word (BM25's idf keeps their weight small),
+    # never shown or counted as matched
+    function_words: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
         return not self.terms and not self.phrases
+
+    @property
+    def unit_count(self) -> int:
+        """How many entries :func:`matched_terms` names for a chunk holding the whole query:
+        each phrase once, standing for its own words."""
+        said = {w for p in self.phrases for w in p}
+        return sum(t not in said for t in self.terms) + len(self.phrases)
 
 
 def clean_text(text: str) -> str:
@@ -104,23 +124,32 @@ def parse_query(query: str | None) -> ParsedQuery:
     """Sanitize a natural-language query into terms and phrases; never raises.
 
     Boolean keywords (AND/OR/NOT/NEAR) are just lowercased words here: they are stop words or
-    get quoted, so they can never act as operators. A one-word phrase is an ordinary term.
-    If every word is a stop word (``"who am I"``), fall back to the first three distinct raw
-    tokens so the keyword arm still searches something.
+    get quoted, so they can never act as operators. A one-word phrase is an ordinary term; a
+    longer one also gives its words as terms, so quoting a title ranks the chunks holding it
+    first without losing those that word it differently. If every word is a stop word
+    (``"who am I"``), fall back to the first three distinct raw tokens so the keyword arm
+    still searches something. A long request keeps its stop words for scoring
+    (``function_words``, see LONG_REQUEST_TERMS).
     """
     text = clean_text(query or "")
     phrases, rest = split_phrases(text)
     words = tokenize(rest)
     raw_tokens = tokenize(text.replace('"', " "))
     terms = [w for w in words if w not in FTS5_STOP_WORDS]
-    terms += [p[0] for p in phrases if len(p) == 1]
+    terms += [w for p in phrases for w in p if len(p) == 1 or w not in FTS5_STOP_WORDS]
     phrases = _dedupe([p for p in phrases if len(p) > 1])
     terms = _dedupe(terms)
     if not terms and not phrases:
         terms = _dedupe(raw_tokens)[:FALLBACK_TOKENS]
     phrases = phrases[:MAX_TERMS]
     terms = terms[: max(0, MAX_TERMS - len(phrases))]
-    return ParsedQuery(terms=terms, phrases=phrases, raw_tokens=raw_tokens)
+    function_words = []
+    if len(terms) >= LONG_REQUEST_TERMS:
+        function_words = _dedupe([w for w in raw_tokens if w in FTS5_STOP_WORDS])
+    said = Counter(raw_tokens)
+    counts = {t: min(said[t], MAX_TERM_COUNT) for t in terms + function_words if said[t] > 1}
+    return ParsedQuery(terms=terms, phrases=phrases, raw_tokens=raw_tokens, counts=counts,
+                       function_words=function_words)
 
 
 def quote(text: str) -> str:
@@ -194,9 +223,9 @@ def matched_terms(content: str, parsed: ParsedQuery) -> list[str]:
     found = [t for t in parsed.terms if light_stem(t) in present]
     if parsed.phrases:
         stems = [light_stem(t) for t in tokens]
-        for phrase in parsed.phrases:
-            if _contains_run(stems, [light_stem(w) for w in phrase]):
-                found.append(" ".join(phrase))
+        phrases = [p for p in parsed.phrases if _contains_run(stems, [light_stem(w) for w in p])]
+        said = {w for p in phrases for w in p}  # a phrase found stands for its own words
+        found = [t for t in found if t not in said] + [" ".join(p) for p in phrases]
     return found
 
 

@@ -74,6 +74,22 @@ class KeywordPlan:
     budget: int = POSTINGS_BUDGET  # postings the slow paths may score
     term_df: dict[str, int] = field(default_factory=dict)  # single query word -> exact df
     newest: bool = False  # a statement scored only the budget's newest matches
+    # unit -> how often the query says it (absent: once): memlens_bm25 weighs its phrase by
+    # that; without the extension the unit is that many phrases of the MATCH, and FTS5's bm25
+    # (a sum over phrases) weighs it the same, at the cost of reading its postings n times
+    weight: dict[str, int] = field(default_factory=dict)
+    weighted: bool = False  # memlens_bm25 takes the weights (engine/rank_extension.py)
+
+    def said(self, units: list[str]) -> list[str]:
+        """The phrases of a MATCH over ``units``: each once when the rank function weighs
+        them, else repeated as often as the query says it."""
+        if self.weighted:
+            return list(units)
+        return [u for u in units for _ in range(self.weight.get(u, 1))]
+
+    def weights(self, units: list[str]) -> list[int] | None:
+        """Each phrase's weight for memlens_bm25, or None when the MATCH repeats them."""
+        return [self.weight.get(u, 1) for u in units] if self.weighted else None
 
     def dfs(self, units: list[str]) -> list[int]:
         """Exact counts of ``units`` where known, -1 where not (memlens_bm25 counts those)."""
@@ -147,11 +163,12 @@ def term_dfs(conn: Connection, terms: list[str]) -> dict[str, int]:
 
 def plan(conn: Connection, parsed: ParsedQuery, common_df: int,
          budget: int = POSTINGS_BUDGET) -> KeywordPlan | None:
-    units = [quote(t) for t in parsed.terms] + [quote(" ".join(p)) for p in parsed.phrases]
+    words = parsed.terms + parsed.function_words
+    units = [quote(t) for t in words] + [quote(" ".join(p)) for p in parsed.phrases]
     if not units:
         return None
     try:
-        by_term = term_dfs(conn, parsed.terms)
+        by_term = term_dfs(conn, words)
     except Exception:  # noqa: BLE001 - a driver without fts5vocab: count each unit instead
         by_term = {}
     exact = {quote(t): n for t, n in by_term.items()}
@@ -161,7 +178,9 @@ def plan(conn: Connection, parsed: ParsedQuery, common_df: int,
     if sum(counts.values()) <= budget:
         common, rare = [], units  # few enough postings to score them all: exact
     return KeywordPlan(units, common, rare, df={u: exact[u] for u in common if u in exact},
-                       budget=budget, term_df=by_term)
+                       budget=budget, term_df=by_term,
+                       weight={quote(t): n for t, n in parsed.counts.items()},
+                       weighted=getattr(conn, "rank_extension", False))
 
 
 def _exact_df(conn: Connection, p: KeywordPlan, n_rows: int) -> dict[str, int]:
@@ -183,9 +202,15 @@ def _within_budget(conn: Connection, p: KeywordPlan, n_rows: int) -> list[str]:
     return kept
 
 
+def _any(p: KeywordPlan, units: list[str]) -> str:
+    """The OR of ``units``, each as often as the query says it."""
+    return " OR ".join(p.said(units))
+
+
 def _run(conn: Connection, p: KeywordPlan, units: list[str], match: str, where: str,
          args: list, depth: int, postings: int = 0) -> list:
-    """Top ``depth`` rows of ``match`` (built from ``units``, each once, in this order).
+    """Top ``depth`` rows of ``match`` (built from ``units`` as ``p.said`` repeats them, in
+    this order).
 
     A statement expected to match more than the budget (``postings``: an upper bound) scores
     only the budget's worth of most recently indexed matches, found by walking the match in
@@ -212,7 +237,7 @@ def _ranked(conn: Connection, p: KeywordPlan, units: list[str], match: str, wher
     newest = "" if floor is None else " AND chunks_fts.rowid > ?"
     bound = [] if floor is None else [floor]
     params = [match, *bound, depth] if unfiltered else [match, *args, *bound, depth]
-    rank = rank_sql(conn, "chunks_fts", p.dfs(units))
+    rank = rank_sql(conn, "chunks_fts", p.dfs(p.said(units)), p.weights(units))
     try:
         return conn.execute(template.format(where=where, rank=rank, newest=newest),
                             params).fetchall()
@@ -237,11 +262,11 @@ def keyword_search(conn: Connection, parsed: ParsedQuery, depth: int, where: str
     if p is None:
         return [], None
     if not p.common:
-        return _run(conn, p, p.units, " OR ".join(p.units), where, args, depth), p
+        return _run(conn, p, p.units, _any(p, p.units), where, args, depth), p
     n_rows = fts_row_count(conn)
-    any_common = " OR ".join(p.common)
+    any_common = _any(p, p.common)
     if p.rare:
-        any_rare = " OR ".join(p.rare)
+        any_rare = _any(p, p.rare)
         # Rows holding a rare unit: those with a common one too, scored over every unit, and
         # the rare units alone (a row's score there is exact when it holds no common unit,
         # and an under-estimate otherwise, overridden by the first list's exact one). Not
@@ -251,25 +276,26 @@ def keyword_search(conn: Connection, parsed: ParsedQuery, depth: int, where: str
                        _run(conn, p, p.rare + p.common, f"({any_rare}) AND ({any_common})",
                             where, args, depth))
         df = _exact_df(conn, p, n_rows)
-        bound = (BM25_K1 + 1) * sum(idf(n_rows, df[unit]) for unit in p.common)
+        bound = (BM25_K1 + 1) * sum(p.weight.get(unit, 1) * idf(n_rows, df[unit])
+                                    for unit in p.common)
         if len(found) == depth and found[-1]["score"] > bound:
             p.path = "maxscore"
             return found, p
         p.path = "maxscore+common"
         kept = _within_budget(conn, p, n_rows)
-        rest = _run(conn, p, kept + p.rare, f"({' OR '.join(kept)}) NOT ({any_rare})", where,
+        rest = _run(conn, p, kept + p.rare, f"({_any(p, kept)}) NOT ({any_rare})", where,
                     args, depth, sum(df[u] for u in kept))
         return _merge(depth, found, rest), p
     if len(p.common) > 1:
         df = _exact_df(conn, p, n_rows)
-        found = _run(conn, p, p.common, " AND ".join(p.common), where, args, depth,
+        found = _run(conn, p, p.common, " AND ".join(p.said(p.common)), where, args, depth,
                      min(df[u] for u in p.common))
         if len(found) == depth:
             p.path = "and-first"
             return found, p
         p.path = "and-first+or"
         kept = _within_budget(conn, p, n_rows)
-        return _merge(depth, found, _run(conn, p, kept, " OR ".join(kept), where, args,
+        return _merge(depth, found, _run(conn, p, kept, _any(p, kept), where, args,
                                          depth, sum(df[u] for u in kept))), p
     return _run(conn, p, p.common, any_common, where, args, depth,
                 sum(_exact_df(conn, p, n_rows).values())), p

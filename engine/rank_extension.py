@@ -40,9 +40,17 @@ def load(conn) -> bool:
     return True
 
 
-def rank_sql(conn, table: str, dfs: list[int] | None) -> str:
+def rank_sql(conn, table: str, dfs: list[int] | None,
+             weights: list[int] | None = None) -> str:
     """The SQL of a bm25 score for a MATCH over ``table``: ``memlens_bm25`` with ``dfs`` (one
-    per phrase of the MATCH, in order; -1 where not known) when the connection has it."""
+    per phrase of the MATCH, in order; -1 where not known) and, if given, a weight per phrase,
+    when the connection has it. Weights need the extension (``bm25()`` takes none): a caller
+    without it repeats the phrase in the MATCH instead."""
     if dfs is None or not getattr(conn, "rank_extension", False):
+        if weights and any(w != 1 for w in weights):
+            raise ValueError("phrase weights need memlens_bm25; repeat the phrases instead")
         return f"bm25({table})"
-    return f"memlens_bm25({table}, {', '.join(str(int(d)) for d in dfs)})"
+    values = [str(int(d)) for d in dfs]
+    if weights and any(w != 1 for w in weights):
+        values += [str(int(w)) for w in weights]
+    return f"memlens_bm25({table}, {', '.join(values)})"

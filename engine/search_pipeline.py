@@ -205,7 +205,7 @@ def _decay_and_profile(reader: Reader, fused: list[Candidate], text: str, limit:
 def _matched_all(conn: Connection, results: list[SearchResult], parsed: ParsedQuery,
                  filters: Filters) -> bool:
     """Whether some chunk holds every query unit: read off the page, else one SQL check."""
-    wanted = len(parsed.terms) + len(parsed.phrases)
+    wanted = parsed.unit_count
     return not parsed.empty and (
         any(len(r.matched_terms or ()) == wanted for r in results if not r.injected)
         or bool(full_matches(conn, parsed, filters, 1)))
@@ -215,7 +215,7 @@ def _low_confidence(results: list[SearchResult], parsed: ParsedQuery, matched_al
                     best_sim: float | None, floor: float | None) -> bool:
     """Neither arm has evidence. Keyword: no chunk holds most of the words (every one for a
     1-2 word query); semantic: nothing reaches the embedder's floor."""
-    wanted = len(parsed.terms) + len(parsed.phrases)
+    wanted = parsed.unit_count
     most = max((len(r.matched_terms or ()) for r in results if not r.injected), default=0)
     return (floor is not None and not matched_all and 2 * most <= wanted
             and (best_sim is None or best_sim < floor))

@@ -105,10 +105,6 @@ def content_fields(r, source_exists: bool = True, cuts: dict[str, int] | None = 
     return fields
 
 
-def _units(parsed: ParsedQuery) -> int:
-    return len(parsed.terms) + len(parsed.phrases)
-
-
 def keyword_detail(r, parsed: ParsedQuery) -> str:
     """``match: all 2/2 [a, b]`` or ``match: partial 1/2 [a]``, and ``matched_in: title, body``
     (which parts of the chunk hold a query term: title, heading, tags, path, body)."""
@@ -137,7 +133,7 @@ def keyword_detail(r, parsed: ParsedQuery) -> str:
             found.append(h)
     order = parsed.terms + [" ".join(p) for p in parsed.phrases]
     found.sort(key=lambda t: order.index(t) if t in order else len(order))
-    units = _units(parsed)
+    units = parsed.unit_count
     have = min(len(found), units)
     match = "all" if units and have >= units else "partial"
     terms = ", ".join(found) if found else "-"

@@ -7,6 +7,7 @@ import sqlean as sqlite3
 
 from engine.fts_query import (
     FTS5_STOP_WORDS,
+    LONG_REQUEST_TERMS,
     MAX_TERMS,
     ParsedQuery,
     build_match,
@@ -75,17 +76,29 @@ def test_all_stop_words_fall_back_to_first_three_raw_tokens():
     assert parse_query("the the the of").terms == ["the", "of"]
 
 
-def test_quoted_phrase_kept_as_phrase():
+def test_quoted_phrase_kept_as_phrase_and_its_words_as_terms():
+    # quoting a title ranks the chunks holding it first; its words still find the chunks that
+    # word it differently (a quoted title used to lose every chunk without the exact run)
     parsed = parse_query('"harbor bridge" plan')
-    assert parsed.terms == ["plan"]
+    assert parsed.terms == ["plan", "harbor", "bridge"]
     assert parsed.phrases == [["harbor", "bridge"]]
-    assert build_match(parsed) == '"plan" OR "harbor bridge"'
+    assert build_match(parsed) == '"plan" OR "harbor" OR "bridge" OR "harbor bridge"'
 
 
 def test_phrase_keeps_stop_words_and_single_word_phrase_is_a_term():
     parsed = parse_query('"the who" "bridge" concert')
     assert parsed.phrases == [["the", "who"]]
     assert parsed.terms == ["concert", "bridge"]
+
+
+def test_a_long_request_keeps_its_stop_words_for_scoring_only():
+    question = parse_query("what did I do with the harbor bridge plan")
+    assert question.function_words == []
+    request = parse_query("I would like papers on the use of journals in libraries, both "
+                          "current and back issues, and how libraries coped with budget cuts")
+    assert len(request.terms) >= LONG_REQUEST_TERMS
+    assert "the" in request.function_words and "the" not in request.terms
+    assert request.counts["libraries"] == 2 and request.counts["and"] == 2
 
 
 def test_unbalanced_quote_is_ignored():
@@ -166,7 +179,7 @@ def test_matched_terms_reports_terms_and_phrases_present():
 
 def test_matched_terms_phrase_needs_consecutive_words():
     parsed = parse_query('"harbor bridge"')
-    assert matched_terms("the bridge by the harbor", parsed) == []
+    assert matched_terms("the bridge by the harbor", parsed) == ["harbor", "bridge"]
     assert matched_terms("harbor bridges", parsed) == ["harbor bridge"]
 
 

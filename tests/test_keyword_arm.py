@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engine.db import connect, transaction
-from engine.fts_query import build_match, parse_query
+from engine.fts_query import MAX_TERM_COUNT, build_match, parse_query, quote, tokenize
 from engine.keyword_arm import SELECT, fts_row_count, keyword_search
 from engine.schema import ensure_schema, mirror_new_rows
 from tests.conftest import chunk_db
@@ -30,6 +30,39 @@ def conn(tmp_path_factory):
 def plain_or(conn, parsed, depth, where="1=1", args=()):
     return conn.execute(SELECT.format(where=where, rank="bm25(chunks_fts)", newest=""),
                         [build_match(parsed, "or"), *args, depth]).fetchall()
+
+
+def plain_or_as_said(conn, text, depth):
+    """A plain FTS5 OR query of every word as the query says it, repeats kept."""
+    match = " OR ".join(quote(w) for w in tokenize(text))
+    return conn.execute(SELECT.format(where="1=1", rank="bm25(chunks_fts)", newest=""),
+                        [match, depth]).fetchall()
+
+
+def test_a_word_the_query_repeats_weighs_as_often_as_it_is_said(conn):
+    # long requests repeat what they are about; the plain OR of the words as written weighs a
+    # word said three times three times, and so does every plan of the arm
+    rng = random.Random(11)
+    paths = set()
+    for _ in range(120):
+        said = rng.sample(WORDS[:5], rng.randint(0, 2)) + rng.sample(WORDS[5:], rng.randint(1, 3))
+        said += rng.choices(said, k=rng.randint(1, 4))
+        text = " ".join(said)
+        got, plan = keyword_search(conn, parse_query(text), 50, "1=1", [], common_df=300,
+                                   budget=BUDGET)
+        paths.add(plan.path)
+        if plan.path.startswith("and-first") or plan.path == "maxscore+common":
+            continue
+        want = plain_or_as_said(conn, text, 50)
+        assert [round(r["score"], 9) for r in got] == [round(r["score"], 9) for r in want]
+    assert {"or", "maxscore"} <= paths
+
+
+def test_query_counts_are_capped_and_skip_stop_words():
+    parsed = parse_query("the moon the moon the moon " + "tide " * 20)
+    assert parsed.terms == ["moon", "tide"]
+    assert parsed.counts == {"moon": 3, "tide": MAX_TERM_COUNT}
+    assert parse_query("moon tide").counts == {}
 
 
 def test_row_count_is_read_from_the_index(conn):
@@ -189,3 +222,56 @@ def test_a_statement_past_the_budget_scores_the_newest_matches_only(conn):
     _, plan = keyword_search(conn, parse_query("w0 w1"), 20, "1=1", [], common_df=300,
                              budget=10**6)
     assert not plan.newest
+
+
+def test_a_long_query_finds_the_chunks_holding_its_rare_words(conn):
+    # a 60-word request of mostly common words and a few rare ones, on a budget small enough
+    # that the approximate plans act: every chunk the plain OR query ranks in its top 10 for
+    # holding a rare word is in the arm's top 10 too
+    rng = random.Random(3)
+    for _ in range(20):
+        said = rng.choices(WORDS[:40], k=56) + rng.sample(WORDS[300:], 4)
+        rng.shuffle(said)
+        text = " ".join(said)
+        parsed = parse_query(text)
+        got, plan = keyword_search(conn, parsed, 10, "1=1", [], common_df=300, budget=BUDGET)
+        assert plan.common, "the plan should be an approximate one"
+        rare = {quote(w)[1:-1] for w in said if w in WORDS[300:]}
+        want = {r["rowid"] for r in plain_or_as_said(conn, text, 10)
+                if rare & set(r["content"].split())}
+        assert want <= {r["rowid"] for r in got}
+
+
+def test_a_quoted_title_finds_the_chunk_that_words_it_differently(tmp_path):
+    # the words of a quoted phrase are terms too: a chunk holding the title's words in
+    # another order is still found, below the chunk holding the exact run
+    c = chunk_db(tmp_path / "t.db", [
+        ("exact", "a.md", "note", "Can programming be liberated from the von Neumann style"),
+        ("reworded", "b.md", "note", "the von Neumann style: can programming be liberated?"
+                                     " Backus asks in his lecture"),
+        ("other", "c.md", "note", "a lecture on programming style")])
+    got, _ = keyword_search(c, parse_query('"programming be liberated from the von Neumann" '
+                                           'Backus'), 10, "1=1", [], common_df=300)
+    ids = [r["id"] for r in got]
+    assert set(ids[:2]) == {"exact", "reworded"} and ids[2] == "other"
+    c.close()
+
+
+def test_a_long_request_scores_as_the_plain_query_of_every_word_it_says(tmp_path):
+    # stop words and repeats included: what plain full-text search does with a description
+    text = ("I would like papers on the use of journals in libraries, both current and back "
+            "issues, and on the ways in which libraries have coped with budget cuts")
+    rows = [(f"d{i}", f"d{i}.md", "note", t) for i, t in enumerate([
+        "journals in academic libraries: current issues and back runs",
+        "the ways libraries coped with cuts in periodicals budgets",
+        "a survey of the use of public libraries by children",
+        "papers on budget planning in the health service",
+        "in which we consider the use of the card catalogue"])]
+    c = chunk_db(tmp_path / "r.db", rows)
+    parsed = parse_query(text)
+    assert parsed.function_words
+    got, _ = keyword_search(c, parsed, 10, "1=1", [], common_df=300)
+    want = plain_or_as_said(c, text, 10)
+    assert [(r["id"], round(r["score"], 9)) for r in got] == \
+           [(r["id"], round(r["score"], 9)) for r in want]
+    c.close()

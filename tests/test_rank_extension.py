@@ -61,14 +61,26 @@ def test_wrong_counts_change_the_score_and_a_wrong_arity_is_an_error(conn):
     true = scores(conn, '"coffee"', "bm25(chunks_fts)")
     wrong = scores(conn, '"coffee"', "memlens_bm25(chunks_fts, 3)")
     assert [r[0] for r in wrong] == [r[0] for r in true] and wrong != true
-    with pytest.raises(OperationalError, match="2 document frequencies for 1 phrases"):
-        scores(conn, '"coffee"', "memlens_bm25(chunks_fts, 1, 2)")
+    with pytest.raises(OperationalError, match="3 values for 1 phrases"):
+        scores(conn, '"coffee"', "memlens_bm25(chunks_fts, 1, 2, 3)")
+
+
+def test_a_weight_scores_as_the_phrase_said_that_many_times(conn):
+    df = term_dfs(conn, ["coffee", "garden"])
+    repeated = scores(conn, '"coffee" OR "coffee" OR "coffee" OR "garden"', "bm25(chunks_fts)")
+    weighted = scores(conn, '"coffee" OR "garden"',
+                      f"memlens_bm25(chunks_fts, {df['coffee']}, {df['garden']}, 3, 1)")
+    assert len(repeated) > 10
+    assert [(r, round(s, 9)) for r, s in weighted] == [(r, round(s, 9)) for r, s in repeated]
+    assert rank_extension.rank_sql(conn, "t", [5, 7], [3, 1]) == "memlens_bm25(t, 5, 7, 3, 1)"
+    assert rank_extension.rank_sql(conn, "t", [5, 7], [1, 1]) == "memlens_bm25(t, 5, 7)"
 
 
 def test_the_keyword_arm_is_the_same_with_and_without_it(conn):
     rng = random.Random(2)
     for _ in range(60):
-        query = " ".join(rng.sample(WORDS, rng.randint(1, 5)))
+        said = rng.sample(WORDS, rng.randint(1, 5))
+        query = " ".join(said + rng.choices(said, k=rng.randint(0, 3)))  # repeats: weights
         parsed = parse_query(query)
         with_ext, p1 = keyword_search(conn, parsed, 20, "1=1", [], common_df=100, budget=500)
         conn.rank_extension = False
@@ -78,8 +90,8 @@ def test_the_keyword_arm_is_the_same_with_and_without_it(conn):
         finally:
             conn.rank_extension = True
         assert p1.path == p2.path
-        assert [(r["rowid"], r["score"]) for r in with_ext] == \
-            [(r["rowid"], r["score"]) for r in without], query
+        assert [(r["rowid"], round(r["score"], 9)) for r in with_ext] == \
+            [(r["rowid"], round(r["score"], 9)) for r in without], query
 
 
 def test_without_the_built_library_connections_use_fts5s_bm25(tmp_path, monkeypatch, conn):

@@ -8,7 +8,13 @@
  *
  *     memlens_bm25(chunks_fts, df_0, df_1, ...)   -- one per phrase, in query order
  *
- * A negative df means "not known": that phrase is counted as bm25() counts it. Everything
+ * A negative df means "not known": that phrase is counted as bm25() counts it. A second list
+ * of the same length, when given, weighs each phrase (its term in the sum is multiplied):
+ *
+ *     memlens_bm25(chunks_fts, df_0, ..., df_n, w_0, ..., w_n)
+ *
+ * the score bm25() gives a MATCH that repeats phrase i w_i times, without FTS5 reading its
+ * posting list w_i times (a long request says its topic words several times). Everything
  * else is bm25()'s arithmetic, in its order (k1 = 1.2, b = 0.75, every column weight 1,
  * idf = log((N - df + 0.5) / (df + 0.5)) floored at 1e-6, the score negated), so the result
  * equals bm25() for the true counts.
@@ -24,7 +30,7 @@ SQLITE_EXTENSION_INIT1
 typedef struct {
     int n_phrase;
     double avgdl;
-    double *idf;
+    double *idf; /* each phrase's idf times its weight */
 } Bm25Data;
 
 static int count_hit(const Fts5ExtensionApi *api, Fts5Context *fts, void *user) {
@@ -44,9 +50,9 @@ static int statement_data(const Fts5ExtensionApi *api, Fts5Context *fts, int n_v
         return SQLITE_OK;
     }
     int n_phrase = api->xPhraseCount(fts);
-    if (n_val != n_phrase) {
-        *why = sqlite3_mprintf("memlens_bm25: %d document frequencies for %d phrases", n_val,
-                               n_phrase);
+    if (n_val != n_phrase && n_val != 2 * n_phrase) {
+        *why = sqlite3_mprintf("memlens_bm25: %d values for %d phrases (a document frequency "
+                               "each, then optionally a weight each)", n_val, n_phrase);
         return SQLITE_ERROR;
     }
     data = sqlite3_malloc64(sizeof(Bm25Data) + sizeof(double) * (sqlite3_uint64)n_phrase);
@@ -65,7 +71,8 @@ static int statement_data(const Fts5ExtensionApi *api, Fts5Context *fts, int n_v
             rc = api->xQueryPhrase(fts, i, &hits, count_hit);
         }
         double idf = log((n_row - hits + 0.5) / (hits + 0.5));
-        data->idf[i] = idf <= 0.0 ? 1e-6 : idf;
+        double weight = n_val > n_phrase ? sqlite3_value_double(vals[n_phrase + i]) : 1.0;
+        data->idf[i] = (idf <= 0.0 ? 1e-6 : idf) * weight;
     }
     if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, data, free_data);
     if (rc != SQLITE_OK) {
