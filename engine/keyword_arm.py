@@ -203,14 +203,14 @@ def _within_budget(conn: Connection, p: KeywordPlan, n_rows: int) -> list[str]:
 
 
 def _any(p: KeywordPlan, units: list[str]) -> str:
-    """The OR of ``units``, each as often as the query says it."""
+    """The OR of ``units``, as the MATCH's phrases (``KeywordPlan.said``)."""
     return " OR ".join(p.said(units))
 
 
 def _run(conn: Connection, p: KeywordPlan, units: list[str], match: str, where: str,
          args: list, depth: int, postings: int = 0) -> list:
-    """Top ``depth`` rows of ``match`` (built from ``units`` as ``p.said`` repeats them, in
-    this order).
+    """Top ``depth`` rows of ``match`` (built from ``units`` as ``KeywordPlan.said`` gives
+    them, in this order).
 
     A statement expected to match more than the budget (``postings``: an upper bound) scores
     only the budget's worth of most recently indexed matches, found by walking the match in
