@@ -1,8 +1,8 @@
 """The compiled parts, both optional (engine/csrc/):
 
-- ``engine._kernels``: the vector sidecar's scans (a CPython module, engine/kernels.py);
-- ``engine._memlensrank``: a SQLite loadable extension, ``memlens_bm25`` (FTS5's bm25 with
-  the document frequencies the keyword arm already knows; engine/rank_extension.py).
+- ``engine.vectors._kernels``: the vector sidecar's scans (a CPython module, engine/vectors/kernels.py);
+- ``engine.storage._memlensrank``: a SQLite loadable extension, ``memlens_bm25`` (FTS5's bm25 with
+  the document frequencies the keyword arm already knows; engine/storage/rank_extension.py).
 
 Without a C compiler the install still succeeds: the numpy passes and FTS5's own bm25 serve,
 with the same results and slower (docs/benchmarks.md).
@@ -13,9 +13,9 @@ from setuptools import Extension, setup
 HEADERS = ["engine/csrc/sqlite3.h", "engine/csrc/sqlite3ext.h"]  # SQLite 3.50's, public domain
 
 setup(ext_modules=[
-    Extension("engine._kernels", ["engine/csrc/kernels.c"], optional=True,
+    Extension("engine.vectors._kernels", ["engine/csrc/kernels.c"], optional=True,
               extra_compile_args=["-O3", "-std=c11"]),
-    Extension("engine._memlensrank", ["engine/csrc/memlensrank.c"], depends=HEADERS,
+    Extension("engine.storage._memlensrank", ["engine/csrc/memlensrank.c"], depends=HEADERS,
               include_dirs=["engine/csrc"], optional=True,
               extra_compile_args=["-O2", "-std=c11"]),
 ])

@@ -1,6 +1,6 @@
-"""The app's own latency targets (issue: the app).
+"""The app's own latency targets.
 
-    cd bench && PYTHONPATH=.. python bench_app.py --root /tmp/demo500k [--small-root DIR]
+    cd bench && PYTHONPATH=.. python bench_app.py --root <500k root> [--small-root DIR]
         [--starts 5] [--queries 120] [--skip cold,keys]
 
 cold: cold start to first paint. Each start is a fresh interpreter (``python -c``) that builds
@@ -12,7 +12,7 @@ cold: cold start to first paint. Each start is a fresh interpreter (``python -c`
   (``overview_painted``: its counts come from a worker thread). A headless driver composites every frame like a
   terminal one and only skips writing the escape codes. Median (and all runs) of ``--starts``
   starts, on the big root and on the small demo root (``--small-root``, default
-  /tmp/demo-small, generated and indexed if missing).
+  a folder in the bench cache, generated and indexed if missing).
 
 keys: keystroke to results painted, on the big root, in ``app.run_test(size=(120, 40))``.
   The app is warmed first (the first search loads the vector index: seconds at 500k; the
@@ -45,7 +45,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from bench_search import natural_queries  # noqa: E402
-from common import REPO, machine, percentiles  # noqa: E402
+from common import BENCH_CACHE, REPO, machine, percentiles  # noqa: E402
 
 SIZE = (120, 40)
 TARGET_KEY_P50_MS = 150.0
@@ -225,7 +225,7 @@ async def keystrokes(root: Path, n: int) -> dict:
     from textual.widgets import Input
 
     from engine.config import load_config
-    from engine.db import connect
+    from engine.storage.db import connect
     from tui.app import MemlensApp
     from tui.session import DEBOUNCE_SECONDS
     from tui.widgets.query import QueryInput
@@ -300,7 +300,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", required=True, type=Path, help="the big indexed root")
-    parser.add_argument("--small-root", type=Path, default=Path("/tmp/demo-small"),
+    parser.add_argument("--small-root", type=Path, default=BENCH_CACHE / "demo-small",
                         help="the small demo root (generated and indexed if missing)")
     parser.add_argument("--starts", type=int, default=5)
     parser.add_argument("--queries", type=int, default=120)

@@ -1,6 +1,6 @@
-"""CJK / Thai keyword search (engine/cjk.py): trigram table size, query time, indexing cost.
+"""CJK / Thai keyword search (engine/retrieval/cjk.py): trigram table size, query time, indexing cost.
 
-    python bench/bench_cjk.py --root /tmp/h12/demo100k --chunks 100000
+    python bench/bench_cjk.py --root <100k root> --chunks 100000
 
 Builds the demo root (engine.demo) with ``--chunks`` chunks, adds Telegram logs of Japanese,
 Chinese, Thai and Korean messages (``--cjk-share`` of the chunks, 10 messages a window) and
@@ -22,13 +22,13 @@ from pathlib import Path
 import numpy as np
 from common import machine, percentiles
 
-from engine.cjk import SCORE_BUDGET, _term, cjk_search, cjk_terms
 from engine.config import load_config
-from engine.db import connect, transaction
 from engine.demo import generate_demo_root
 from engine.embedder import Embedder
 from engine.indexer import reindex
+from engine.retrieval.cjk import SCORE_BUDGET, _term, cjk_search, cjk_terms
 from engine.schema import backfill_cjk, ensure_schema
+from engine.storage.db import connect, transaction
 
 RARE = ["紅葉の季節に嵐山を散歩したい", "我们下周去北京看长城记得带护照", "ประชุมพรุ่งนี้บ่ายสามโมง"]
 WORDS = {

@@ -1,6 +1,6 @@
-"""Date filters over chunk spans (engine/spans.py): what the overlap costs at size.
+"""Date filters over chunk spans (engine/dates/spans.py): what the overlap costs at size.
 
-    python bench/bench_date_filter.py --root /tmp/h15-500k [--repeat 15]
+    python bench/bench_date_filter.py --root <500k root> [--repeat 15]
 
 For a week, a month and an older week before the index's newest date, and for an open range
 ("until" only), runs the vector arm's mask query (``Filters.rowid_queries``: every chunk rowid
@@ -20,10 +20,10 @@ from datetime import date, datetime, timedelta
 from common import machine, peak_rss_mb, percentiles
 
 from engine.config import load_config
-from engine.db import connect
-from engine.filters import Filters
+from engine.dates.spans import longest_span
+from engine.retrieval.filters import Filters
 from engine.searcher import Searcher
-from engine.spans import longest_span
+from engine.storage.db import connect
 
 
 def ranges(newest: date) -> dict[str, tuple[str | None, str]]:

@@ -1,6 +1,6 @@
-"""The first hybrid search of a fresh process (issue: performance, item 1).
+"""The first hybrid search of a fresh process.
 
-    python bench/bench_first_query.py --root /tmp/demo500k [--runs 3] [--drop-caches]
+    python bench/bench_first_query.py --root <500k root> [--runs 3] [--drop-caches]
                                       [--no-sidecar] [--mode semantic]
 
 Each run spawns a new Python process that opens a Searcher, loads the embedder (timed apart),
@@ -75,7 +75,7 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
     from engine.config import load_config
-    from engine.vector_sidecar import sidecar_dir
+    from engine.vectors.sidecar_file import sidecar_dir
 
     folder = sidecar_dir(load_config(args.root).db_path)
     aside = folder.with_name(folder.name + ".aside")

@@ -1,7 +1,7 @@
-"""Indexing benchmarks (issue: engine index).
+"""Indexing benchmarks.
 
-    python bench/bench_index.py --root /tmp/demo100k --chunks 100000 build
-    python bench/bench_index.py --root /tmp/demo500k --chunks 500000 build noop append
+    python bench/bench_index.py --root <100k root> --chunks 100000 build
+    python bench/bench_index.py --root <500k root> --chunks 500000 build noop append
 
 build: full first build with the local embedder (chunks/s, peak RSS, RSS sampled as it grows)
 noop: a second reindex with nothing changed (seconds)

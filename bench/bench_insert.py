@@ -1,4 +1,4 @@
-"""Write paths into chunks + FTS5 + vec0, without embedding (issue: engine index, "bulk path").
+"""Write paths into chunks + FTS5 + vec0, without embedding.
 
     python bench/bench_insert.py [--rows 100000]
 
@@ -6,7 +6,7 @@ triggers:   per-row AFTER INSERT triggers into chunks_fts and chunks_vec (the te
 set-based:  what the indexer does: each 200-row batch into chunks, then one INSERT ... SELECT
             per derived table for that rowid range, in the same transaction
 bulk:       every row first, then FTS5 'rebuild' and one vec0 INSERT ... SELECT (a first build)
-no-generation: set-based without the vector generation triggers (engine/vector_sidecar.py):
+no-generation: set-based without the vector generation triggers (engine/vectors/sidecar_file.py):
             the write cost of logging every vector change, by difference
 """
 
@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 from common import machine
 
-from engine.db import connect, transaction
 from engine.schema import EmbedderInfo, create_vec_index, ensure_schema, max_rowid, mirror_new_rows
+from engine.storage.db import connect, transaction
 
 WORDS = [f"{a}{b}" for a in ("ka", "lo", "mi", "ne", "su", "ta", "vo", "ri") for b in
          ("ber", "cant", "dol", "fen", "gar", "hul", "jin", "mos", "pral", "ster", "tor", "wun")]

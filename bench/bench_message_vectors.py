@@ -1,12 +1,12 @@
 """The message-vector stage at size: rescoring the KNN's hits with their messages' vectors.
 
 Builds an index of N chat windows (ten 384-d messages each, MiniLM's size) through the
-engine's schema and engine/message_vectors.py, then times `rescore` over 100 hits (the KNN's
+engine's schema and engine/vectors/message_vectors.py, then times `rescore` over 100 hits (the KNN's
 depth: max(depth, 100)) drawn at random, page cache warm, and prints p50/p95, the write
 throughput and peak memory. No model runs: the vectors are random unit rows, which costs the
 stage the same.
 
-    python bench/bench_message_vectors.py [--windows 100000] [--work /tmp/memlens-msgvec]
+    python bench/bench_message_vectors.py [--windows 100000] [--work <folder>]
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import machine, percentiles
+from common import BENCH_CACHE, machine, percentiles
 
-from engine.db import connect, transaction
-from engine.message_vectors import pack, rescore, store
 from engine.schema import ensure_schema
+from engine.storage.db import connect, transaction
+from engine.vectors.message_vectors import pack, rescore, store
 
 DIM, MESSAGES, HITS = 384, 10, 100
 
@@ -50,7 +50,7 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--windows", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
-    parser.add_argument("--work", type=Path, default=Path("/tmp/memlens-msgvec"))
+    parser.add_argument("--work", type=Path, default=BENCH_CACHE / "message-vectors")
     args = parser.parse_args()
     rng = np.random.default_rng(7)
     shutil.rmtree(args.work, ignore_errors=True)

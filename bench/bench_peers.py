@@ -1,7 +1,7 @@
-"""memlens's two arms next to what a user could pick instead, in one run (issue: performance, 6).
+"""memlens's two arms next to what a user could pick instead, in one run.
 
     pip install -e '.[bench]'   # tantivy, faiss-cpu, matplotlib: benchmark-only
-    python bench/bench_peers.py --root /tmp/demo100k [--queries 100]
+    python bench/bench_peers.py --root <100k root> [--queries 100]
 
 Keyword: memlens's keyword arm, a plain FTS5 bm25 OR query of the same words (the exact
 reference), and tantivy (BM25, English stemmer) over the same chunk texts, top 50 each;
@@ -26,7 +26,7 @@ from bench_search import exact_float32, natural_queries
 from common import machine, percentiles
 
 from engine.config import load_config
-from engine.fts_query import build_match, parse_query
+from engine.retrieval.fts_query import build_match, parse_query
 from engine.searcher import Filters, Searcher
 
 

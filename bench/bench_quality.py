@@ -10,7 +10,7 @@ decay. Prints a summary (each collection's headline metric), a markdown table pe
 (for docs/benchmarks.md) and, with --json, one JSON line per row.
 
     python bench/bench_quality.py [--embedders local,minilm] [--collections LoCoMo-dev,LISA]
-                                  [--work /tmp/memlens-quality]
+                                  [--work <folder>]
                                   [--set semantic_weight=0.3 --set message_share=0.6]
 
 ``--set`` overrides a ``[search]`` number for the searches (not the index), as memlens.toml
@@ -28,12 +28,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from common import machine, percentiles
+from common import BENCH_CACHE, machine, percentiles
 from quality_sets import Collection, Query, available
 
 from engine.config import load_config
-from engine.fts_query import quote, tokenize
 from engine.indexer import reindex
+from engine.retrieval.fts_query import quote, tokenize
 from engine.searcher import Searcher
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
@@ -143,7 +143,7 @@ def main() -> None:
     parser.add_argument("--embedders", help="comma-separated (default: every installed one)")
     parser.add_argument("--collections",
                         help="comma-separated names (default: every one found), e.g. SciFact")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/memlens-quality"))
+    parser.add_argument("--work", type=Path, default=BENCH_CACHE / "quality")
     parser.add_argument("--json", action="store_true", help="also print one JSON line a row")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help=f"a search setting for this run: {', '.join(SETTABLE)}")

@@ -1,7 +1,7 @@
 """memlens at 100k / 500k / 1M / 2M chunks: one row per root, a table and a chart in docs/.
 
-    python bench/bench_index.py --root /tmp/demo1m --chunks 1000000 build > /tmp/build-1m.log
-    python bench/bench_scale.py --root /tmp/demo1m --build-log /tmp/build-1m.log \\
+    python bench/bench_index.py --root <1M root> --chunks 1000000 build > <build log>
+    python bench/bench_scale.py --root <1M root> --build-log <build log> \\
         [--results bench/scale-results.json] [--queries 150]
 
 Per root: the build's throughput and peak RSS (read from ``bench_index.py build``'s JSON
@@ -30,7 +30,7 @@ from common import REPO, machine
 
 from engine.config import load_config
 from engine.searcher import Searcher
-from engine.vector_sidecar import sidecar_dir
+from engine.vectors.sidecar_file import sidecar_dir
 
 UPDATE = """
 import json, resource, sys, time
@@ -49,7 +49,7 @@ def du_mb(path: Path) -> float:
 
 
 def measure(root: Path, build_log: Path | None, queries: int) -> dict:
-    row: dict = {"root": str(root)}
+    row: dict = {"root": root.name}  # the folder's name: results never hold a machine's path
     if build_log:
         for line in build_log.read_text().splitlines():
             data = json.loads(line)

@@ -1,6 +1,6 @@
-"""Search latency and vector-arm recall on a demo corpus (issue: engine search).
+"""Search latency and vector-arm recall on a demo corpus.
 
-    python bench/bench_search.py --root /tmp/demo500k [--queries 150]
+    python bench/bench_search.py --root <500k root> [--queries 150]
 
 Prints p50/p95 over natural queries (3-6 content words taken from random chunks) for hybrid,
 keyword-only and semantic-only search, the per-stage share, the same for 60-word queries
@@ -26,9 +26,9 @@ import numpy as np
 from common import machine, peak_rss_mb, percentiles
 
 from engine.config import load_config
-from engine.fts_query import FTS5_STOP_WORDS
+from engine.retrieval.fts_query import FTS5_STOP_WORDS
 from engine.searcher import Searcher
-from engine.sidecar_index import RESCORE_DEPTH as DEFAULT_RESCORE
+from engine.vectors.sidecar_scan import RESCORE_DEPTH as DEFAULT_RESCORE
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 WORD = re.compile(r"[A-Za-z]{3,}")
@@ -76,7 +76,7 @@ def long_queries(conn, n: int, words: int = 60, seed: int = 13) -> list[str]:
 def long_query_section(searcher: Searcher, queries: list[str]) -> dict:
     """Both modes over the long queries, and the plain FTS5 OR query of the same words:
     its latency and how much of its top 10 the keyword arm returns."""
-    from engine.fts_query import build_match, parse_query
+    from engine.retrieval.fts_query import build_match, parse_query
     from engine.searcher import Filters
 
     conn = searcher.connection()

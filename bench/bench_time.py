@@ -1,6 +1,6 @@
 """Time and context costs: phrase parsing per keystroke, timeline and conversation opens.
 
-    python bench/bench_time.py --root /tmp/demo500k
+    python bench/bench_time.py --root <500k root>
 
 Prints JSON: the time-phrase detector per query (every prefix of 20 queries, as typed), the
 timeline over a day / week / month / year and a year's activity calendar, and opening the
@@ -19,10 +19,10 @@ from datetime import UTC, datetime
 from common import machine, percentiles
 
 from engine.config import load_config
-from engine.db import connect
+from engine.dates.timeline import activity, timeline
+from engine.dates.timephrase import parse_time_phrase
 from engine.library import Library
-from engine.timeline import activity, timeline
-from engine.timephrase import parse_time_phrase
+from engine.storage.db import connect
 
 QUERIES = ["what did I do in March", "dinner with Maya last week", "how did I sleep yesterday",
            "since June", "before 2025", "between March and May", "two weeks ago", "on 14 March",

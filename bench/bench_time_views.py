@@ -1,7 +1,7 @@
 """The app's timeline and conversation views: how long from the key to the screen shown.
 
-    python bench/bench_time_views.py --root /tmp/h8-100k
-    python bench/bench_time.py --root /tmp/h8-100k --views   (the same, inside bench_time's JSON)
+    python bench/bench_time_views.py --root <100k root>
+    python bench/bench_time.py --root <100k root> --views   (the same, inside bench_time's JSON)
 
 Headless app (120x40, no searcher: the views never search). Each view is pushed and timed
 until its first page is on screen (``loaded``), 5 times, median and max; the facade calls
@@ -22,8 +22,8 @@ from datetime import date, datetime
 from common import machine
 
 from engine.config import load_config
+from engine.dates.timerange import period
 from engine.library import Library
-from engine.timerange import period
 
 RUNS = 5
 

@@ -1,8 +1,7 @@
-"""The vector arm's first pass: the engine's path and the one before it, in one run (issue:
-performance, 4 and 5).
+"""The vector arm's first pass: the engine's path and the one before it, in one run.
 
-    python bench/bench_vector_arm.py --root /tmp/h15-500k [--queries 100] [--repeat 3]
-        [--sidecar-dir /tmp/h31/s500k]
+    python bench/bench_vector_arm.py --root <500k root> [--queries 100] [--repeat 3]
+        [--sidecar-dir <folder>]
 
 Every variant answers the same queries (k = 50) over the root's vector sidecar and is scored
 against exact float32 over vec0 (recall@50 by rowid, mean and min). The variants run
@@ -40,9 +39,9 @@ from common import machine, percentiles
 
 from engine.config import load_config
 from engine.searcher import Searcher
-from engine.sidecar_index import RESCORE_DEPTH, SidecarIndex, best_rows
-from engine.vector_index import principal_basis
-from engine.vector_sidecar import FORMAT, SidecarInvalid, rebuild_sidecar, sidecar_dir
+from engine.vectors.sidecar_file import FORMAT, SidecarInvalid, rebuild_sidecar, sidecar_dir
+from engine.vectors.sidecar_scan import RESCORE_DEPTH, SidecarIndex, best_rows
+from engine.vectors.vec0_table import principal_basis
 
 
 def current_sidecar(searcher: Searcher, folder: Path | None) -> tuple[SidecarIndex, Path]:

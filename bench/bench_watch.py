@@ -1,7 +1,7 @@
-"""Watch-mode benchmarks: a real watcher (engine/watch.py) on a demo root.
+"""Watch-mode benchmarks: a real watcher (engine/index/watch.py) on a demo root.
 
-    python -m cli demo --chunks 100000 --root /tmp/demo100k --no-app
-    python bench/bench_watch.py --root /tmp/demo100k latency idle burst
+    python -m cli demo --chunks 100000 --root <100k root> --no-app
+    python bench/bench_watch.py --root <100k root> latency idle burst
 
 latency: 10 messages appended to the largest Slack log, one write each; seconds until the last
          one is found by a keyword search (polled every 20 ms), 5 rounds
@@ -27,8 +27,8 @@ from pathlib import Path
 from common import machine
 
 from engine.config import load_config
+from engine.index.watch import Reindexed, Watcher
 from engine.searcher import Searcher
-from engine.watch import Reindexed, Watcher
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=timezone(timedelta(hours=-8)))
 

@@ -13,6 +13,10 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 SHARED = REPO.parent / "shared"
 
+# Where benchmarks keep what they build (data roots, reused between runs) unless told
+# otherwise: the user's cache folder, never a path of this machine.
+BENCH_CACHE = Path(os.environ.get("MEMLENS_BENCH_CACHE")
+                   or Path.home() / ".cache" / "memlens-bench")
 
 def percentiles(samples_ms: list[float]) -> dict[str, float]:
     xs = sorted(samples_ms)

@@ -9,7 +9,7 @@ from datetime import date
 from pathlib import Path
 
 from engine.config import DB_HELP, ROOT_HELP
-from engine.textsafe import one_line
+from engine.display import one_line
 
 from .errors import UsageError
 
@@ -21,7 +21,7 @@ _DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
 def _bound(text: str, end: bool) -> str:
     """``text`` as YYYY-MM-DD: a month or a year becomes its first (or, for ``end``, last) day;
     a time phrase ("last week", "March", "2026-03-01..2026-03-15") its range's first or last
-    day, read by the same parser as the query's phrases (engine/timephrase.py)."""
+    day, read by the same parser as the query's phrases (engine/dates/timephrase.py)."""
     import calendar
 
     m = _DATE.fullmatch(text.strip())
@@ -43,7 +43,7 @@ def _bound(text: str, end: bool) -> str:
 def _phrase_bound(text: str, end: bool) -> str:
     from datetime import datetime
 
-    from engine.timephrase import resolve_time
+    from engine.dates import resolve_time
 
     found = resolve_time(text, datetime.now().astimezone())
     bound = None if found is None or found.month_day else (found.until if end else found.since)

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.textsafe import one_line
+from engine.display import one_line
 
 DEBUG_ENV = "MEMLENS_DEBUG"
 
@@ -41,8 +41,8 @@ def debug_wanted(args) -> bool:
 
 
 def describe(exc: BaseException, db_path: Path | None) -> str:
-    """The one line for ``exc`` (engine/failures.py knows the engine's failures)."""
-    from engine.failures import describe as describe_failure
+    """The one line for ``exc`` (engine/display.py knows the engine's failures)."""
+    from engine.display import describe as describe_failure
 
     return str(exc) if isinstance(exc, CliError) else describe_failure(exc, db_path)
 

@@ -25,8 +25,8 @@ def _progress_bar(args):
 
 def cmd_import(args) -> int:
     from engine.config import resolve_root
+    from engine.display import json_dumps, one_line, plain
     from engine.importers import IMPORTERS, ImportFailed, run_import
-    from engine.textsafe import json_dumps, one_line, plain
 
     root, is_demo = resolve_root(args.root)
     # bad input is exit 2, as for every command (README "Command line")

@@ -1,7 +1,7 @@
 """The commands that write the index: ``reindex``, ``maintenance`` and ``demo``.
 
 Long work shows a progress bar on a terminal (rich, imported only then) and stays quiet with
-``--json``; what is printed from data goes through engine/textsafe.py.
+``--json``; what is printed from data goes through engine/display.py.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def progress_printer(quiet: bool):
         TimeRemainingColumn,
     )
 
-    from engine.textsafe import one_line
+    from engine.display import one_line
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[detail]}", markup=False), TimeRemainingColumn(),
@@ -47,7 +47,7 @@ def progress_printer(quiet: bool):
 
 
 def _reindex(config, quiet: bool, **options):
-    from engine.indexer import reindex
+    from engine import reindex
 
     bar, update = progress_printer(quiet)
     if not bar:
@@ -68,14 +68,13 @@ def _unchanged_chunks(config, stats) -> int:
 
 
 def cmd_reindex(args) -> int:
-    from engine.present import plural
-    from engine.textsafe import json_dumps, one_line
+    from engine.display import json_dumps, one_line, plural
 
     config = load_root_config(args)
     stats = _reindex(config, args.json, full=args.full, re_embed=args.re_embed)
     if args.json:
         print(json_dumps(stats.to_dict()))
-        return 1 if stats.errors and not stats.files else 0
+        return 1 if stats.failed else 0
     print(f"indexed {plural(stats.files, 'file')} in {stats.seconds:.1f}s "
           f"({stats.skipped:,} unchanged, {stats.removed_files:,} removed)")
     print(f"chunks: {stats.chunks:,} written, {_unchanged_chunks(config, stats):,} "
@@ -89,13 +88,12 @@ def cmd_reindex(args) -> int:
         print(f"embedding: {one_line(e)}", file=sys.stderr)
     if stats.cancelled:
         print("cancelled: run `memlens reindex` again to finish", file=sys.stderr)
-    return 1 if stats.errors and not stats.files else 0
+    return 1 if stats.failed else 0
 
 
 def cmd_maintenance(args) -> int:
-    from engine.maintenance import rebuild_vec_index
-    from engine.present import human_bytes, plural
-    from engine.textsafe import json_dumps
+    from engine import rebuild_vec_index
+    from engine.display import human_bytes, json_dumps, plural
 
     config = load_root_config(args)
     if not args.json and sys.stderr.isatty():
@@ -115,8 +113,7 @@ def cmd_maintenance(args) -> int:
 def cmd_demo(args) -> int:
     from engine.config import default_demo_root, load_config
     from engine.demo import generate_demo_root
-    from engine.present import plural
-    from engine.textsafe import one_line
+    from engine.display import one_line, plural
 
     from .main import open_app
 

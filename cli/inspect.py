@@ -12,9 +12,8 @@ NOT_READ_SHOWN = 50  # files the last reindex did not read, listed by `memlens s
 
 
 def cmd_stats(args) -> int:
+    from engine.display import human_bytes, json_dumps, one_line, plural
     from engine.library import Library
-    from engine.present import human_bytes, plural
-    from engine.textsafe import json_dumps, one_line
 
     st = Library(load_root_config(args)).statistics()
     if args.json:
@@ -48,15 +47,19 @@ def cmd_stats(args) -> int:
 
 
 def cmd_discover(args) -> int:
+    from engine.display import one_line, plural
     from engine.library import Library
-    from engine.present import plural
-    from engine.scanner import discover
-    from engine.textsafe import one_line
 
     config = load_root_config(args)
     library = Library(config)
+    if args.files:
+        routed = library.discover()
+        for f in routed:
+            print(f"{one_line(f.source_type):15} {one_line(f.rel)}")
+        print(f"{plural(len(routed), 'file')} routed")
+        return 0
     if not args.pending:
-        routed = list(discover(config.root, config.routes))
+        routed = library.discover()
         for route in library.route_counts(routed):
             print(f"{one_line(route.source_type):15} {route.files:6}  {one_line(route.pattern)}")
         print(f"{plural(len(routed), 'file')} routed")
@@ -76,7 +79,9 @@ def cmd_discover(args) -> int:
 
 def add_parsers(sub, common) -> None:
     p = sub.add_parser("discover", parents=[common], help="routes and routed files")
-    p.add_argument("--pending", action="store_true", help="only files that need indexing")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--pending", action="store_true", help="only files that need indexing")
+    which.add_argument("--files", action="store_true", help="every routed file, by type")
     p.set_defaults(func=cmd_discover)
 
     p = sub.add_parser("stats", parents=[common], help="index statistics")

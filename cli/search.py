@@ -43,9 +43,9 @@ def _output_width() -> int:
 
 
 def cmd_search(args) -> int:
+    from engine import SearchError
+    from engine.display import json_dumps
     from engine.library import Library
-    from engine.searcher import SearchError
-    from engine.textsafe import json_dumps
 
     config = load_root_config(args)
     check_search_args(args, config.routes)

@@ -1,18 +1,14 @@
 """The search results as text: a table sized to the terminal, cut with an ellipsis.
 
-Everything from data goes through engine/textsafe.py's one_line first; the explain lines are
-engine/explain.py's, as in the app and the MCP page.
+Everything from data goes through engine/display.py's one_line first; the explain lines are
+engine/retrieval/explain.py's, as in the app and the MCP page.
 """
 
 from __future__ import annotations
 
 from rich.cells import cell_len, get_character_cell_size
 
-from engine.explain import explain_lines
-from engine.labels import type_label
-from engine.present import plural
-from engine.snippets import Snippet, marked
-from engine.textsafe import one_line
+from engine.display import Snippet, explain_lines, marked, one_line, plural, type_label
 
 
 def _cut(text: str, cells: int) -> str:

@@ -1,7 +1,7 @@
 """``memlens timeline [WHEN] [--source TYPE ...] [--limit N] [--json]``: every chunk dated in a
-day, range or time phrase, day by day and by source type, with counts (engine/timeline.py,
+day, range or time phrase, day by day and by source type, with counts (engine/dates/timeline.py,
 read through engine.library). Without WHEN: today; ``on this day`` lists today's month-day
-in earlier years. Printed text goes through engine/textsafe.py like every command's.
+in earlier years. Printed text goes through engine/display.py like every command's.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ import argparse
 import re
 from datetime import date
 
-from engine.present import plural
-from engine.textsafe import json_dumps, one_line
+from engine.display import json_dumps, one_line, plural
 
 from .errors import UsageError
 

@@ -1,4 +1,4 @@
-"""``memlens watch``: reindex changed files as they change, in the foreground (engine/watch.py).
+"""``memlens watch``: reindex changed files as they change, in the foreground (engine/index/watch.py).
 
 One line per event on stdout (``watching ...``, ``changed N files: ...``, ``reindexed: ...``,
 ``waiting: ...``, ``error: ...``); ctrl+c (or SIGTERM) stops it cleanly — a run in progress
@@ -15,7 +15,7 @@ from .args import load_root_config
 
 
 def cmd_watch(args) -> int:
-    from engine.watch import Failed, Watcher
+    from engine.index import Failed, Watcher
 
     config = load_root_config(args)
 

@@ -12,8 +12,8 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .config_check import FILENAME as CONFIG_FILENAME
-from .config_check import (
+from engine.config_check import FILENAME as CONFIG_FILENAME
+from engine.config_check import (
     ConfigError,
     Table,
     checked_number,
@@ -55,10 +55,10 @@ MAX_EMBED_CHARS = 20_000
 DIVERSITY_TARGET = 7
 DIVERSITY_LAMBDA = 0.7
 MAX_PER_SOURCE_TYPE = 3
-# a query word found in at least this many chunks counts as common (see engine/keyword_arm.py)
+# a query word found in at least this many chunks counts as common (see engine/retrieval/keyword_arm.py)
 KEYWORD_COMMON_DF = 2000
 PROVIDERS = ("local", "minilm", "openai", "openai-compatible")
-QUERY_TIMEOUT = 2.0  # seconds a search waits for a remote provider (engine/provider_guard.py)
+QUERY_TIMEOUT = 2.0  # seconds a search waits for a remote provider (engine/embed/provider_guard.py)
 
 # what each table of memlens.toml may hold
 TABLE_KEYS: dict[str, tuple[str, ...]] = {
@@ -102,9 +102,9 @@ class Config:
     decay_floor: float = DECAY_FLOOR
     decay_weight: float = DECAY_WEIGHT
     rrf_k: int = RRF_K
-    similarity_threshold: float | None = None  # None: the embedder's (engine/calibration.py)
-    fusion: str = "convex"  # convex | rrf (engine/convex.py)
-    semantic_weight: float | None = None  # None: the embedder's (engine/calibration.py)
+    similarity_threshold: float | None = None  # None: the embedder's (engine/rank/calibration.py)
+    fusion: str = "convex"  # convex | rrf (engine/rank/convex.py)
+    semantic_weight: float | None = None  # None: the embedder's (engine/rank/calibration.py)
     # a chat window's similarity from its best message; None: the embedder's
     message_share: float | None = None
     keyword_common_df: int = KEYWORD_COMMON_DF
@@ -123,7 +123,7 @@ class Config:
 
 
 def _routes_from_toml(table: dict) -> tuple[tuple[str, str], ...]:
-    from .routes import FILE_ROUTES
+    from engine.index.routes import FILE_ROUTES
 
     known = sorted({source_type for _, source_type in FILE_ROUTES})
     overridden: dict[str, list[str]] = {}
@@ -163,7 +163,7 @@ def _tables(data: dict) -> dict[str, Table]:
 
 
 def _half_lives(search: Table) -> dict[str, float]:
-    from .routes import FILE_ROUTES
+    from engine.index.routes import FILE_ROUTES
 
     table = search.values.get("half_lives", {})
     if not isinstance(table, dict):
@@ -194,7 +194,7 @@ def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
     ``$MEMLENS_EMBEDDER`` overrides the configured provider, so a user can try one without
     editing the file.
     """
-    from .routes import FILE_ROUTES
+    from engine.index.routes import FILE_ROUTES
 
     root = Path(root).expanduser().resolve()
     data = parse(root / CONFIG_FILENAME)

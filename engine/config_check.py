@@ -13,10 +13,12 @@ import re
 import tomllib
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
+from engine.display import OneLineError
+
 FILENAME = "memlens.toml"
 
 
-class ConfigError(ValueError):
+class ConfigError(OneLineError, ValueError):
     """memlens.toml is malformed or names something unknown."""
 
 

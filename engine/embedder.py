@@ -1,4 +1,4 @@
-"""Embedding providers behind one interface (engine/embedder_base.py): the offline local
+"""Embedding providers behind one interface (engine/embed/embedder_base.py): the offline local
 model here, and :func:`get_embedder`, which picks the configured provider."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .config import EmbedderConfig
-from .embedder_base import ERROR_KINDS, Embedder, EmbeddingError, normalise
+from engine.config import EmbedderConfig
+from engine.embed.embedder_base import ERROR_KINDS, Embedder, EmbeddingError, normalise
 
 __all__ = ["ERROR_KINDS", "Embedder", "EmbeddingError", "LocalEmbedder", "get_embedder",
            "normalise"]
@@ -113,11 +113,11 @@ def get_embedder(config: EmbedderConfig | None = None, root: Path | None = None)
     if config.provider == "local":
         return LocalEmbedder()
     if config.provider in ("openai", "openai-compatible"):
-        from .embedder_openai import OpenAIEmbedder
+        from engine.embed.embedder_openai import OpenAIEmbedder
 
         return OpenAIEmbedder.from_config(config, root)
     if config.provider == "minilm":
-        from .embedder_minilm import MiniLMEmbedder
+        from engine.embed.embedder_minilm import MiniLMEmbedder
 
         return MiniLMEmbedder()
     raise ValueError(f"unknown embedder provider {config.provider!r}")

@@ -1,7 +1,7 @@
 """reindex(): discover changed files, extract chunks, embed what changed, write per file.
 
 Change detection is two-level: the scanner keeps only files whose mtime moved, then each file is
-diffed at chunk level by content_hash (``engine/index_file.py``). Every file is one
+diffed at chunk level by content_hash (``engine/index/index_file.py``). Every file is one
 transaction, so a crash (even SIGKILL) loses at most the file in flight. A chunk whose embedding
 fails is still written (keyword-searchable) with a NULL embedding and embedded by the pending
 pass of a later run. What a bad file, an unreadable folder or a failing disk can and cannot do:
@@ -10,7 +10,6 @@ docs/reliability.md.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import json
 import sys
@@ -19,19 +18,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .config import Config, load_config, resolve_root
-from .db import Error as DBError
-from .db import connect, transaction
-from .embed_stage import EmbedStage, embed_messages, embed_pending
-from .embedder import Embedder, EmbeddingError, get_embedder
-from .extractors import ExtractError
-from .failures import describe
-from .fts_records import averages
-from .index_file import NotRegular, index_file, now, record_state, remove_file
-from .index_stats import FileError, IndexStats, Progress
-from .lock import writer_lock
-from .scanner import SourceFile, discover, indexed_mtimes, needs_indexing
-from .schema import (
+from engine.config import Config, load_config, resolve_root
+from engine.embedder import Embedder, EmbeddingError, get_embedder
+from engine.extractors import ExtractError
+from engine.index.embed_stage import EmbedStage, embed_messages, embed_pending
+from engine.index.index_file import NotRegular, index_file, now, record_state, remove_file
+from engine.index.run_report import FileError, IndexStats, Progress
+from engine.index.walk import WalkProblem, classify_missing
+from engine.scanner import SourceFile, discover, indexed_mtimes, needs_indexing
+from engine.schema import (
     ensure_schema,
     ensure_vec_index,
     needs_migration,
@@ -40,8 +35,9 @@ from .schema import (
     stored_embedder,
     switch_embedder,
 )
-from .textsafe import json_dumps, one_line
-from .walk import WalkProblem, classify_missing
+from engine.storage.db import Error as DBError
+from engine.storage.db import averages, connect, transaction
+from engine.storage.lock import writer_lock
 
 __all__ = ["FileError", "IndexStats", "Progress", "reindex"]
 
@@ -121,7 +117,7 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
     ``full`` re-reads every file regardless of mtime (chunks whose hash is unchanged are still
     not re-embedded); ``re_embed`` drops every vector and embeds all chunks with ``embedder``
     (resumable: an interrupted re-embed continues on the next run). Raises
-    :class:`~engine.lock.WriterBusy` if another writer holds the index and
+    :class:`~engine.storage.lock.WriterBusy` if another writer holds the index and
     :class:`~engine.schema.EmbedderMismatch` if the index holds another embedder's vectors.
     """
     started = time.perf_counter()
@@ -196,9 +192,9 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
 
 
 def _update_sidecar(conn, db_path: Path, stats: IndexStats) -> None:
-    """Bring the mapped vector sidecar up to this run (engine/vector_sidecar.py); a failure
+    """Bring the mapped vector sidecar up to this run (engine/vectors/sidecar_file.py); a failure
     costs only speed: readers then read the vectors from vec0."""
-    from .vector_sidecar import update_sidecar
+    from engine.vectors.sidecar_file import update_sidecar
 
     try:
         update_sidecar(conn, db_path)
@@ -236,23 +232,7 @@ def _save_run(conn, stats: IndexStats) -> None:
                                       f"{_one_line(exc)}"))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m engine.indexer``: reindex changed files and print the stats."""
-    parser = argparse.ArgumentParser(prog="python -m engine.indexer", description=main.__doc__)
-    parser.add_argument("--root")
-    parser.add_argument("--db")
-    parser.add_argument("--full", action="store_true", help="re-read every file")
-    parser.add_argument("--re-embed", action="store_true", help="re-embed every chunk")
-    args = parser.parse_args(argv)
-    try:
-        config = load_config(resolve_root(args.root)[0], args.db)
-        stats = reindex(config=config, full=args.full, re_embed=args.re_embed)
-    except Exception as exc:  # noqa: BLE001 - a command line: one line, never a traceback
-        print(f"memlens: {one_line(describe(exc, None))}", file=sys.stderr)
-        return 1
-    print(json_dumps(stats.to_dict(), indent=2))
-    return 1 if (stats.errors and not stats.files) or stats.unlisted_dirs else 0
+if __name__ == "__main__":  # ``python -m engine.indexer`` is ``memlens reindex --json``
+    from cli.main import main  # one implementation of each command, one exit-code rule
 
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(["reindex", "--json", *sys.argv[1:]]))

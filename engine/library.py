@@ -2,9 +2,9 @@
 
 Front doors never see SQL. Every read is a method here: search (the :class:`Searcher`
 pipeline), a chunk by id, its neighbours in file order, a data file or one markdown section
-(with the path-safety rules of :mod:`engine.data_files`), the overview and statistics, what
+(with the path-safety rules of :mod:`engine.index.data_files`), the overview and statistics, what
 is pending, per-route counts and the index status; the timeline, "on this day", activity, a
-hit's conversation and a person (:mod:`engine.library_time`). docs/architecture.md lists them.
+hit's conversation and a person (:mod:`engine.read.facade_reads`). docs/architecture.md lists them.
 
 Each call reads in one read transaction of its own; ``with library.snapshot() as snap:`` runs
 several reads in ONE transaction, so they all see the same index even while a reindex commits
@@ -22,15 +22,19 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import staleness
-from .config import Config
-from .conversation import ConversationError, ConversationPage, Cursor
-from .data_files import DataFiles, IndexedLookup
-from .db import Connection, connect
-from .db import Error as DBError
-from .library_time import TimeReads
-from .library_time import indexed_file as _indexed_file
-from .library_types import (
+from engine import scanner
+from engine.config import Config
+from engine.dates.timeline import Activity, Timeline, TimelineError
+from engine.index.contents import (
+    IndexStatistics,
+    chunks_per_type,
+    db_size,
+    index_statistics,
+    pending_embeddings,
+)
+from engine.index.data_files import DataFiles, IndexedLookup
+from engine.index.routes import route_matches
+from engine.library_types import (
     Chunk,
     EmbedderMatch,
     FileText,
@@ -45,23 +49,33 @@ from .library_types import (
     file_order_key,
     parse_metadata,
 )
-from .people_filter import PersonFilter
-from .routes import route_matches
-from .scanner import SourceFile, discover, indexed_mtimes, needs_indexing, vanished
-from .schema import check_readable, stored_embedder
-from .stats import (
-    IndexStatistics,
-    chunks_per_type,
-    db_size,
-    index_statistics,
-    pending_embeddings,
+from engine.read.conversation import (
+    CONVERSATION_TYPES,
+    ConversationError,
+    ConversationPage,
+    Cursor,
 )
-from .timeline import Activity, Timeline, TimelineError
+from engine.read.facade_reads import TimeReads
+from engine.read.facade_reads import indexed_file as _indexed_file
+from engine.retrieval.entities import (
+    PROFILE_RELATIVE_PATH,
+    PeopleIndex,
+    load_people,
+    match_person,
+    person_to_content,
+)
+from engine.retrieval.people_filter import PersonFilter
+from engine.scanner import SourceFile, discover, indexed_mtimes, needs_indexing, vanished
+from engine.schema import check_readable, stored_embedder
+from engine.storage.db import Connection, connect
+from engine.storage.db import Error as DBError
 
-__all__ = ["Activity", "Chunk", "ConversationError", "ConversationPage", "Cursor",
-           "EmbedderMatch", "FileText", "IndexOverview", "IndexStatistics", "IndexStatus",
-           "IndexUnavailable", "Library", "Neighbours", "PendingFiles", "PersonFilter",
-           "ReadRefused", "RouteCount", "Snapshot", "Timeline", "TimelineError"]
+__all__ = ["Activity", "CONVERSATION_TYPES", "Chunk", "ConversationError", "ConversationPage",
+           "Cursor", "EmbedderMatch", "FileText", "IndexOverview", "IndexStatistics",
+           "IndexStatus", "IndexUnavailable", "Library", "Neighbours", "PROFILE_RELATIVE_PATH",
+           "PendingFiles", "PeopleIndex", "PersonFilter", "ReadRefused", "RouteCount",
+           "Snapshot", "SourceFile", "Timeline", "TimelineError", "index_unavailable",
+           "match_person", "parse_metadata", "person_to_content"]
 
 CHUNK_COLUMNS = ("id, source_file, source_type, content, content_date, metadata, "
                  "embedding_truncated")
@@ -82,7 +96,7 @@ def _chunk(row: Any) -> Chunk:
 
 class _Reads(TimeReads):
     """Every read but search, over whatever connection ``_reading`` yields (None: no index);
-    the reads by time, conversation and person are :class:`engine.library_time.TimeReads`."""
+    the reads by time, conversation and person are :class:`engine.read.facade_reads.TimeReads`."""
 
     config: Config
 
@@ -155,7 +169,7 @@ class _Reads(TimeReads):
         with self._reading() as conn:
             if conn is None:
                 return set(source_files)
-            return staleness.stale_files(conn, self.config.root, source_files)
+            return scanner.stale_files(conn, self.config.root, source_files)
 
     def file_path(self, path: str) -> Path:
         """The absolute path of a data-layer file, checked by the rules of :meth:`read_file`
@@ -219,7 +233,7 @@ class _Reads(TimeReads):
     def status(self, configured: Any = None) -> IndexStatus:
         """Statistics, pending files, the embedder match (against ``configured``, default
         the configured embedder) and the running writer, read in one snapshot."""
-        from .lock import active_writer
+        from engine.storage.lock import active_writer
 
         status = IndexStatus(exists=False, db_path=str(self.config.db_path),
                              transition=active_writer(self.config.db_path))
@@ -237,7 +251,7 @@ class _Reads(TimeReads):
         return status
 
     def _configured_embedder(self) -> Any:
-        from .embedder import get_embedder
+        from engine.embedder import get_embedder
 
         return get_embedder(self.config.embedder, self.config.root)
 
@@ -252,7 +266,7 @@ def _where(config: Config) -> str:
 
 def index_unavailable(config: Config) -> IndexUnavailable:
     """No index to read: none yet, or a first reindex is still creating it."""
-    from .lock import active_writer
+    from engine.storage.lock import active_writer
 
     if active_writer(config.db_path):
         return IndexMissing("the index is being built (a first reindex is running): try "
@@ -308,10 +322,19 @@ class Library(_Reads):
         self._owns_searcher = searcher is None
         self._search_lock = threading.Lock()
 
+    def people(self) -> PeopleIndex:
+        """The people of the profile (``profile/relationships.json``), re-read only when the
+        file changes; a broken file gives no people and says why (``load_error``)."""
+        return load_people(self.config.root / PROFILE_RELATIVE_PATH)
+
+    def discover(self) -> list[SourceFile]:
+        """Every file the routes take under the root, walked now (``memlens discover``)."""
+        return list(discover(self.config.root, self.config.routes))
+
     @property
     def searcher(self):
         if self._searcher is None:
-            from .searcher import Searcher
+            from engine.searcher import Searcher
 
             self._searcher = Searcher(self.config, self._embedder)
         return self._searcher

@@ -11,11 +11,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.index.contents import IndexStatistics
+from engine.scanner import SourceFile
+from engine.schema import EmbedderInfo
+
 # one definition of "the index cannot be read" for the engine and its front doors
-from .db import IndexMissing, IndexUnavailable  # noqa: E402,F401
-from .scanner import SourceFile
-from .schema import EmbedderInfo
-from .stats import IndexStatistics
+from engine.storage.db import IndexMissing, IndexUnavailable  # noqa: E402,F401
 
 
 class ReadRefused(ValueError):

@@ -1,6 +1,6 @@
 """rebuild_vec_index(): reclaim vec0 dead-slot bloat by rebuilding it from chunks.embedding.
 
-It also rewrites the vector sidecar whole (engine/vector_sidecar.py) under a new epoch.
+It also rewrites the vector sidecar whole (engine/vectors/sidecar_file.py) under a new epoch.
 
 vec0 soft-deletes: every changed or deleted vector leaves a dead slot that is still stored and
 scanned, so churn grows the file and slows KNN. The rebuild drops and recreates chunks_vec from
@@ -11,24 +11,21 @@ reindex.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
-from .config import ConfigError, load_config, resolve_root
-from .db import connect, transaction
-from .lock import writer_lock
-from .schema import (
+from engine.index.contents import db_size, vec_bloat
+from engine.schema import (
     create_vec_index,
     drop_vec_index,
     ensure_schema,
     optimize_text_indexes,
     stored_embedder,
 )
-from .stats import db_size, vec_bloat
-from .vector_sidecar import new_epoch, update_sidecar
+from engine.storage.db import connect, transaction
+from engine.storage.lock import writer_lock
+from engine.vectors.sidecar_file import new_epoch, update_sidecar
 
 
 def rebuild_vec_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
@@ -85,23 +82,7 @@ def rebuild_vec_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m engine.maintenance",
-        description="Rebuild the vec0 index from chunks.embedding, then VACUUM.")
-    parser.add_argument("--root")
-    parser.add_argument("--db")
-    parser.add_argument("--no-vacuum", action="store_true", help="rebuild only")
-    args = parser.parse_args(argv)
-    try:
-        config = load_config(resolve_root(args.root)[0], args.db)
-        stats = rebuild_vec_index(config.db_path, vacuum=not args.no_vacuum)
-    except (ConfigError, RuntimeError, OSError) as exc:
-        print(f"memlens: {exc}", file=sys.stderr)
-        return 1
-    print(json.dumps(stats, indent=2))
-    return 0
+if __name__ == "__main__":  # ``python -m engine.maintenance`` is ``memlens maintenance --json``
+    from cli.main import main  # one implementation of each command, one exit-code rule
 
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(["maintenance", "--json", *sys.argv[1:]]))

@@ -1,17 +1,19 @@
-"""File discovery over the routes (``engine/routes.py``) and mtime-level change detection."""
+"""File discovery over the routes (``engine/index/routes.py``) and change detection: by mtime for
+a reindex, and which indexed files a page of results should show as stale."""
 
 from __future__ import annotations
 
-import argparse
+import json
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-# SOURCE_TYPES is re-exported: front doors import it from here
-from .routes import FILE_ROUTES, SOURCE_TYPES  # noqa: F401
-from .textsafe import one_line, plain
-from .walk import Walker, WalkProblem
+# SOURCE_TYPES is public: ``engine.SOURCE_TYPES`` is this one
+from engine.index.routes import FILE_ROUTES, SOURCE_TYPES  # noqa: F401
+from engine.index.walk import Walker, WalkProblem
+from engine.storage.db import Connection
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,7 @@ def discover(root: Path, routes: Iterable[tuple[str, str]] = FILE_ROUTES, *,
              problems: list[WalkProblem] | None = None) -> Iterator[SourceFile]:
     """Every regular file the routes claim inside the root, each once (first route wins), in
     a stable order. What the walk refuses or cannot list goes to ``problems`` (see
-    ``engine/walk.py`` for the rules: no link leads out, secrets and the index never count)."""
+    ``engine/index/walk.py`` for the rules: no link leads out, secrets and the index never count)."""
     walker = Walker(Path(root), routes, db_path)
     try:
         for found, source_type in walker.walk():
@@ -56,7 +58,7 @@ def vanished(files: Iterable[SourceFile], mtimes: dict[str, float]) -> list[str]
 
 def pending_files(files: list[SourceFile], db_path: Path) -> tuple[list[SourceFile], list[str]]:
     """Files that need (re)indexing and indexed files gone from disk, read-only on the index."""
-    from .db import connect
+    from engine.storage.db import connect
 
     mtimes: dict[str, float] = {}
     if Path(db_path).exists():
@@ -68,44 +70,41 @@ def pending_files(files: list[SourceFile], db_path: Path) -> tuple[list[SourceFi
     return needs_indexing(files, mtimes), vanished(files, mtimes)
 
 
-def print_pending(files: list[SourceFile], db_path: Path, summary_file=None) -> None:
-    pending, gone = pending_files(files, db_path)
-    for f in pending:
-        print(f"{f.source_type:15} {plain(f.rel)}")
-    for rel in gone:
-        print(f"{'(removed)':15} {plain(rel)}")
-    print(f"{len(pending)} of {len(files)} files need indexing", file=summary_file)
+# -- staleness: which indexed files changed since --------------------------------------------
+
+# Which source files changed (or vanished) on disk since they were indexed.
+#
+# One query for a whole page of results: the file list goes in as one JSON parameter, so the
+# statement is the same whatever the page size (no per-row lookups, no variable limit).
+
+def indexed_mtimes_of(conn: Connection, source_files: Iterable[str]) -> dict[str, float]:
+    """The recorded mtime of each of ``source_files`` that is in index_state."""
+    wanted = sorted(set(source_files))
+    if not wanted:
+        return {}
+    return {r[0]: r[1] for r in conn.execute(
+        "SELECT source_file, mtime FROM index_state "
+        "WHERE source_file IN (SELECT value FROM json_each(?))", (json.dumps(wanted),))}
 
 
-def main(argv: list[str] | None = None) -> int:
-    from .config import DB_HELP, ROOT_HELP, ConfigError, load_config, resolve_root
-
-    parser = argparse.ArgumentParser(
-        prog="python -m engine.scanner",
-        description="List the files the router would index (--discover) or those pending.")
-    parser.add_argument("--root", help=ROOT_HELP)
-    parser.add_argument("--db", help=DB_HELP)
-    parser.add_argument("--discover", action="store_true", help="list every routed file")
-    args = parser.parse_args(argv)
-    root, _ = resolve_root(args.root)
-    try:
-        config = load_config(root, args.db)
-    except ConfigError as exc:
-        print(f"memlens: {one_line(exc)}", file=sys.stderr)
-        return 2
-    problems: list[WalkProblem] = []
-    files = list(discover(config.root, config.routes, db_path=config.db_path,
-                          problems=problems))
-    for p in problems:
-        print(f"skipped: {plain(p.path)}: {one_line(p.message)}", file=sys.stderr)
-    if args.discover:
-        for f in files:
-            print(f"{f.source_type:15} {plain(f.rel)}")
-        print(f"{len(files)} files", file=sys.stderr)
-        return 0
-    print_pending(files, config.db_path, summary_file=sys.stderr)
-    return 0
+def stale_files(conn: Connection, root: Path, source_files: Iterable[str]) -> set[str]:
+    """The files among ``source_files`` whose file on disk is not the one indexed: its mtime
+    moved, it is gone or unreadable, or it was never indexed."""
+    wanted = set(source_files)
+    mtimes = indexed_mtimes_of(conn, wanted)
+    stale = set()
+    for rel in wanted:
+        try:
+            if rel not in mtimes or os.stat(Path(root) / rel).st_mtime != mtimes[rel]:
+                stale.add(rel)
+        except (OSError, ValueError):  # gone, unreadable, or a name the OS refuses
+            stale.add(rel)
+    return stale
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # ``python -m engine.scanner [--discover]``: ``memlens discover``
+    from cli.main import main  # one implementation of each command, one exit-code rule
+
+    argv = sys.argv[1:]
+    which = "--files" if "--discover" in argv else "--pending"
+    sys.exit(main(["discover", which, *(a for a in argv if a != "--discover")]))

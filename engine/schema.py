@@ -11,7 +11,7 @@ several times slower. Deletes and updates are mirrored by triggers, so no code p
 stale FTS5 or vec0 row behind.
 
 ``chunks_cjk`` (v3) is a trigram FTS5 table holding only the chunks with text in a script written
-without spaces (engine/cjk.py): unicode61 cannot find a word inside such text. It keeps its own
+without spaces (engine/retrieval/cjk.py): unicode61 cannot find a word inside such text. It keeps its own
 copy of those chunks' text (padded, so a 1-2 character string starts a trigram), so a delete is a
 plain rowid delete whatever the row held; chunks_cjk_vocab lists its trigrams.
 """
@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cjk import GLOB, has_unsegmented
-from .db import Connection, IndexUnavailable, OperationalError, connect, transaction
-from .spans import FIRST_DAY_INDEX, SPAN_INDEX, backfill_first_dates
+from engine.dates.spans import FIRST_DAY_INDEX, SPAN_INDEX, backfill_first_dates
+from engine.retrieval.cjk import GLOB, has_unsegmented
+from engine.storage.db import Connection, IndexUnavailable, OperationalError, connect, transaction
 
 SCHEMA_VERSION = 6
 
@@ -39,11 +39,11 @@ CJK_DDL = [
     "DELETE FROM chunks_cjk WHERE rowid = old.rowid; "
     f"INSERT INTO chunks_cjk(rowid, content) SELECT new.rowid, new.content || {CJK_PAD} "
     f"WHERE new.content GLOB '{GLOB}'; END;",
-    # the trigrams that start with a 1-2 character string (engine/cjk.py); stores nothing
+    # the trigrams that start with a 1-2 character string (engine/retrieval/cjk.py); stores nothing
     "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_cjk_vocab USING fts5vocab(chunks_cjk, 'row');",
 ]
 
-# The vector generation log (engine/vector_sidecar.py): every change to a chunk's vector or
+# The vector generation log (engine/vectors/sidecar_file.py): every change to a chunk's vector or
 # type logs its rowid in the same transaction; the log's AUTOINCREMENT counter is the
 # generation a vector sidecar is checked against. Migration v4.
 GENERATION_DDL = [
@@ -59,7 +59,7 @@ GENERATION_DDL = [
     "ON chunks BEGIN INSERT INTO vector_changes(chunk_rowid) VALUES (new.rowid); END",
 ]
 
-# Message vectors of chat windows (engine/message_vectors.py): a row per window the embedder
+# Message vectors of chat windows (engine/vectors/message_vectors.py): a row per window the embedder
 # gave them, removed with the window, its content or its vector. Their own table, not a column
 # of chunks: ~8 KB a window would push chunks' rows into overflow pages and slow every read of
 # them. Migration v5.
@@ -75,7 +75,7 @@ MESSAGE_DDL = [
     "DELETE FROM message_vectors WHERE chunk_rowid = old.rowid; END",
 ]
 
-# the FTS5 tokenizer: the index and engine/stemmer.py must read words alike
+# the FTS5 tokenizer: the index and engine/retrieval/stemmer.py must read words alike
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 CORE_DDL = f"""
@@ -90,7 +90,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     content_hash TEXT NOT NULL,
     content_date TEXT,
     embedding_truncated INTEGER NOT NULL DEFAULT 0,
-    first_date TEXT      -- a span's first day, when before content_date (engine/spans.py)
+    first_date TEXT      -- a span's first day, when before content_date (engine/dates/spans.py)
 );
 -- covering: a file's chunk ids and hashes come from the index alone (the level-two diff)
 CREATE INDEX IF NOT EXISTS chunks_file_hash ON chunks(source_file, id, content_hash);
@@ -145,7 +145,7 @@ def backfill_cjk(conn: Connection) -> int:
 
 
 def _register_predicate(conn: Connection) -> None:
-    """engine/cjk.py's test as an SQL function: ~5 us a chunk, GLOB over the same ranges ~80.
+    """engine/retrieval/cjk.py's test as an SQL function: ~5 us a chunk, GLOB over the same ranges ~80.
     Once per connection: SQLite refuses to (re)define a function while a statement runs."""
     try:
         conn.execute("SELECT memlens_unsegmented('')").fetchone()
@@ -168,9 +168,9 @@ MIGRATIONS: dict[int, list[str | Callable[[Connection], object]]] = {
         backfill_cjk,
         "CREATE INDEX IF NOT EXISTS chunks_date ON chunks(content_date)",
     ],
-    4: GENERATION_DDL,  # the vector generation log (engine/vector_sidecar.py)
-    5: MESSAGE_DDL,  # message vectors of chat windows (engine/message_vectors.py)
-    # a chunk's first day when it spans days (engine/spans.py)
+    4: GENERATION_DDL,  # the vector generation log (engine/vectors/sidecar_file.py)
+    5: MESSAGE_DDL,  # message vectors of chat windows (engine/vectors/message_vectors.py)
+    # a chunk's first day when it spans days (engine/dates/spans.py)
     6: ["ALTER TABLE chunks ADD COLUMN first_date TEXT",
         "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
         backfill_first_dates, SPAN_INDEX, FIRST_DAY_INDEX],
@@ -272,7 +272,7 @@ def check_readable(conn: Connection, db_path: Path) -> None:
         raise _newer(version)
     if version == 0 and conn.execute(
             "SELECT 1 FROM sqlite_master WHERE name = 'chunks'").fetchone() is None:
-        from .lock import active_writer
+        from engine.storage.lock import active_writer
 
         if active_writer(db_path):
             raise SchemaMismatch("the index is being built (a first reindex is running): "

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .candidates import Decay
+from engine.rank.candidates import Decay
 
 
 @dataclass
@@ -40,7 +40,7 @@ class SearchResult:
     metadata: dict[str, Any] = field(default_factory=dict)
     rerank_score: float | None = None
     rowid: int | None = None
-    # offsets into ``snippet`` (engine/snippets.py): matched words; (start, end, kind) emphasis
+    # offsets into ``snippet`` (engine/retrieval/snippets.py): matched words; (start, end, kind) emphasis
     highlights: list[tuple[int, int]] = field(default_factory=list)
     emphasis: list[tuple[int, int, str]] = field(default_factory=list)
 

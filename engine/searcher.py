@@ -3,8 +3,8 @@
 A Searcher holds one read-only connection, the warm vector index, the KNN worker thread and the
 lock that serialises calls. :meth:`Searcher.search` checks the arguments, turns the query's
 time phrase and person into :class:`Filters` and hands the query to the pipeline
-(engine/search_pipeline.py), which finds candidates (engine/search_arms.py), ranks them and
-builds the page (engine/result_page.py); docs/design.md, "The search pipeline".
+(engine/retrieval/search_pipeline.py), which finds candidates (engine/retrieval/search_arms.py), ranks them and
+builds the page (engine/retrieval/result_page.py); docs/design.md, "The search pipeline".
 """
 
 from __future__ import annotations
@@ -21,23 +21,23 @@ from typing import Any
 
 import numpy as np
 
-from .candidates import Candidate
-from .config import Config, load_config, resolve_root
-from .db import Connection
-from .embedder import Embedder, get_embedder
-from .filters import Filters, SearchError
-from .fts_query import ParsedQuery
-from .lock import active_writer
-from .people_filter import person_filter
-from .schema import EmbedderMismatch, has_vec_table, open_reader, stored_embedder
-from .search_arms import keyword_candidates, knn_mask
-from .search_options import MAX_LIMIT, MODES, SORTS
-from .search_pipeline import run_query
-from .search_response import SearchResponse
-from .sidecar_index import SidecarIndex, open_vector_index, refreshed
-from .spans import longest_span
-from .timephrase import SearchTime, search_time
-from .vector_index import VectorIndex
+from engine.config import Config, load_config, resolve_root
+from engine.dates.spans import longest_span
+from engine.dates.timephrase import SearchTime, search_time
+from engine.embedder import Embedder, get_embedder
+from engine.rank.candidates import Candidate
+from engine.retrieval.filters import Filters, SearchError
+from engine.retrieval.fts_query import ParsedQuery
+from engine.retrieval.people_filter import person_filter
+from engine.retrieval.search_arms import keyword_candidates, knn_mask
+from engine.retrieval.search_pipeline import run_query
+from engine.schema import EmbedderMismatch, has_vec_table, open_reader, stored_embedder
+from engine.search_options import MAX_LIMIT, MODES, SORTS
+from engine.search_response import SearchResponse
+from engine.storage.db import Connection
+from engine.storage.lock import active_writer
+from engine.vectors.sidecar_scan import SidecarIndex, open_vector_index, refreshed
+from engine.vectors.vec0_table import VectorIndex
 
 __all__ = ["Filters", "SearchError", "SearchResponse", "Searcher", "search"]
 
@@ -68,7 +68,7 @@ class Searcher:
 
     def connection(self) -> Connection:
         """The read-only connection (opened on first use; a reader never migrates: see
-        docs/reliability.md). Raises :class:`~engine.db.IndexUnavailable` in one line."""
+        docs/reliability.md). Raises :class:`~engine.storage.db.IndexUnavailable` in one line."""
         if self._conn is None:
             self._conn = open_reader(self.config.db_path)
         return self._conn
@@ -107,10 +107,10 @@ class Searcher:
                 self._conn = None
             self._vectors = None
 
-    # -- what the pipeline reads through (engine.search_pipeline.Reader) --------------------
+    # -- what the pipeline reads through (engine.retrieval.search_pipeline.Reader) --------------------
     def keyword_arm(self, parsed: ParsedQuery, depth: int, filters: Filters,
                     query: str = "") -> list[Candidate]:
-        """The BM25 arm (:func:`engine.search_arms.keyword_candidates`) on this connection."""
+        """The BM25 arm (:func:`engine.retrieval.search_arms.keyword_candidates`) on this connection."""
         return keyword_candidates(self.connection(), parsed, depth, filters, query,
                                   self.config.keyword_common_df)
 
@@ -154,11 +154,11 @@ class Searcher:
         """Run the pipeline. ``weights`` is accepted for backward compatibility and ignored.
 
         Time phrases ("last week", "in March", "2026-03-14", "on this day": the rules are in
-        :mod:`engine.timephrase`) are read against ``now`` (default: the local clock), become
+        :mod:`engine.dates.timephrase`) are read against ``now`` (default: the local clock), become
         since/until (and a month-day) pushed into both arms, and are taken out of the text
         both arms see; ``response.time`` says so. Explicit ``since``/``until`` win over a
         phrase, which then stays in the text as words. ``person`` keeps chunks with or about
-        that person (:mod:`engine.people_filter`; typos forgiven), in both arms.
+        that person (:mod:`engine.retrieval.people_filter`; typos forgiven), in both arms.
 
         Recency decay and a time range: decay prefers recent chunks when the caller named no
         time; inside a period they named it must not push that period's own chunks down. So a
@@ -172,7 +172,7 @@ class Searcher:
         ``sort="date"`` shows the page's results newest first; ``decay=False`` ranks without
         recency decay.
         """
-        del weights  # kept for old callers: the fusion weights come from engine/calibration.py
+        del weights  # kept for old callers: the fusion weights come from engine/rank/calibration.py
         if mode not in MODES:
             raise SearchError(f"mode must be one of {', '.join(MODES)}")
         if sort not in SORTS:

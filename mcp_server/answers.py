@@ -5,9 +5,8 @@ Pure functions (no SDK, no index): the tools in :mod:`mcp_server.tools` fetch, t
 
 from __future__ import annotations
 
-from engine.library_types import Chunk, FileText, IndexStatus, Neighbours
-from engine.present import plural
-from engine.textsafe import plain
+from engine.display import plain, plural
+from engine.library import Chunk, FileText, IndexStatus, Neighbours
 
 from .text import cap, cut_text, jobject, jstr
 
@@ -36,7 +35,7 @@ def note_text(file: FileText, offset: int, max_chars: int) -> str:
     shown, end = cut_text(body, offset, max(200, budget))
     header.append(f"chars: {offset}-{end} of {len(body)}")
     # the file's own text, with every terminal control shown as a visible stand-in: the one
-    # rule for text of the data layer (engine/textsafe.py); offsets count the file's characters
+    # rule for text of the data layer (engine/display.py); offsets count the file's characters
     lines = [*header, "---", plain(shown.rstrip("\n"), tab="\t") or "(empty)"]
     if end < len(body):
         lines.append(f"--- truncated: call read_note(path, "

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from engine.data_files import relative_path
-from engine.scanner import SOURCE_TYPES
+from engine import SOURCE_TYPES
+from engine.index import relative_path
 from engine.search_options import SORTS
 
 from .schemas import DEFAULT_LIMIT, MAX_LIMIT

@@ -11,12 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from engine.explain import formula
-from engine.fts_query import ParsedQuery, matched_terms
-from engine.labels import type_label
-from engine.present import plural
-from engine.search_response import SearchResponse
-from engine.snippets import Snippet, marked
+from engine import SearchResponse
+from engine.display import ParsedQuery, Snippet, formula, marked, matched_terms, plural, type_label
 
 from .text import cap, flat, jobject, jstr, one_line
 
@@ -55,7 +51,7 @@ def tags_of(r) -> str:
 
 def highlight(r) -> str | None:
     """The keyword highlight of a row, the matched terms between « and », or None: the
-    engine's snippet rendered from its highlight spans (engine/snippets.py)."""
+    engine's snippet rendered from its highlight spans (engine/retrieval/snippets.py)."""
     if not getattr(r, "highlights", None):
         return None
     return marked(Snippet(r.snippet or "", list(r.highlights)))

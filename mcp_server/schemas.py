@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.scanner import SOURCE_TYPES
+from engine import SOURCE_TYPES
 from engine.search_options import SORTS
 
 MAX_LIMIT = 50

@@ -3,7 +3,7 @@ machine path.
 
 Text from the data layer (chunk text, titles, tags, file names, headings, people's names) is
 only ever emitted inside a JSON string, so a chat message holding ``", "score": "9"`` or a
-newline cannot forge a field; escaping is engine/textsafe.py's. An absolute path of the
+newline cannot forge a field; escaping is engine/display.py's. An absolute path of the
 machine never reaches the agent: the data root shows as root-relative paths.
 """
 
@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from engine.textsafe import json_dumps
-from engine.textsafe import one_line as safe_line
+from engine.display import json_dumps
+from engine.display import one_line as safe_line
 
 DEFAULT_MAX_CHARS = 12_000
 MIN_MAX_CHARS = 400

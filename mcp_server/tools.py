@@ -16,12 +16,18 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from engine import SOURCE_TYPES, SearchError
 from engine.config import Config
-from engine.entities import PROFILE_RELATIVE_PATH, load_people, match_person, person_to_content
-from engine.fts_query import parse_query
-from engine.library import IndexUnavailable, Library, ReadRefused, index_unavailable
-from engine.scanner import SOURCE_TYPES
-from engine.searcher import SearchError
+from engine.display import parse_query
+from engine.library import (
+    PROFILE_RELATIVE_PATH,
+    IndexUnavailable,
+    Library,
+    ReadRefused,
+    index_unavailable,
+    match_person,
+    person_to_content,
+)
 
 from . import answers
 from .args import (
@@ -175,7 +181,7 @@ class MemlensTools:
             return messages_text(self.library, chunk_id, args, self.max_chars)
         before = int_arg(args, "before", 2, 0, MAX_NEIGHBORS)
         after = int_arg(args, "after", 2, 0, MAX_NEIGHBORS)
-        people = load_people(self.root / PROFILE_RELATIVE_PATH)
+        people = self.library.people()
         if chunk_id.startswith("profile:"):
             slug = chunk_id.split(":", 1)[1]
             person = next((p for p in people.people if p.slug == slug), None)

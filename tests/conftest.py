@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from engine.config import Config, load_config
-from engine.db import connect
 from engine.embedder import EmbeddingError, LocalEmbedder
+from engine.storage.db import connect
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 BENCH_DATA = SHARED / "bench-data"
@@ -153,8 +153,8 @@ def run_cli(capsys, *argv):
 def chunk_db(path: Path, rows: list[tuple[str, str, str, str]]):
     """An index holding only ``rows`` (id, source_file, source_type, content) in chunks and
     FTS5, without files or vectors: for tests of the keyword machinery alone."""
-    from engine.db import transaction
     from engine.schema import ensure_schema, mirror_new_rows
+    from engine.storage.db import transaction
 
     conn = connect(path)
     ensure_schema(conn)

@@ -19,8 +19,8 @@ from engine.config import load_config
 from engine.demo import generate_demo_root
 from engine.embedder import EmbeddingError, LocalEmbedder
 from engine.indexer import reindex
-from engine.lock import writer_lock
 from engine.searcher import Searcher
+from engine.storage.lock import writer_lock
 from tests.conftest import make_root
 from tui.app import MemlensApp
 from tui.screens.discover import DiscoverScreen
@@ -1076,7 +1076,7 @@ def test_text_helpers_neutralise_data():
 
 
 def test_stats_health_suggests_maintenance():
-    from engine.stats import VecBloat
+    from engine.index.contents import VecBloat
     from tui.screens.stats import health_content
 
     class Stats:

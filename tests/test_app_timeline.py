@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import date
 
 from engine.config import load_config
+from engine.dates.timerange import TimeRange
 from engine.library import Library
-from engine.timerange import TimeRange
 from tests.test_app import aio, demo_root, make_app, ready, search, wait_for  # noqa: F401
 from tui.screens.conversation import ConversationScreen
 from tui.screens.jump import JumpScreen

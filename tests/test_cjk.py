@@ -1,4 +1,4 @@
-"""Keyword search in Japanese, Chinese, Thai and Korean chats and notes (engine/cjk.py)."""
+"""Keyword search in Japanese, Chinese, Thai and Korean chats and notes (engine/retrieval/cjk.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from engine import reindex
-from engine.cjk import GLOB, RANGES, cjk_search, cjk_terms, has_unsegmented, merge_ranked
 from engine.config import load_config
-from engine.db import connect
+from engine.retrieval.cjk import GLOB, RANGES, cjk_search, cjk_terms, has_unsegmented, merge_ranked
 from engine.schema import open_reader
 from engine.searcher import Searcher
+from engine.storage.db import connect
 from tests.conftest import CountingEmbedder, make_root, migrate_from
 
 JA = ["明日の会議は午後三時からです", "資料は共有フォルダに置きました"]
@@ -105,7 +105,7 @@ HITS = [  # (query, chunk it must find first): a word from the middle of a sente
 @pytest.mark.parametrize("query, chunk_id", HITS)
 def test_a_word_inside_a_sentence_is_found(cjk_root, monkeypatch, query, chunk_id, short_terms):
     if short_terms == "scan":  # a 1-2 character term starting too many trigrams
-        monkeypatch.setattr("engine.cjk.MAX_TRIGRAMS", 0)
+        monkeypatch.setattr("engine.retrieval.cjk.MAX_TRIGRAMS", 0)
     conn = db(cjk_root)
     rows = cjk_search(conn, query, 10)
     assert rows and rows[0]["id"] == chunk_id
@@ -144,7 +144,7 @@ def test_a_very_common_term_scores_its_newest_chunks_that_pass_the_filters(cjk_r
     holders = conn.execute("SELECT rowid, source_type FROM chunks WHERE instr(content, '京') "
                            "ORDER BY rowid DESC").fetchall()
     assert len({t for _, t in holders}) == 2
-    monkeypatch.setattr("engine.cjk.SCORE_BUDGET", 1)
+    monkeypatch.setattr("engine.retrieval.cjk.SCORE_BUDGET", 1)
     assert [r["rowid"] for r in cjk_search(conn, "京", 10)] == [holders[0][0]]
     older = next(r for r, t in holders if t != holders[0][1])
     assert [r["rowid"] for r in cjk_search(conn, "京", 10, "c.source_type != ?",

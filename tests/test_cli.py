@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.lock import writer_lock
+from engine.storage.lock import writer_lock
 from tests.conftest import make_root
 from tests.conftest import run_cli as run
 
@@ -88,6 +88,25 @@ def test_root_from_environment(root, capsys, monkeypatch):
     monkeypatch.setenv("MEMLENS_ROOT", str(root))
     code, out, _ = run(capsys, "reindex", "--json")
     assert code == 0 and json.loads(out)["files"] == 3
+
+
+def test_an_unlistable_folder_fails_reindex_in_every_output(root, capsys, monkeypatch):
+    # one exit rule for `memlens reindex`, its --json and `python -m engine.indexer`
+    import os
+
+    assert run(capsys, "reindex", "--root", str(root))[0] == 0
+    real_scandir, slack = os.scandir, str(root / "data/slack")
+
+    def scandir(path="."):
+        if os.fspath(path).rstrip("/") == slack:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, _, err = run(capsys, "reindex", "--root", str(root), "--full")
+    assert code == 1 and "data/slack/" in err and "Permission denied" in err
+    code, out, _ = run(capsys, "reindex", "--root", str(root), "--json")
+    assert code == 1 and json.loads(out)["unlisted_dirs"] == 1
 
 
 @pytest.mark.parametrize("argv, expect", [

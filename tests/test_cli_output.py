@@ -65,8 +65,8 @@ def test_import_skips_read_as_english():
 
 
 def test_watch_lines_count_in_english():
-    from engine.index_stats import FileError, IndexStats
-    from engine.watch import Reindexed
+    from engine.index.run_report import FileError, IndexStats
+    from engine.index.watch import Reindexed
 
     one = IndexStats(files=1, chunks=1, embedded=1, pending_embeddings=1,
                      errors=[FileError("notes/a.md", "unreadable")])

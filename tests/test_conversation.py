@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from engine import log_reader
 from engine.config import load_config
-from engine.conversation import ConversationError
-from engine.db import connect
 from engine.indexer import reindex
 from engine.library import Cursor, Library, ReadRefused
+from engine.read.conversation import ConversationError
+from engine.storage import log_reader
+from engine.storage.db import connect
 from tests.conftest import NOTE, slack_lines
 
 LOG = "data/slack/general.jsonl"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.db import connect
 from engine.indexer import reindex
+from engine.storage.db import connect
 from tests.conftest import CountingEmbedder, assert_consistent, slack_lines
 
 REPO = Path(__file__).resolve().parents[1]

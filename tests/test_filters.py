@@ -9,9 +9,9 @@ from datetime import date
 
 import pytest
 
-from engine.candidates import Candidate
-from engine.db import connect
-from engine.filters import Filters, SearchError, strict_equal
+from engine.rank.candidates import Candidate
+from engine.retrieval.filters import Filters, SearchError, strict_equal
+from engine.storage.db import connect
 
 CHUNKS = [  # id, source_type, source_file, content_date, metadata
     ("a", "slack", "data/slack/general.jsonl", "2026-03-01", {}),

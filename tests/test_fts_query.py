@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import sqlean as sqlite3
 
-from engine.fts_query import (
+from engine.retrieval.fts_query import (
     FTS5_STOP_WORDS,
     LONG_REQUEST_TERMS,
     MAX_TERMS,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.candidates import Candidate, Decay
 from engine.config import Config
-from engine.fusion import (
+from engine.rank.candidates import Candidate, Decay
+from engine.rank.stages import (
     apply_recency_decay,
     diversity_rerank,
     pair_similarity,
@@ -30,7 +30,7 @@ def cand(cid: str, score: float = 0.0, source_type: str = "slack", source_file: 
 
 
 def config() -> Config:
-    return Config(root=Path("/tmp/root"), db_path=Path("/tmp/root/db"), routes=())
+    return Config(root=Path("root"), db_path=Path("root/db"), routes=())
 
 
 # --- RRF ------------------------------------------------------------------------------------

@@ -76,7 +76,7 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
             for p in root.rglob("*") if p.is_file()}
 
 
-def test_every_kind_in_the_issue_is_registered():
+def test_every_export_kind_is_registered():
     assert set(IMPORTERS) == {"slack", "telegram", "whatsapp", "vtt", "srt", "whisper",
                               "garmin", "dayone", "obsidian", "mbox"}
 

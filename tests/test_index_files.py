@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from engine.config import load_config
-from engine.db import connect
 from engine.indexer import reindex
 from engine.schema import SCHEMA_VERSION
+from engine.storage.db import connect
 from tests.conftest import make_root
 from tests.conftest import run_cli as run
 
@@ -136,19 +136,19 @@ def test_disk_full_is_one_line(tmp_path, capsys, monkeypatch):
 
 
 def test_os_errors_are_one_line(root, capsys, monkeypatch):
-    import engine.indexer
+    import engine  # the CLI reindexes through the engine's public surface
 
     def no_space(**_):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(db_of(root)))
 
-    monkeypatch.setattr(engine.indexer, "reindex", no_space)
+    monkeypatch.setattr(engine, "reindex", no_space)
     code, _, err = run(capsys, "reindex", "--root", str(root))
     one_line(code, err, "no space left on device", str(db_of(root)))
 
     def bug(**_):
         raise ValueError("something odd")
 
-    monkeypatch.setattr(engine.indexer, "reindex", bug)
+    monkeypatch.setattr(engine, "reindex", bug)
     code, _, err = run(capsys, "reindex", "--root", str(root))
     one_line(code, err, "unexpected error: ValueError: something odd",
              "run again with --debug")

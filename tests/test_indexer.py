@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from engine.db import connect
 from engine.indexer import reindex
-from engine.lock import WriterBusy, writer_lock
 from engine.maintenance import rebuild_vec_index
 from engine.schema import SCHEMA_VERSION, EmbedderInfo, EmbedderMismatch, ensure_schema
+from engine.storage.db import connect
+from engine.storage.lock import WriterBusy, writer_lock
 from tests.conftest import NOTE, CountingEmbedder, assert_consistent, slack_lines
 
 
@@ -255,7 +255,7 @@ def test_maintenance_reclaims_space_after_churn(config, embedder):
             [line.replace("harbor", f"harbor{round_}") for line in lines[:8000]] + lines[8000:]))
         reindex(config=config, embedder=embedder)
     conn = connect(config.db_path)
-    from engine.stats import vec_bloat
+    from engine.index.contents import vec_bloat
     bloat = vec_bloat(conn)
     conn.close()
     assert bloat.dead_slots >= 800 and bloat.suggest_maintenance

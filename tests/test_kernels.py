@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine import kernels
+from engine.vectors import kernels
 
 pytestmark = pytest.mark.skipif(kernels._kernels is None,
                                 reason="engine/csrc/kernels.c was not built (no C compiler)")

@@ -11,13 +11,13 @@ import pytest
 
 from cli.main import main
 from engine.config import EmbedderConfig, RerankerConfig, load_config
-from engine.db import connect
+from engine.embed.embedder_openai import OpenAIEmbedder
+from engine.embed.redact import register_secret, scrub
 from engine.embedder import EmbeddingError
-from engine.embedder_openai import OpenAIEmbedder
 from engine.indexer import reindex
-from engine.redact import register_secret, scrub
-from engine.rerank import rerank
+from engine.rank.rerank import rerank
 from engine.searcher import Searcher
+from engine.storage.db import connect
 from tests.conftest import make_root
 from tests.http_fixtures import Reply, ServerFactory
 

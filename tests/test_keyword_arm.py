@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from engine.db import connect, transaction
-from engine.fts_query import MAX_TERM_COUNT, build_match, parse_query, quote, tokenize
-from engine.keyword_arm import SELECT, fts_row_count, keyword_search
+from engine.retrieval.fts_query import MAX_TERM_COUNT, build_match, parse_query, quote, tokenize
+from engine.retrieval.keyword_arm import SELECT, fts_row_count, keyword_search
 from engine.schema import ensure_schema, mirror_new_rows
+from engine.storage.db import connect, transaction
 from tests.conftest import chunk_db
 
 WORDS = [f"w{i}" for i in range(400)]
@@ -101,7 +101,7 @@ def test_queries_within_the_budget_are_the_plain_or_query(conn):
 
 
 def test_word_counts_come_from_the_term_list(conn):
-    from engine.keyword_arm import capped_df, term_dfs
+    from engine.retrieval.keyword_arm import capped_df, term_dfs
 
     words = ["w0", "w7", "w399", "nosuchword", "W7"]
     dfs = term_dfs(conn, words)
@@ -154,7 +154,7 @@ def test_unfiltered_search_reads_the_same_rows_as_the_filtered_join(conn):
 def test_word_counts_are_reused_until_the_index_changes(tmp_path):
     """A query re-planned with the same words (every keystroke in the app) reads no term list
     and stems nothing; a commit by another connection, or a write on this one, recounts."""
-    from engine.keyword_arm import term_dfs
+    from engine.retrieval.keyword_arm import term_dfs
     from engine.schema import open_reader
 
     path = tmp_path / "c.db"

@@ -10,16 +10,16 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engine import staleness
+from engine import scanner
 from engine.config import load_config
-from engine.conversation import ConversationError
-from engine.db import connect
+from engine.dates.timeline import TimelineError
 from engine.embedder import LocalEmbedder
 from engine.indexer import reindex
 from engine.library import Library
 from engine.library_types import IndexUnavailable, ReadRefused, file_order_key
-from engine.lock import writer_lock
-from engine.timeline import TimelineError
+from engine.read.conversation import ConversationError
+from engine.storage.db import connect
+from engine.storage.lock import writer_lock
 from tests.conftest import slack_lines
 
 GENERAL = "data/slack/general.jsonl"
@@ -271,7 +271,7 @@ def test_stale_files_is_one_query_for_a_whole_page(library):
     statements = []
     conn.set_trace_callback(statements.append)
     page = files * 50 + [f"data/slack/x{i}.jsonl" for i in range(200)]
-    stale = staleness.stale_files(conn, root, page)
+    stale = scanner.stale_files(conn, root, page)
     conn.close()
     assert len(statements) == 1 and len(stale) == 202
 
@@ -362,7 +362,7 @@ class _DamagedSearcher:
             self.conn.execute("COMMIT")
 
     def search(self, *args, **kwargs):
-        from engine.db import Error
+        from engine.storage.db import Error
 
         raise Error("database disk image is malformed")
 
@@ -380,7 +380,7 @@ def test_an_index_damaged_during_a_search_is_one_line(indexed):
     assert "malformed" in message and str(indexed.root) not in message
 
 
-# -- time, conversations and people (engine/library_time.py) ----------------------------------
+# -- time, conversations and people (engine/read/facade_reads.py) ----------------------------------
 
 NOW = datetime(2026, 4, 10, 12, 0, tzinfo=UTC)
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from engine.config import load_config
-from engine.db import connect
+from engine.storage.db import connect
 from tests.test_app import (  # noqa: F401 - demo_root, writable_root are fixtures
     aio,
     demo_root,
@@ -146,7 +146,7 @@ async def test_snippet_rows_show_the_match_and_no_markdown_markers(writable_root
 def test_job_summary_says_1_file_not_1_files():
     from types import SimpleNamespace
 
-    from engine.present import plural
+    from engine.display import plural
     from tui.summaries import job_summary
 
     assert (plural(1, "file"), plural(2594, "file"), plural(2, "match", "matches")) == (

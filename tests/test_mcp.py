@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from engine.config import load_config
-from engine.db import connect
 from engine.demo import DEMO_FACTS, generate_demo_root
 from engine.indexer import reindex
-from engine.lock import writer_lock
+from engine.storage.db import connect
+from engine.storage.lock import writer_lock
 from tests.conftest import make_root
 from tests.http_fixtures import Reply, Request, ScriptedServer
 

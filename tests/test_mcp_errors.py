@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from engine.config import load_config
-from engine.db import connect
 from engine.indexer import reindex
-from engine.lock import writer_lock
 from engine.schema import SCHEMA_VERSION
+from engine.storage.db import connect
+from engine.storage.lock import writer_lock
 from mcp_server.tools import MemlensTools
 from tests.conftest import make_root
 
@@ -84,7 +84,7 @@ def check(root: Path, results, *, errors: bool | None = None) -> None:
 def test_bad_inputs_answer_one_line_without_machine_paths(root):
     results = answers(root, bad_calls(root))
     check(root, results, errors=True)
-    # the facade's path rules (engine/data_files.py) refuse an overlong path or name by name
+    # the facade's path rules (engine/index/data_files.py) refuse an overlong path or name by name
     too_long = [t for _, t, _ in results[:3]]
     assert too_long[0].startswith("path is too long (10,009 characters; at most 1,024)")
     assert too_long[1].startswith("path has a name longer than 255 characters")

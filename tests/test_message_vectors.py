@@ -1,4 +1,4 @@
-"""Message vectors of chat windows (engine/message_vectors.py): what is embedded, that they are
+"""Message vectors of chat windows (engine/vectors/message_vectors.py): what is embedded, that they are
 written, replaced and removed with their window, survive a provider outage and a refused input,
 are backfilled once for an older index, and how the semantic arm scores a window with them."""
 
@@ -10,12 +10,20 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engine.db import connect
 from engine.embedder import EmbeddingError
 from engine.indexer import reindex
-from engine.message_vectors import EDGE, META_KEY, message_texts, pack, rescore, store, unpack
 from engine.schema import get_meta
 from engine.searcher import Searcher
+from engine.storage.db import connect
+from engine.vectors.message_vectors import (
+    EDGE,
+    META_KEY,
+    message_texts,
+    pack,
+    rescore,
+    store,
+    unpack,
+)
 from tests.conftest import CountingEmbedder, assert_consistent, migrate_from, slack_lines
 from tests.test_app import aio, job_panel_text
 
@@ -354,7 +362,7 @@ def test_maintenance_keeps_each_window_with_its_own_message_vectors(config):
 
 @aio
 async def test_the_app_shows_the_backfill_of_message_vectors():
-    from engine.index_stats import Progress
+    from engine.index.run_report import Progress
 
     text = await job_panel_text(Progress("messages", 3, 3, 0, None, 40, 10), 2.0)
     assert "embedding chat windows' messages 10/40" in text
@@ -364,7 +372,7 @@ def test_the_cli_shows_the_backfill_of_message_vectors(monkeypatch):
     import io
 
     from cli.index import progress_printer
-    from engine.index_stats import Progress
+    from engine.index.run_report import Progress
 
     monkeypatch.setattr("sys.stderr", type("Tty", (io.StringIO,), {"isatty": lambda s: True})())
     bar, update = progress_printer(False)

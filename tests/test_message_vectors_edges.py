@@ -1,7 +1,7 @@
 """Message vectors at the edges: a chat window and its message vectors stay one unit (and no
 row outlives its window's content) through appends, re-embeds, outages at any call, refusals,
 cancels at any point and full re-reads; the backfill ends; the search reads them only where
-it should (engine/message_vectors.py, docs/reliability.md)."""
+it should (engine/vectors/message_vectors.py, docs/reliability.md)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engine.db import connect
 from engine.embedder import EmbeddingError
 from engine.indexer import reindex
-from engine.message_vectors import META_KEY, message_texts, pack, rescore, store, unpack
-from engine.passages import WINDOW_ID
+from engine.retrieval.passages import WINDOW_ID
 from engine.schema import get_meta
 from engine.searcher import Searcher
+from engine.storage.db import connect
+from engine.vectors.message_vectors import META_KEY, message_texts, pack, rescore, store, unpack
 from tests.conftest import assert_consistent, slack_lines
 from tests.test_message_vectors import MessageEmbedder, message_rows
 

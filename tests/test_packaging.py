@@ -60,7 +60,7 @@ def test_wheel_installs_into_a_fresh_venv_and_the_app_runs_headless(tmp_path):
     declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     assert version.returncode == 0 and version.stdout == f"memlens {declared}\n", version.stderr
 
-    compiled = _run([str(python), "-c", "from engine import kernels; print(kernels.COMPILED)"],
+    compiled = _run([str(python), "-c", "from engine.vectors import kernels; print(kernels.COMPILED)"],
                     cwd=tmp_path, timeout=120)
     assert compiled.stdout == "True\n", compiled.stderr  # the sidecar scans were built
 

@@ -1,4 +1,4 @@
-"""Passage evidence in chat windows (engine/passages.py, docs/benchmarks.md): words said
+"""Passage evidence in chat windows (engine/retrieval/passages.py, docs/benchmarks.md): words said
 together in a message outrank the same words spread over a window, a passage reaches into the
 neighbouring window, and chunks that are not chat windows keep their bm25 order."""
 
@@ -8,7 +8,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engine.passages import message_starts, neighbour_ids, passage_scores, word_heads, word_hits
+from engine.retrieval.passages import (
+    message_starts,
+    neighbour_ids,
+    passage_scores,
+    word_heads,
+    word_hits,
+)
 from tests.conftest import indexed_searcher, write_chat
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
@@ -93,7 +99,7 @@ def test_word_hits_finds_the_words_the_case_blind_regex_finds(content):
 
 def test_a_chat_search_leaves_its_connection_unwritten(searcher):
     """Stemming happens on the stemmer's own database: a write on the search connection
-    would drop its cached word counts (engine/keyword_arm.py) after every chat query."""
+    would drop its cached word counts (engine/retrieval/keyword_arm.py) after every chat query."""
     conn = searcher.connection()
     searcher.search("pottery classes", mode="keyword", now=NOW)
     before = conn.total_changes
@@ -103,7 +109,7 @@ def test_a_chat_search_leaves_its_connection_unwritten(searcher):
 
 
 def test_the_stemmer_reads_words_as_the_index_does():
-    from engine import stemmer
+    from engine.retrieval import stemmer
     assert stemmer.tokens(["running", "spot_pottery", "--", "Café"]) == {
         "running": ("run",), "spot_pottery": ("spot", "potteri"), "--": (), "Café": ("cafe",)}
     assert stemmer.stem(["running", "spot_pottery", "--"]) == {"running": "run"}

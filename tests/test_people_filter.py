@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.candidates import Candidate
 from engine.config import load_config
-from engine.db import connect
-from engine.entities import clear_people_cache
 from engine.indexer import reindex
-from engine.people_filter import chunk_dict, person_filter
+from engine.rank.candidates import Candidate
+from engine.retrieval.entities import clear_people_cache
+from engine.retrieval.people_filter import chunk_dict, person_filter
+from engine.storage.db import connect
 
 
 def _jsonl(path: Path, rows: list[dict]) -> None:

@@ -1,12 +1,12 @@
-"""One size format and one plural for every front door (engine/present.py)."""
+"""One size format and one plural for every front door (engine/display.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine.explain import explain_lines
+from engine.display import human_bytes, plural
 from engine.importers.report import ImportReport
-from engine.present import human_bytes, plural
+from engine.retrieval.explain import explain_lines
 
 
 @pytest.mark.parametrize("n, text", [(None, "?"), (0, "0 B"), (1023, "1023 B"),

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from engine.config import load_config
+from engine.embed.provider_guard import MAX_CONSECUTIVE_REJECTIONS, BatchIsolation, CircuitBreaker
 from engine.embedder import Embedder, EmbeddingError
 from engine.indexer import reindex
-from engine.provider_guard import MAX_CONSECUTIVE_REJECTIONS, BatchIsolation, CircuitBreaker
 from engine.searcher import Searcher
 from tests.conftest import make_root, slack_lines
 from tests.http_fixtures import Reply, Request, ServerFactory
@@ -150,7 +150,7 @@ def test_breaker_cools_down_then_lets_one_trial_through_and_grows():
 
 def test_breaker_trial_through_a_search_recovers(tmp_path, http_server):
     searcher, server = indexed_searcher(tmp_path, http_server, "max_retries = 0\n")
-    from engine.provider_guard import breaker_for
+    from engine.embed.provider_guard import breaker_for
 
     breaker = breaker_for(searcher.embedder)
     clock = FakeClock()
@@ -243,7 +243,7 @@ def test_a_provider_error_stops_the_run():
 
 def test_a_library_exception_becomes_a_provider_error(http_server):
     """A hostile answer (JSON nested 100,000 deep) is a provider_error, not a RecursionError."""
-    from engine.embedder_openai import OpenAIEmbedder
+    from engine.embed.embedder_openai import OpenAIEmbedder
 
     server = http_server(default=Reply(200, body='{"data": ' + "[" * 100_000 + "]" * 100_000
                                        + "}"))

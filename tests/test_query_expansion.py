@@ -1,4 +1,4 @@
-"""Related words in chat windows (engine/query_expansion.py, docs/benchmarks.md): a window that
+"""Related words in chat windows (engine/retrieval/query_expansion.py, docs/benchmarks.md): a window that
 says "pet" and "animal" answers a question about a "dog", the explain text names the words and
 their weights, and chunks that are not chat windows keep their bm25 order."""
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engine.query_expansion import NEIGHBOUR_FLOOR, related_words, vocabulary_neighbours
+from engine.retrieval.query_expansion import NEIGHBOUR_FLOOR, related_words, vocabulary_neighbours
 from tests.conftest import indexed_searcher, write_chat
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)

@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from engine import rank_extension
-from engine.db import OperationalError
-from engine.fts_query import parse_query
-from engine.keyword_arm import keyword_search, term_dfs
+from engine.retrieval.fts_query import parse_query
+from engine.retrieval.keyword_arm import keyword_search, term_dfs
+from engine.storage import rank_extension
+from engine.storage.db import OperationalError
 from tests.conftest import chunk_db
 
 pytestmark = pytest.mark.skipif(rank_extension.LIBRARY is None,
@@ -95,7 +95,7 @@ def test_the_keyword_arm_is_the_same_with_and_without_it(conn):
 
 
 def test_without_the_built_library_connections_use_fts5s_bm25(tmp_path, monkeypatch, conn):
-    from engine.db import connect
+    from engine.storage.db import connect
 
     path = conn.execute("PRAGMA database_list").fetchone()[2]
     monkeypatch.setattr(rank_extension, "LIBRARY", tmp_path / "missing.so")

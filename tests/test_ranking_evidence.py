@@ -9,13 +9,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from engine.calibration import calibration_for
-from engine.candidates import Candidate
 from engine.config import load_config
-from engine.convex import convex_merge
-from engine.evidence import drop_weak_semantic
-from engine.fusion import apply_recency_decay, sort_by_date
 from engine.indexer import reindex
+from engine.rank.calibration import calibration_for
+from engine.rank.candidates import Candidate
+from engine.rank.convex import convex_merge
+from engine.rank.stages import apply_recency_decay, drop_weak_semantic, sort_by_date
 from engine.searcher import Searcher
 from tests.test_app import demo_root  # noqa: F401 - fixture
 

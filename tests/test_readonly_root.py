@@ -19,15 +19,15 @@ from pathlib import Path
 import pytest
 
 from engine.config import load_config
-from engine.db import connect
 from engine.indexer import reindex
+from engine.storage.db import connect
 from tests.conftest import make_root
 
 REPO = Path(__file__).resolve().parents[1]
 MCP_SNIPPET = """
 import json, sys
 from engine.config import load_config
-from engine.db import connect
+from engine.storage.db import connect
 from mcp_server.tools import MemlensTools
 tools = MemlensTools(load_config(sys.argv[1]))
 print(json.dumps([tools.call(name, args) for name, args in (

@@ -12,8 +12,8 @@ import pytest
 import engine.extractors.markdown as markdown
 import engine.extractors.messaging as messaging
 import engine.indexer as indexer
-from engine.db import connect
 from engine.indexer import reindex
+from engine.storage.db import connect
 from tests.conftest import CountingEmbedder, assert_consistent, slack_lines
 
 LOG = "data/slack/general.jsonl"

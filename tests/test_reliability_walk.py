@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import socket
 
-from engine.db import connect
 from engine.indexer import reindex
+from engine.storage.db import connect
 from tests.conftest import CountingEmbedder, assert_consistent
 
 SECRET = "sk-test-SECRET-0123456789"
@@ -137,6 +137,7 @@ def test_an_unlistable_folder_is_not_treated_as_deleted(config, embedder, monkey
     assert "Permission denied" in said["data/slack/"]
     assert any(e.source_file == "data/slack/" for e in stats.errors)
     assert stats.files == 1  # the note was still read
+    assert stats.failed  # what the folder holds is unknown: every front door says so
     monkeypatch.undo()
     # a file really gone is still removed
     (config.root / "data/slack/random.jsonl").unlink()

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from engine.config import RerankerConfig
-from engine.rerank import RerankOutcome, rerank
+from engine.rank.rerank import RerankOutcome, rerank
 from tests.http_fixtures import Reply, Request, ServerFactory
 
 DOCS = ["the harbor bridge opened", "tomatoes on the south fence", "bridge toll prices",

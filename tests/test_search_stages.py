@@ -1,4 +1,4 @@
-"""The search stages alone (engine/search_arms.py, engine/result_page.py), each over a real index
+"""The search stages alone (engine/retrieval/search_arms.py, engine/retrieval/result_page.py), each over a real index
 on a read-only connection, without the rest of the pipeline."""
 
 from __future__ import annotations
@@ -8,19 +8,19 @@ import os
 import pytest
 
 from engine import reindex
-from engine.candidates import Candidate
 from engine.config import load_config
-from engine.filters import Filters
-from engine.fts_query import parse_query
-from engine.result_page import results_page
-from engine.schema import open_reader
-from engine.search_arms import (
+from engine.rank.candidates import Candidate
+from engine.retrieval.filters import Filters
+from engine.retrieval.fts_query import parse_query
+from engine.retrieval.result_page import results_page
+from engine.retrieval.search_arms import (
     full_matches,
     keyword_candidates,
     knn_mask,
     newest_first,
     semantic_candidates,
 )
+from engine.schema import open_reader
 from engine.searcher import Searcher
 from tests.conftest import make_root
 

@@ -11,8 +11,8 @@ import pytest
 
 from engine import search
 from engine.config import load_config
-from engine.entities import clear_people_cache
 from engine.indexer import reindex
+from engine.retrieval.entities import clear_people_cache
 from engine.searcher import Searcher, SearchError
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
@@ -189,7 +189,7 @@ def test_a_person_and_a_time_phrase_together(searcher):
 # -- one of each per search ----------------------------------------------------------------------
 
 def test_vector_index_writer_check_and_stale_check_run_once_per_search(searcher, monkeypatch):
-    import engine.search_pipeline as pipeline
+    import engine.retrieval.search_pipeline as pipeline
     import engine.searcher as module
 
     calls = {"vector_index": 0, "active_writer": 0}

@@ -245,7 +245,7 @@ def test_low_confidence_when_nothing_matches_all_terms_and_similarity_is_low(dem
     assert r.confidence == "low" and not r.matched_all_terms
     ok = strict.search("atlas migration", now=DEMO_NOW)
     assert ok.matched_all_terms and ok.confidence == "ok"
-    # no threshold set: the local embedder's calibrated floor (engine/calibration.py)
+    # no threshold set: the local embedder's calibrated floor (engine/rank/calibration.py)
     assert demo.search("zebra quantum marmalade").confidence == "low"
     assert demo.search("xylophone quantum").confidence == "low"
     for query in ("climbing trip", "atlas migration", "sleep quality", "dinner with maya"):

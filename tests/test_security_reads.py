@@ -23,8 +23,8 @@ import pytest
 from textual.widgets import TextArea
 
 from engine.config import load_config
+from engine.index.protected import Protected
 from engine.indexer import reindex
-from engine.protected import Protected
 from tests.conftest import make_root
 from tests.test_app import aio, make_app, ready, wait_for
 from tui.screens.stats import StatsScreen

@@ -3,7 +3,7 @@
 import json
 
 from engine.indexer import reindex
-from engine.semantic_text import semantic_text
+from engine.vectors.message_vectors import semantic_text
 
 
 def test_chat_and_transcript_times_are_dropped_words_kept():

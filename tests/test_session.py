@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from tui.session import PAGE_SIZES, Filters, SearchRequest, SearchSession
+from tui.session import PAGE_SIZES, ChipFilters, SearchRequest, SearchSession
 
 
 class Clock:
@@ -114,9 +114,9 @@ def test_filters_make_the_request_and_clear():
                                                             ("slack",))
     assert s.filters.summary(1, 25) == ["types 1/25", "dates 2026-01-01 – …", "person Maya"]
     s.clear_filters(keep_mode=True)
-    assert s.filters == Filters(mode="keyword")
+    assert s.filters == ChipFilters(mode="keyword")
     s.clear_filters(keep_mode=False)
-    assert s.filters == Filters()
+    assert s.filters == ChipFilters()
 
 
 def test_the_session_module_loads_no_textual():

@@ -1,4 +1,4 @@
-"""The sidecar's first pass (engine/sign_codes.py): its popcount scores are the estimate they
+"""The sidecar's first pass (engine/vectors/sign_codes.py): its popcount scores are the estimate they
 stand for, they keep the exact neighbours of short queries that a head-only pass loses, and the
 mapped sidecar scores and searches as the codes computed in memory."""
 
@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine import kernels, sign_codes
-from engine.db import connect, transaction
 from engine.schema import EmbedderInfo, create_vec_index, ensure_schema, open_reader
-from engine.sidecar_index import SidecarIndex, best_rows, open_vector_index
-from engine.sign_codes import FirstPass, components, encode, fit_basis, head_of
-from engine.vector_sidecar import update_sidecar
+from engine.storage.db import connect, transaction
+from engine.vectors import kernels, sign_codes
+from engine.vectors.sidecar_file import update_sidecar
+from engine.vectors.sidecar_scan import SidecarIndex, best_rows, open_vector_index
+from engine.vectors.sign_codes import FirstPass, components, encode, fit_basis, head_of
 from tests.test_vector_index import unit
 from tests.test_vector_sidecar import add, rowid_of
 

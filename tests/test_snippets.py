@@ -1,12 +1,12 @@
-"""The snippet builder (engine/snippets.py): a window on the first match, spans, no markers."""
+"""The snippet builder (engine/retrieval/snippets.py): a window on the first match, spans, no markers."""
 
 from __future__ import annotations
 
 import random
 import re
 
-from engine import snippets
-from engine.snippets import Snippet, build, marked, parse_marked
+from engine.retrieval import snippets
+from engine.retrieval.snippets import Snippet, build, marked, parse_marked
 
 
 def shown(s: Snippet, span) -> str:
@@ -85,8 +85,8 @@ def test_search_returns_a_window_on_the_match_with_spans_and_type_counts(tmp_pat
 
 
 def test_type_labels_are_readable_and_safe():
-    from engine.labels import type_label
-    from engine.routes import FILE_ROUTES
+    from engine.display import type_label
+    from engine.index.routes import FILE_ROUTES
 
     assert type_label("rwgps_memory") == "ride memory"
     assert all(type_label(t) and "_" not in type_label(t) for _, t in FILE_ROUTES)

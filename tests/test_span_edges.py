@@ -1,4 +1,4 @@
-"""Edges of chunks that span days (engine/spans.py): "on this day" on a first day in a year
+"""Edges of chunks that span days (engine/dates/spans.py): "on this day" on a first day in a year
 no chunk ends in, the timeline's limit over both ends of a span, and the writers."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 import pytest
 
 from engine.config import load_config
-from engine.db import connect
+from engine.dates.timeline import on_this_day, timeline
 from engine.indexer import reindex
-from engine.timeline import on_this_day, timeline
+from engine.storage.db import connect
 from tests.conftest import CountingEmbedder
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -130,7 +130,7 @@ MIGRATED = [  # id, source_type, content_date, metadata: the first day a v5 row 
 
 @pytest.mark.parametrize("meta_rows", ["kept", "none"])
 def test_a_v5_index_migrates_every_odd_row_without_losing_one(tmp_path, meta_rows):
-    from engine.spans import longest_span
+    from engine.dates.spans import longest_span
     from tests.conftest import migrate_from
 
     config = load_config(tmp_path)
@@ -192,7 +192,7 @@ def test_a_hand_edited_longest_span_that_is_no_span_is_not_trusted(root, value):
 
 @pytest.mark.parametrize("bound", ["recorded", "unknown"])
 def test_the_activity_calendar_counts_a_span_on_the_days_the_timeline_lists_it(root, bound):
-    from engine.timeline import activity
+    from engine.dates.timeline import activity
 
     conn = connect(load_config(root).db_path)
     if bound == "unknown":
@@ -219,8 +219,8 @@ ON_JAN_5 = [  # id, first_date, content_date: "on this day" on 5 January 2026
 
 
 def test_on_this_day_matches_an_end_on_that_day_in_an_earlier_year_only(tmp_path):
-    from engine.candidates import Candidate
-    from engine.filters import Filters
+    from engine.rank.candidates import Candidate
+    from engine.retrieval.filters import Filters
 
     conn = connect(tmp_path / "t.db")
     conn.execute("CREATE TABLE chunks (id TEXT, content_date TEXT, first_date TEXT)")

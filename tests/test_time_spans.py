@@ -1,6 +1,6 @@
 """A chunk that spans days is dated by its whole span: a chat window that starts on the day a
 query names is found by that day, though its newest message is from a later one
-(engine/filters.py, engine/schema.py migration v6)."""
+(engine/retrieval/filters.py, engine/schema.py migration v6)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from engine.config import load_config
-from engine.db import connect
+from engine.dates.spans import longest_span
+from engine.dates.timeline import timeline
 from engine.extractors.base import Problems
 from engine.extractors.messaging import TelegramExtractor
 from engine.indexer import reindex
 from engine.searcher import Searcher
-from engine.spans import longest_span
-from engine.timeline import timeline
+from engine.storage.db import connect
 from tests.conftest import V6_DROPS, CountingEmbedder, migrate_from
 from tests.test_app import aio, job_panel_text
 
@@ -198,7 +198,7 @@ def test_the_cli_bar_names_the_upgrade(monkeypatch):
     import io
 
     from cli.index import progress_printer
-    from engine.index_stats import Progress
+    from engine.index.run_report import Progress
 
     monkeypatch.setattr("sys.stderr", type("Tty", (io.StringIO,), {"isatty": lambda s: True})())
     bar, update = progress_printer(False)
@@ -208,6 +208,6 @@ def test_the_cli_bar_names_the_upgrade(monkeypatch):
 
 @aio
 async def test_the_app_job_panel_names_the_upgrade():
-    from engine.index_stats import Progress
+    from engine.index.run_report import Progress
 
     assert "upgrading the index" in await job_panel_text(Progress("migrate"))

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from engine.config import load_config
-from engine.db import connect
-from engine.indexer import reindex
-from engine.timeline import (
+from engine.dates.timeline import (
     TimelineError,
     activity,
     on_this_day,
     timeline,
 )
-from engine.timerange import TimeRange, period, shift
+from engine.dates.timerange import TimeRange, period, shift
+from engine.indexer import reindex
+from engine.storage.db import connect
 
 NOW = datetime(2026, 3, 20, 9, 0, tzinfo=UTC)
 
@@ -61,7 +61,7 @@ def test_a_day_groups_every_source_with_counts(life):
     tl = timeline(life, "2026-03-14", now=NOW)
     assert [d.date for d in tl.days] == ["2026-03-14"]
     day = tl.days[0]
-    # the journal and the Garmin day first, then the conversation (engine.timeline.TYPE_ORDER)
+    # the journal and the Garmin day first, then the conversation (engine.dates.timeline.TYPE_ORDER)
     assert day.counts == {"journal": 1, "garmin": 1, "slack": 2}
     assert [g.source_type for g in day.groups] == ["journal", "garmin", "slack"]
     assert tl.total == 4 and tl.shown == 4 and not tl.truncated

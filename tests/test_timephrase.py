@@ -1,4 +1,4 @@
-"""Time phrases: a table of phrases and the ranges they mean for fixed clocks (engine/timephrase.py)."""
+"""Time phrases: a table of phrases and the ranges they mean for fixed clocks (engine/dates/timephrase.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from engine.timephrase import TimeRange, parse_time_phrase, resolve_time, search_time
+from engine.dates.timephrase import TimeRange, parse_time_phrase, resolve_time, search_time
 
 NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)  # a Tuesday, ISO week 49
 SPRING = datetime(2026, 4, 15, 10, 0, tzinfo=UTC)  # for months still ahead this year
@@ -194,7 +194,7 @@ def test_resolve_time_takes_a_bare_month_or_year_as_a_whole():
 
 
 def test_sql_and_contains_agree():
-    from engine.db import connect
+    from engine.storage.db import connect
 
     conn = connect(":memory:")
     conn.execute("CREATE TABLE chunks(content_date TEXT)")

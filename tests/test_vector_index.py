@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.db import connect, transaction
 from engine.schema import EmbedderInfo, create_vec_index, ensure_schema
-from engine.vector_index import EXACT_BELOW, VectorIndex
+from engine.storage.db import connect, transaction
+from engine.vectors.vec0_table import EXACT_BELOW, VectorIndex
 
 DIM = 64
 

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from engine.config import load_config
-from engine.db import connect, transaction
 from engine.indexer import reindex
 from engine.schema import (
     EmbedderInfo,
@@ -22,9 +21,10 @@ from engine.schema import (
     switch_embedder,
 )
 from engine.searcher import Searcher
-from engine.sidecar_index import SidecarIndex, best_rows, open_vector_index, refreshed
-from engine.vector_index import VectorIndex
-from engine.vector_sidecar import FORMAT, sidecar_dir, update_sidecar
+from engine.storage.db import connect, transaction
+from engine.vectors.sidecar_file import FORMAT, sidecar_dir, update_sidecar
+from engine.vectors.sidecar_scan import SidecarIndex, best_rows, open_vector_index, refreshed
+from engine.vectors.vec0_table import VectorIndex
 from tests.test_vector_index import DIM, clustered, unit  # the same clustered vectors
 
 INFO = EmbedderInfo("test", "clusters", DIM)

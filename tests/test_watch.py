@@ -17,10 +17,19 @@ from pathlib import Path
 import pytest
 
 from engine.config import load_config
+from engine.index.watch import (
+    Changed,
+    Failed,
+    PathFilter,
+    Reindexed,
+    Started,
+    Stopped,
+    Waiting,
+    Watcher,
+)
 from engine.indexer import reindex
-from engine.lock import writer_lock
 from engine.searcher import Searcher
-from engine.watch import Changed, Failed, PathFilter, Reindexed, Started, Stopped, Waiting, Watcher
+from engine.storage.lock import writer_lock
 from tests.conftest import make_root, slack_lines
 
 TIMEOUT = 60.0  # seconds any wait may take on a loaded machine before the test fails
@@ -79,7 +88,7 @@ def append(path: Path, text: str) -> None:
 # -- which paths matter -------------------------------------------------------------------------
 
 def test_changed_line_counts_files_and_folders_apart():
-    from engine.watch import Changed
+    from engine.index.watch import Changed
 
     assert Changed(("notes/a.md",)).line() == "changed 1 file: notes/a.md"
     assert Changed(("notes/a.md", "notes/b.md", "notes/trip/")).line() == \

@@ -1,4 +1,4 @@
-"""engine/word_bm25.py gives the bm25 FTS5 gives a single word, from the index's statistics."""
+"""engine/retrieval/word_bm25.py gives the bm25 FTS5 gives a single word, from the index's statistics."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from engine.fts_query import quote
-from engine.passages import word_heads, word_hits
-from engine.word_bm25 import index_totals, word_bm25
+from engine.retrieval.fts_query import quote
+from engine.retrieval.passages import word_heads, word_hits
+from engine.retrieval.word_bm25 import index_totals, word_bm25
 from tests.conftest import chunk_db
 
 TEXTS = ["Two days ago we cried at the concert", "Every day I walk the dog",

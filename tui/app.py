@@ -62,7 +62,7 @@ class MemlensApp(StateMixin, JobsMixin, App[int]):
         from engine.library import Library
 
         if searcher is None:
-            from engine.searcher import Searcher
+            from engine import Searcher
 
             searcher = Searcher(config, embedder)
         self.searcher = searcher  # warm for the app's life; warmed up, closed and reopened here
@@ -76,7 +76,7 @@ class MemlensApp(StateMixin, JobsMixin, App[int]):
             self.theme = "textual-dark"
         self._init_jobs()  # the one index job (tui/app_jobs.py)
         self._apply_keymap()
-        self._init_state()  # theme, history, filters, watch (tui/state.py)
+        self._init_state()  # theme, history, filters, watch (tui/state_file.py)
 
     def _apply_keymap(self) -> None:
         keymap = dict(self.config.keys or {})

@@ -230,7 +230,7 @@ class JobsMixin:
             self.start_job(JobKind.REINDEX)
 
     def on_job_failed(self, message: JobFailed) -> None:
-        from engine.schema import EmbedderMismatch
+        from engine import EmbedderMismatch
 
         from .screens.modals import ErrorScreen
 

@@ -1,4 +1,4 @@
-"""The app's remembered state (``tui/state.py``) and its watch mode (``engine.watch``), mixed
+"""The app's remembered state (``tui/state_file.py``) and its watch mode (``engine.index.watch``), mixed
 into ``MemlensApp``: theme, query history, last filters and the watch setting are loaded at
 start and saved when they change or the app quits; the watcher reindexes changed files and the
 results refresh when its reindex lands."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .messages import HeaderChanged, JobEnded, SourcesChanged, StateRestored, WatchReport
-from .state import AppState, load_state, save_state, watch_override
+from .state_file import AppState, load_state, save_state, watch_override
 
 
 class StateMixin:
@@ -75,7 +75,7 @@ class StateMixin:
         self.remember_state()
 
     def _start_watch(self) -> None:
-        from engine.watch import Watcher
+        from engine.index import Watcher
 
         if self.watcher is not None and self.watcher.running:
             return
@@ -96,7 +96,7 @@ class StateMixin:
         self._tell_main(HeaderChanged())
 
     def on_watch_report(self, message: WatchReport) -> None:
-        from engine.watch import Changed, Failed, Reindexed, Stopped, Waiting
+        from engine.index import Changed, Failed, Reindexed, Stopped, Waiting
 
         event = message.event
         if not self.watching:

@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.message import Message
 
-from engine.library_types import IndexOverview
+from engine.library import IndexOverview
 
 from .actions import JobKind
 
@@ -162,7 +162,7 @@ class HeaderChanged(Message):
 
 @dataclass
 class StateRestored(Message):
-    """The filters and the query history remembered from the last run (``tui/state.py``)."""
+    """The filters and the query history remembered from the last run (``tui/state_file.py``)."""
 
     filters: dict[str, Any]
     history: list[str]
@@ -170,6 +170,6 @@ class StateRestored(Message):
 
 @dataclass
 class WatchReport(Message):
-    """An event of the app's watcher (``engine.watch``), posted from the watcher's thread."""
+    """An event of the app's watcher (``engine.index.watch``), posted from the watcher's thread."""
 
     event: Any

@@ -25,7 +25,7 @@ from typing import Any
 from engine.search_options import MODES
 
 DEBOUNCE_SECONDS = 0.15
-FILTER_KEYS = ("mode", "since", "until", "person")  # the fields of Filters, as saved
+FILTER_KEYS = ("mode", "since", "until", "person")  # the fields of ChipFilters, as saved
 
 # results per search: the first page (what a search as you type asks for: the engine's work
 # grows with it, depth = 5 x limit per arm), then each "more" when the cursor reaches the end
@@ -56,7 +56,7 @@ class SearchRequest:
 
 
 @dataclass
-class Filters:
+class ChipFilters:
     """Mode, date range and person: what the chips show (types live in the facets)."""
 
     mode: str = "hybrid"
@@ -84,7 +84,7 @@ class SearchSession:
                  debounce: float = DEBOUNCE_SECONDS) -> None:
         self.clock = clock
         self.debounce = debounce
-        self.filters = Filters()
+        self.filters = ChipFilters()
         self.request = SearchRequest()  # the latest asked for
         self.response: Any = None
         self.error: BaseException | None = None
@@ -205,7 +205,7 @@ class SearchSession:
         return f.mode
 
     def restore(self, remembered: dict[str, Any]) -> None:
-        """The filters saved at the last quit (``tui/state.py``); an unknown mode is left out."""
+        """The filters saved at the last quit (``tui/state_file.py``); an unknown mode is left out."""
         f = self.filters
         for key in FILTER_KEYS:
             value = remembered.get(key)
@@ -213,4 +213,4 @@ class SearchSession:
                 setattr(f, key, value)
 
     def clear_filters(self, keep_mode: bool) -> None:
-        self.filters = Filters(mode=self.filters.mode if keep_mode else "hybrid")
+        self.filters = ChipFilters(mode=self.filters.mode if keep_mode else "hybrid")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.present import plural
+from engine.display import plural
 
 from .widgets.text import human_bytes, one_line, plain
 

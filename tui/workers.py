@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.config import Config
-from engine.library_types import parse_metadata
+from engine.library import parse_metadata
 
 from .actions import JobKind
 from .messages import (
@@ -56,11 +56,11 @@ def search_job(library: Any, request: SearchRequest, seq: int, now: datetime | N
 
 def read_overview(config: Config) -> Overview:
     """Counts per source type, chunks, embedder and size (the facade's overview), and people."""
-    from engine.entities import load_people
     from engine.library import Library
 
-    people = load_people(config.root / "profile" / "relationships.json")
-    ov = Library(config).overview()
+    library = Library(config)
+    people = library.people()
+    ov = library.overview()
     return Overview(exists=ov.exists, db_path=ov.db_path, per_type=ov.per_type,
                     chunks=ov.chunks, embedder=ov.embedder, db_bytes=ov.db_bytes,
                     pending_embeddings=ov.pending_embeddings, people=list(people.people), people_error=people.load_error)
@@ -113,11 +113,11 @@ def run_job(kind: JobKind, config: Config, embedder: Any, cancel: threading.Even
 
     try:
         if kind.maintenance:
-            from engine.maintenance import rebuild_vec_index
+            from engine import rebuild_vec_index
 
             result = rebuild_vec_index(config.db_path, vacuum=kind is JobKind.MAINTENANCE)
         else:
-            from engine.indexer import reindex
+            from engine import reindex
 
             result = reindex(config=config, embedder=embedder, progress=progress,
                              cancel=cancel, full=kind is JobKind.FULL,

@@ -9,7 +9,8 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from ..routes import SOURCE_TYPES
+from engine.index.routes import SOURCE_TYPES
+
 from . import text as T
 from .documents import _Documents
 from .facts import DEFAULT_WINDOWS, DEMO_FACTS, DemoSummary

@@ -1,6 +1,6 @@
 """Timed transcript segments of meeting and voice documents, and their packing into chunks.
 
-Also read by ``engine/conversation.py``, which pages a transcript in the same chunks.
+Also read by ``engine/read/conversation.py``, which pages a transcript in the same chunks.
 """
 
 from __future__ import annotations

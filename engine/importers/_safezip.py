@@ -13,7 +13,7 @@ import re
 import zipfile
 import zlib
 
-from ..present import human_bytes
+from engine.display import human_bytes
 
 #: one entry may inflate to at most this many bytes
 MAX_ENTRY_BYTES = 1 << 30

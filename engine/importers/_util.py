@@ -11,10 +11,12 @@ from datetime import UTC, date, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from engine.display import OneLineError
+
 # --------------------------------------------------------------------------- time zones
 
 
-class ImportFailed(Exception):
+class ImportFailed(OneLineError):
     """The input cannot be imported at all: not found, unknown kind, not that kind of export."""
 
 

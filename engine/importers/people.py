@@ -14,10 +14,12 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from engine.retrieval.entities import PROFILE_RELATIVE_PATH
+
 from ._util import parse_json
 from .atomic import atomic_write
 
-PEOPLE_FILE = "profile/relationships.json"
+PEOPLE_FILE = PROFILE_RELATIVE_PATH  # one definition: engine/retrieval/entities.py
 
 _PHONE = re.compile(r"^[+(]?\d[\d\s().\-/]{5,}$")
 _GENERIC = re.compile(r"^(?:speaker|spk|speaker_|unknown speaker|participant|guest)[\s_#-]*\d*$",

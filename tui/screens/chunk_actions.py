@@ -60,7 +60,7 @@ class ChunkActions:
         chunk = self.preview.chunk
         if chunk is None:
             return
-        from engine.library_types import ReadRefused
+        from engine.library import ReadRefused
 
         from ..workers import chunk_lines, locate_chunk, read_source, source_path
 

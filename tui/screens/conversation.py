@@ -1,5 +1,5 @@
 """A hit inside its conversation: individual messages (sender, time, text) around a chat,
-meeting, voice or transcript chunk, the query's hits marked (engine/conversation.py, read
+meeting, voice or transcript chunk, the query's hits marked (engine/read/conversation.py, read
 through engine.library on a worker thread). Older and newer pages load when the cursor reaches
 either end (a seek by byte offset, never the whole log); n / N go to the query's next /
 previous hit in the same file."""

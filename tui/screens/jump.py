@@ -1,4 +1,4 @@
-"""The timeline's "go to" prompt: a date, a range or any time phrase (engine/timephrase.py)."""
+"""The timeline's "go to" prompt: a date, a range or any time phrase (engine/dates/timephrase.py)."""
 
 from __future__ import annotations
 

@@ -244,7 +244,7 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
             return
         self.results.show([])
         self.query_one(FacetList).show_query_counts(None)
-        from engine.schema import EmbedderMismatch
+        from engine import EmbedderMismatch
 
         if isinstance(message.error, EmbedderMismatch):
             self._mismatch_found(message.error)

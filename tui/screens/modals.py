@@ -141,7 +141,7 @@ def read_date(text: str, now: datetime | date, end: bool) -> str | None:
     text = text.strip()
     if not text:
         return None
-    from engine.timephrase import resolve_time
+    from engine.dates import resolve_time
 
     rng = resolve_time(text, now)
     if rng is None or rng.month_day is not None:

@@ -125,7 +125,7 @@ def local_time(stamp: str | None) -> str:
     except ValueError:
         return stamp
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)  # written by engine.index_file.now(): UTC
+        moment = moment.replace(tzinfo=UTC)  # written by engine.index.index_file.now(): UTC
     return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z").strip()
 
 

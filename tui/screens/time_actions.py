@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from engine.conversation import CONVERSATION_TYPES
+from engine.library import CONVERSATION_TYPES
 
 
 class TimeActions:

@@ -1,5 +1,5 @@
 """The timeline: everything dated in a day, week, month or phrase, day by day and by source
-type, with counts, over an activity calendar of the year (engine/timeline.py, read through
+type, with counts, over an activity calendar of the year (engine/dates/timeline.py, read through
 engine.library on a worker thread). Keys move by day / week / month, go to any date or phrase,
 show "on this day"; enter opens an item (a conversation, else the file at the chunk)."""
 
@@ -12,8 +12,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 
-from engine.conversation import CONVERSATION_TYPES
-from engine.timerange import period, shift
+from engine.dates import period, shift
+from engine.library import CONVERSATION_TYPES
 
 from .. import keys
 from ..widgets.calendar import ActivityCalendar

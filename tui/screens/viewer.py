@@ -61,7 +61,7 @@ class FileViewerScreen(Screen[None]):
         title = self.query_one("#viewer-title", Static)
         area = self.area
         self.query_one("#viewer-found").display = False
-        from engine.library_types import ReadRefused
+        from engine.library import ReadRefused
 
         try:
             path = source_path(self.app.config, self.chunk["source_file"])

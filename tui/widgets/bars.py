@@ -8,7 +8,7 @@ from typing import Any
 from textual.content import Content
 from textual.widgets import Static
 
-from engine.present import plural
+from engine.display import plural
 
 from .text import human_bytes, plain
 

@@ -1,5 +1,5 @@
 """The activity calendar: a year of days (a column per week, Monday on top) shaded by how many
-chunks each day holds (``engine.timeline.Activity.level``), the timeline's range marked."""
+chunks each day holds (``engine.dates.timeline.Activity.level``), the timeline's range marked."""
 
 from __future__ import annotations
 

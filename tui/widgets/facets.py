@@ -14,7 +14,7 @@ from textual.strip import Strip
 from textual.widgets import SelectionList
 from textual.widgets.selection_list import Selection
 
-from engine.labels import type_label
+from engine.display import type_label
 
 from .. import keys
 from .badges import type_colour

@@ -10,9 +10,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from engine.explain import explain_lines, plain_summary
-from engine.labels import type_label
-from engine.library_types import parse_metadata
+from engine.display import explain_lines, plain_summary, type_label
+from engine.library import parse_metadata
 
 from .. import keys
 from .badges import arms_badge, decay_badge, type_badge
@@ -47,7 +46,7 @@ EXPLAIN_MODES = ("plain", "exact", "off")  # what x cycles through (the app hold
 
 def explain_block(result: Any, mode: str, rank: int | None, total: int, rrf_k: int
                   ) -> Content | None:
-    """Why this result is here (engine/explain.py): in words, or every exact number."""
+    """Why this result is here (engine/retrieval/explain.py): in words, or every exact number."""
     if mode == "plain":
         return Content.assemble(
             Content.styled("Why here", "bold underline"), ("  x: exact numbers", "dim"), "\n  ",

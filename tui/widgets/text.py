@@ -15,9 +15,12 @@ from typing import Any
 
 from textual.content import Content, Span
 
-from engine.fts_query import fold  # as the index folds: the highlights match its matches
-from engine.present import human_bytes as human_bytes  # one size format for every front door
-from engine.textsafe import one_line, plain
+from engine.display import (
+    fold,  # as the index folds: the highlights match its matches
+    one_line,
+    plain,
+)
+from engine.display import human_bytes as human_bytes
 
 HIGHLIGHT = "bold reverse $accent"  # matched terms
 
@@ -31,7 +34,7 @@ EMPHASIS = {"bold": "bold", "em": "italic", "code": "$text-secondary"}  # markdo
 
 
 def snippet_content(result: Any, style: str = HIGHLIGHT) -> Content:
-    """A result's snippet with the engine's spans (engine/snippets.py) as styles: its
+    """A result's snippet with the engine's spans (engine/retrieval/snippets.py) as styles: its
     highlights (the matched words) and its markdown emphasis (markers already removed)."""
     text = result.snippet or one_line(result.content)
     marks = [(s, e, style) for s, e in getattr(result, "highlights", None) or ()]

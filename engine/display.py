@@ -1,0 +1,158 @@
+"""How the engine's values read in every front door: safe text, numbers, type labels, one-line
+failures, and (loaded on first use) how a result explains and highlights its match.
+
+**Safe text.** A file name, a chunk or an error quoting either is data, never terminal control.
+The unsafe characters are the C0 controls (ESC, BEL, CR...), DEL, the C1 range U+0080-U+009F
+(U+009B is a one-byte CSI to many terminals) and the bidi overrides that reorder text. For
+display they become visible one-cell stand-ins (:func:`plain`, :func:`one_line`); in JSON they
+become ``\\uXXXX`` escapes (:func:`json_dumps`), so a program still reads the exact text and no
+raw control byte is ever written. See docs/reliability.md.
+
+**Type labels.** Filters and machine fields keep the raw name (``--source rwgps_memory``, MCP's
+``type:``); a person reads "ride memory". A type a config adds without a label here shows with
+its underscores as spaces.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from engine import lazy_exports
+
+# one visible stand-in per control character, one cell wide (columns stay aligned)
+_C0 = {i: chr(0x2400 + i) for i in range(32)}  # ␀ … ␟ (␛ for ESC)
+_TABLE = {**_C0, 0x7F: "␡"}
+_TABLE.update({i: "\N{REPLACEMENT CHARACTER}" for i in range(0x80, 0xA0)})  # C1 (incl. CSI)
+BIDI = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c"
+_TABLE.update({ord(ch): "\N{REPLACEMENT CHARACTER}" for ch in BIDI})
+# a file name that is not valid UTF-8 arrives with its bad bytes as lone surrogates
+# (surrogateescape): show each byte as \xNN, the name stays faithful and printable
+_TABLE.update({i: "\N{REPLACEMENT CHARACTER}" for i in range(0xD800, 0xE000)})
+_TABLE.update({0xDC00 + b: f"\\x{b:02x}" for b in range(0x80, 0x100)})
+_NO_NEWLINE = {**_TABLE}
+del _NO_NEWLINE[10]
+_FOLD_NEWLINE = {**_NO_NEWLINE, 10: " "}
+
+# what json.dumps(ensure_ascii=False) leaves raw but must not reach a terminal or a line
+# splitter: DEL, C1, bidi controls and the Unicode line/paragraph separators
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff" + BIDI + "]")
+
+
+def plain(text: object, *, keep_newlines: bool = True, tab: str = "    ") -> str:
+    """``text`` with every control character replaced by a visible stand-in.
+
+    ``\\n`` is kept (or folded to a space), ``\\r\\n`` becomes ``\\n``, tabs become spaces.
+    """
+    s = "" if text is None else str(text)
+    s = s.replace("\r\n", "\n").replace("\t", tab)
+    return s.translate(_NO_NEWLINE if keep_newlines else _FOLD_NEWLINE)
+
+
+def one_line(text: object) -> str:
+    """Plain text flattened to one line (runs of whitespace become one space)."""
+    return " ".join(plain(text, keep_newlines=False).split(" ")).strip()
+
+
+def json_dumps(obj: Any, **kwargs: Any) -> str:
+    """``json.dumps`` that keeps non-ASCII text readable but never emits a raw control
+    character: those can only occur inside JSON strings, where ``\\uXXXX`` means the same."""
+    text = json.dumps(obj, ensure_ascii=False, **kwargs)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+# -- numbers as words ------------------------------------------------------------------------
+
+def human_bytes(n: float | None) -> str:
+    """``512 B``, ``1.5 KB``, ``2.3 GB`` (powers of 1024); ``?`` when unknown."""
+    if n is None:
+        return "?"
+    for unit in ("B", "KB", "MB"):
+        if n < 1024:
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 file``, ``2,594 files``; ``many`` for an irregular plural."""
+    return f"{count:,} {word if count == 1 else many or word + 's'}"
+
+
+# -- source types -----------------------------------------------------------------------------
+
+LABELS: dict[str, str] = {
+    "slack": "Slack",
+    "telegram": "Telegram",
+    "signal": "Signal",
+    "meeting": "meeting",
+    "email_catalog": "email",
+    "event": "photo event",
+    "garmin": "Garmin",
+    "cgm": "glucose (CGM)",
+    "checkin": "check-in",
+    "experiment": "experiment",
+    "journal": "journal",
+    "voice": "voice note",
+    "transcript": "transcript",
+    "quote": "quote",
+    "observation": "observation",
+    "story": "story",
+    "interview_meta": "interview info",
+    "interview": "interview",
+    "podcast_digest": "podcast",
+    "board_summary": "board meeting",
+    "entity_file": "entity",
+    "codebase_doc": "code doc",
+    "rwgps_memory": "ride memory",
+    "scratch": "scratch",
+    "note": "note",
+    "profile": "profile",
+}
+
+
+def type_label(source_type: str) -> str:
+    """``rwgps_memory`` → ``ride memory``."""
+    return LABELS.get(source_type) or one_line(str(source_type).replace("_", " "))
+
+
+# -- failures ---------------------------------------------------------------------------------
+
+
+class OneLineError(Exception):
+    """An engine error whose message is already the one line a person should read (a bad
+    setting, an export that cannot be imported): :func:`describe` passes it through."""
+
+def describe(exc: BaseException, db_path: Path | None = None) -> str:
+    """One line for any failure a front door may meet: what happened and what to do. The CLI
+    prints it after ``memlens:``; the MCP server answers it as a tool error. Messages of the
+    engine's own errors (config, import, index) are already one line and pass through."""
+    from engine.storage.db import Error as DBError  # the driver loads only when a failure is shown
+    from engine.storage.db import IndexUnavailable, describe_db_error, describe_os_error
+
+    if isinstance(exc, DBError):
+        return describe_db_error(exc, db_path or Path("the index"))
+    if isinstance(exc, FileNotFoundError) and not exc.filename:
+        return str(exc)  # our own "no index at ...: run `memlens reindex` first"
+    if isinstance(exc, OSError):
+        return describe_os_error(exc)
+    if isinstance(exc, RecursionError):
+        return "input nested too deeply to process (run again with --debug for the traceback)"
+    if isinstance(exc, (OneLineError, IndexUnavailable, RuntimeError)):
+        return str(exc)
+    return (f"unexpected error: {type(exc).__name__}: {exc} (run again with --debug for the "
+            "traceback)")
+
+
+# -- how a result explains and highlights its match (engine/retrieval/, loaded on first use) -----
+
+_SEARCH_TEXT = {
+    "explain_lines": "engine.retrieval.explain", "formula": "engine.retrieval.explain",
+    "plain_summary": "engine.retrieval.explain",
+    "Snippet": "engine.retrieval.snippets", "marked": "engine.retrieval.snippets",
+    "ParsedQuery": "engine.retrieval.fts_query", "fold": "engine.retrieval.fts_query",
+    "matched_terms": "engine.retrieval.fts_query", "parse_query": "engine.retrieval.fts_query",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _SEARCH_TEXT)

@@ -1,0 +1,311 @@
+"""Watch mode: reindex the files of the data root shortly after they change.
+
+:class:`Watcher` listens to the file system (``watchfiles``: inotify/FSEvents, no polling) for
+changes to routed files only (engine/scanner.py's routes; never ``data/search/``,
+``secrets/``, the index and its ``-wal``/``-shm``/``.lock``, hidden or temporary files). Changes
+are debounced: a run starts after ``quiet_ms`` without a new change, or ``max_latency_ms``
+after the first one while a burst goes on, so 1,000 writes cost a handful of runs. A run is the
+ordinary incremental :func:`engine.indexer.reindex` (mtime diff, then chunk hashes; a no-op at
+500k chunks takes ~0.4 s) under the single-writer lock: when another writer holds it, the
+watcher waits and retries every ``retry_s`` seconds, it never gives up on the changes.
+
+Progress is reported as events (:class:`Started`, :class:`Changed`, :class:`Reindexed`,
+:class:`Waiting`, :class:`Failed`, :class:`Stopped`; each has ``line()``), to a callback that
+runs on the watcher's thread. The app uses ``Watcher(config, on_event).start()`` / ``.stop()``;
+``memlens watch`` calls :meth:`Watcher.run` in the foreground.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.config import Config
+from engine.display import one_line, plural
+from engine.embedder import Embedder, get_embedder
+from engine.index.protected import INDEX_SUFFIXES
+from engine.index.routes import glob_regex
+from engine.indexer import IndexStats, reindex
+from engine.storage.db import Error as DBError
+from engine.storage.db import describe_db_error, describe_os_error
+from engine.storage.lock import WriterBusy, active_writer
+
+QUIET_MS = 400  # a run starts this long after the last change...
+MAX_LATENCY_MS = 2000  # ...or this long after the first one, while a burst goes on
+STEP_MS = 100  # how often watchfiles looks at the stop event (idle cost ~0.03 s CPU a minute)
+RETRY_S = 1.0  # how often a watcher that found the writer lock held tries again
+IGNORED_DIRS = ("data/search/", "secrets/")
+TEMP_SUFFIXES = (".tmp", ".temp", ".swp", ".swx", ".part", ".partial", ".crdownload", "~")
+ADDED, MODIFIED, DELETED = 1, 2, 3  # watchfiles.Change values
+
+
+# -- events ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Started:
+    root: Path
+
+    def line(self) -> str:
+        return f"watching {one_line(str(self.root))} (ctrl+c stops)"
+
+
+@dataclass(frozen=True)
+class Changed:
+    paths: tuple[str, ...]  # routed paths relative to the root, sorted; a folder ends in "/"
+
+    def line(self) -> str:
+        names = ", ".join(one_line(p) for p in self.paths[:3])
+        more = f" (+{len(self.paths) - 3} more)" if len(self.paths) > 3 else ""
+        folders = sum(p.endswith("/") for p in self.paths)
+        counts = [plural(n, word) for n, word in ((len(self.paths) - folders, "file"),
+                                                  (folders, "folder")) if n]
+        return f"changed {' and '.join(counts)}: {names}{more}"
+
+
+@dataclass(frozen=True)
+class Reindexed:
+    stats: IndexStats
+    paths: tuple[str, ...] = ()  # empty for the catch-up run at start
+
+    def line(self) -> str:
+        s = self.stats
+        errors = f", {plural(len(s.errors), 'file error')}" if s.errors else ""
+        pending = f", {s.pending_embeddings:,} pending" if s.pending_embeddings else ""
+        what = "caught up" if not self.paths else "reindexed"
+        cancelled = " (stopped early: the rest is indexed next time)" if s.cancelled else ""
+        return (f"{what}: {plural(s.files, 'file')}, {plural(s.chunks, 'chunk')} written, "
+                f"{s.deleted_chunks:,} deleted, {s.embedded:,} embedded{pending}{errors} in "
+                f"{s.seconds:.2f}s"
+                f"{cancelled}")
+
+
+@dataclass(frozen=True)
+class Waiting:
+    holder: str  # what holds the writer lock, e.g. "reindex"
+
+    def line(self) -> str:
+        return f"waiting: a {one_line(self.holder)} is writing to the index; will retry"
+
+
+@dataclass(frozen=True)
+class Failed:
+    message: str  # one line
+
+    def line(self) -> str:
+        return f"error: {self.message}"
+
+
+@dataclass(frozen=True)
+class Stopped:
+    runs: int  # reindex runs since start (the catch-up included)
+
+    def line(self) -> str:
+        return f"stopped after {self.runs} reindex run{'s' * (self.runs != 1)}"
+
+
+WatchEvent = Started | Changed | Reindexed | Waiting | Failed | Stopped
+EventCallback = Callable[[WatchEvent], None]
+
+
+# -- which paths matter ---------------------------------------------------------------------------
+
+@dataclass
+class PathFilter:
+    """Says which changed paths can change the index: the routed files, and folders that can
+    hold them when one is added or removed whole (``mv`` of a folder of notes reports the
+    folder only, not the files in it)."""
+
+    root: Path
+    routes: Iterable[tuple[str, str]]
+    db_path: Path
+    _regexes: list[re.Pattern] = field(init=False)
+    _roots: tuple[str, ...] = field(init=False)
+    _index_files: frozenset[str] = field(init=False)
+    _folders: list[tuple[str, bool]] = field(init=False)  # (a route's folder, has **)
+
+    def __post_init__(self) -> None:
+        self._regexes = [glob_regex(pattern) for pattern, _ in self.routes]
+        self._folders = [(folder.split("/**")[0], "**" in folder)
+                         for folder in (p.rsplit("/", 1)[0] for p, _ in self.routes if "/" in p)]
+        roots = {str(self.root)}
+        try:
+            roots.add(str(self.root.resolve()))
+        except OSError:
+            pass
+        self._roots = tuple(sorted(roots, key=len, reverse=True))
+        db = str(self.db_path)
+        self._index_files = frozenset(db + suffix for suffix in INDEX_SUFFIXES)
+
+    def relative(self, path: str, change: int = MODIFIED) -> str | None:
+        """The path relative to the root if this change can matter to the index, else None."""
+        if path in self._index_files:
+            return None
+        for root in self._roots:
+            if path.startswith(root.rstrip("/") + "/"):
+                rel = path[len(root.rstrip("/")) + 1:]
+                break
+        else:
+            return None
+        if rel.startswith(IGNORED_DIRS):
+            return None
+        name = rel.rsplit("/", 1)[-1]
+        if name.startswith((".", "~", "#")) or name.endswith(TEMP_SUFFIXES):
+            return None
+        if any(rx.match(rel) for rx in self._regexes):
+            return rel
+        if change == DELETED or (change == ADDED and os.path.isdir(path)):
+            if any(folder == rel or folder.startswith(rel + "/")
+                   or (deep and rel.startswith(folder + "/")) for folder, deep in self._folders):
+                return rel + "/"  # a folder added or removed whole
+        return None
+
+
+# -- the watcher ----------------------------------------------------------------------------------
+
+class Watcher:
+    """Reindexes changed routed files, debounced, until :meth:`stop`.
+
+    ``reindex_fn`` (default :func:`engine.indexer.reindex`) is called as
+    ``reindex_fn(config=..., embedder=..., cancel=stop_event)``; a stop request cancels a run
+    between files. One embedder serves every run (``embedder``, else the configured one, made
+    at the first run), so a provider's learned dimension is not probed again per run.
+    """
+
+    def __init__(self, config: Config, on_event: EventCallback | None = None, *,
+                 quiet_ms: int = QUIET_MS, max_latency_ms: int = MAX_LATENCY_MS,
+                 retry_s: float = RETRY_S, catch_up: bool = True,
+                 embedder: Embedder | None = None,
+                 reindex_fn: Callable[..., IndexStats] = reindex):
+        self.config = config
+        self.on_event = on_event
+        self.quiet_ms = quiet_ms
+        self.max_latency_ms = max(max_latency_ms, quiet_ms)
+        self.retry_s = retry_s
+        self.catch_up = catch_up
+        self.filter = PathFilter(config.root, config.routes, config.db_path)
+        self.runs = 0
+        self.error: str | None = None  # why watching itself failed (not a run: those go on)
+        self._reindex = reindex_fn
+        self._embedder = embedder
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- the app's API --------------------------------------------------------------------------
+
+    def start(self) -> Watcher:
+        """Watch on a daemon thread; events reach ``on_event`` on that thread."""
+        self._stop.clear()
+        self._thread = threading.Thread(target=self.run, name="memlens-watch", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float | None = 30.0) -> None:
+        """Ask the watcher to stop (a running reindex stops after its current file) and wait."""
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def stop_event(self) -> threading.Event:
+        return self._stop
+
+    # -- the loop -------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Watch in the calling thread until :meth:`stop` (or ``stop_event.set()``)."""
+        import watchfiles
+
+        # its "N changes detected" lines would reach stderr once anything calls basicConfig
+        # (wordllama does, at INFO): the events are the progress report
+        logging.getLogger("watchfiles").setLevel(logging.WARNING)
+        self._emit(Started(self.config.root))
+        pending: set[str] = set()  # routed paths changed since the last run
+        first = last = None  # when the oldest and the newest of them changed
+        due = self.catch_up  # a run is owed without a change (the catch-up, a busy retry)
+        waiting, last_try = False, 0.0
+        quiet_s, max_s = self.quiet_ms / 1000, self.max_latency_ms / 1000
+        try:
+            # Every raw change is yielded (watch_filter=None) and filtered here: changes the
+            # filter drops (the index's own writes, a searcher's) must still hand control back,
+            # or a busy index would postpone the quiet period for ever. rust_timeout makes an
+            # empty yield after quiet_ms without any change.
+            for changes in watchfiles.watch(
+                    self.config.root, watch_filter=None, debounce=self.max_latency_ms,
+                    step=STEP_MS, stop_event=self._stop, rust_timeout=self.quiet_ms,
+                    yield_on_timeout=True, raise_interrupt=False, ignore_permission_denied=True):
+                now = time.monotonic()
+                new = {rel for change, path in changes
+                       if (rel := self.filter.relative(path, change)) is not None}
+                if new:
+                    pending |= new
+                    first, last = first or now, now
+                if self._stop.is_set() or not (pending or due):
+                    continue
+                quiet = last is None or now - last >= quiet_s * 0.95
+                if not quiet and not (first is not None and now - first >= max_s):
+                    continue
+                if waiting and now - last_try < self.retry_s:
+                    continue
+                last_try = now
+                waiting = self._run_once(pending, waiting)
+                due = waiting
+                if not pending:
+                    first = last = None
+        except Exception as exc:  # noqa: BLE001 - the watcher reports, the caller goes on
+            self.error = _describe(exc, self.config.db_path)
+            self._emit(Failed(self.error))
+        finally:
+            self._emit(Stopped(self.runs))
+
+    def _run_once(self, pending: set[str], waiting: bool) -> bool:
+        """One reindex for ``pending`` (emptied unless the lock was busy); returns whether the
+        watcher is waiting for the lock now."""
+        if not self.config.root.is_dir():  # a reindex would recreate an empty index in it
+            raise FileNotFoundError(f"the data root {self.config.root} is gone: stopped watching")
+        paths = tuple(sorted(pending))
+        if paths and not waiting:
+            self._emit(Changed(paths))
+        try:
+            if self._embedder is None:
+                self._embedder = get_embedder(self.config.embedder, self.config.root)
+            stats = self._reindex(config=self.config, embedder=self._embedder, cancel=self._stop)
+        except WriterBusy:
+            if not waiting:
+                self._emit(Waiting(active_writer(self.config.db_path) or "write"))
+            return True
+        except Exception as exc:  # noqa: BLE001 - one failed run never stops the watcher
+            self._emit(Failed(_describe(exc, self.config.db_path)))
+            pending.clear()  # a later change tries again
+            return False
+        self.runs += 1
+        pending.clear()
+        self._emit(Reindexed(stats, paths))
+        return False
+
+    def _emit(self, event: WatchEvent) -> None:
+        if self.on_event is None:
+            return
+        try:
+            self.on_event(event)
+        except Exception:  # noqa: BLE001 - a broken display must not stop the watcher
+            pass
+
+
+def _describe(exc: BaseException, db_path: Path) -> str:
+    if isinstance(exc, DBError):
+        return describe_db_error(exc, db_path)
+    if isinstance(exc, OSError):
+        return describe_os_error(exc)
+    if isinstance(exc, RuntimeError):
+        return one_line(str(exc))
+    return one_line(f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,1 @@
+"""Turning two arms into one order: fusion, calibration per embedder, decay, diversity, reranking."""

@@ -1,0 +1,1 @@
+"""Reads the facade serves besides search: conversations, and reads by time and person."""

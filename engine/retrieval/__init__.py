@@ -1,0 +1,1 @@
+"""One query through the pipeline: parsing, the keyword arm, passages, filters, snippets, explain."""

@@ -1,0 +1,275 @@
+"""The search filters: one class owns both forms of every filter.
+
+:meth:`Filters.sql` is the WHERE fragment pushed into the keyword arm; :meth:`Filters.rowid_queries`
+the same set as rowid queries for the vector arm's mask; :meth:`Filters.matches` the same test
+in memory, the post-fusion re-check (it judges the injected profile, which no SQL sees). The
+forms agree on every chunk (tests/test_filters.py) because they compare the same values the
+same way: dates as the strings the index holds (content_date is ``YYYY-MM-DD`` or NULL,
+docs/data-layer.md), so ``since``/``until`` are inclusive on the date part in both.
+
+A chunk is dated by a span: from ``first_date`` (set only when it spans days, e.g. a chat window
+over two sessions) to ``content_date``. A range keeps the chunks whose span overlaps it, and "on
+this day" those whose first or last day it is: the window that starts on the day asked about
+holds messages of that day even though its newest message is from a later one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from engine.dates.spans import ends_before
+from engine.retrieval.people_filter import PersonFilter
+
+
+class SearchError(ValueError):
+    """The caller asked for something invalid (bad mode, limit, filter): one line."""
+
+
+@dataclass(frozen=True)
+class Filters:
+    source_types: tuple[str, ...] | None = None
+    since: str | None = None  # YYYY-MM-DD, inclusive
+    until: str | None = None  # YYYY-MM-DD, inclusive
+    month_day: str | None = None  # "MM-DD": "on this day" (that day in any year)
+    path_prefix: str | None = None
+    tags: tuple[str, ...] | None = None
+    frontmatter: tuple[tuple[str, Any], ...] | None = None
+    person: PersonFilter | None = None
+    # the index's longest chunk span in days (engine/dates/spans.py): bounds the SQL of ``until``;
+    # None (not known) takes the unbounded form, which selects the same chunks
+    span_days: int | None = None
+
+    @classmethod
+    def build(cls, source_types: Sequence[str] | None = None, since: Any = None,
+              until: Any = None, month_day: str | None = None, path_prefix: str | None = None,
+              tags: Sequence[str] | None = None, frontmatter: Mapping[str, Any] | None = None,
+              person: PersonFilter | None = None, span_days: int | None = None) -> Filters:
+        """Filters from a caller's arguments, each checked (:class:`SearchError`);
+        ``span_days``: the index's longest span (engine/dates/spans.py), for the SQL form."""
+        if source_types is not None and (isinstance(source_types, str | Mapping)
+                                         or not all(isinstance(t, str) for t in source_types)):
+            raise SearchError("source_types must be a list of source type names")
+        if tags is not None and (isinstance(tags, str)
+                                 or not all(isinstance(t, str) for t in tags)):
+            raise SearchError("tags must be a list of strings")
+        if frontmatter is not None and not isinstance(frontmatter, Mapping):
+            raise SearchError("frontmatter must map keys to values")
+        for key, value in (frontmatter or {}).items():
+            if not isinstance(key, str) or not key or '"' in key:
+                raise SearchError(f"frontmatter keys must be non-empty names without '\"': "
+                                  f"{str(key)[:40]!r}")
+            json_type(value)
+        return cls(tuple(source_types) if source_types else None, _day(since, "since"),
+                   _day(until, "until"), month_day, path_prefix or None,
+                   tuple(tags) if tags else None,
+                   tuple(sorted(frontmatter.items())) if frontmatter else None, person,
+                   span_days)
+
+    @property
+    def dated(self) -> bool:
+        return bool(self.since or self.until or self.month_day)
+
+    @property
+    def closed_range(self) -> bool:
+        """Both ends set, or "on this day": a period the caller named."""
+        return bool((self.since and self.until) or self.month_day)
+
+    @property
+    def beyond_type(self) -> bool:
+        return self.dated or any(v is not None for v in (
+            self.path_prefix, self.tags, self.frontmatter, self.person))
+
+    # -- the SQL form ------------------------------------------------------------------------
+    def sql(self, alias: str = "c") -> tuple[str, list]:
+        """A WHERE fragment over chunks ``alias`` (exact, so pushing it down never changes
+        results)."""
+        where, args = self._sql(alias)
+        if self.person is not None:
+            clause, more = self.person.sql(alias)
+            where, args = (clause if where == "1=1" else f"{where} AND {clause}"), args + more
+        return where, args
+
+    def _sql(self, alias: str, with_range: bool = True) -> tuple[str, list]:
+        """Every filter but the person (and but since/until's own clause without
+        ``with_range``: the vector mask puts its branches in a UNION)."""
+        clauses, args = [], []
+        if self.source_types:
+            clauses.append(f"{alias}.source_type IN ({','.join('?' * len(self.source_types))})")
+            args += list(self.source_types)
+        if with_range and (self.since or self.until):
+            branches = self._range_branches(alias)
+            clauses.append(branches[0][0] if len(branches) == 1
+                           else "(" + " OR ".join(f"({b})" for b, _ in branches) + ")")
+            args += [a for _, more in branches for a in more]
+        if self.month_day:  # an end on that day inside the range: not this year's for
+            # "on this day" (until the last 31 December); an undated chunk fails in memory too
+            ends = []
+            for column in ("content_date", "first_date"):
+                col = f"{alias}.{column}"
+                ends.append(" AND ".join([f"substr({col}, 6, 5) = ?",
+                                          *([f"{col} >= ?"] if self.since else []),
+                                          *([f"{col} < ?"] if self.until else [])]))
+                args += [self.month_day, *([self.since] if self.since else []),
+                         *([_next_day(self.until)] if self.until else [])]
+            clauses.append(f"(({ends[0]}) OR ({ends[1]} AND {alias}.content_date IS NOT NULL))")
+        if self.path_prefix:
+            clauses.append(f"substr({alias}.source_file, 1, ?) = ?")
+            args += [len(self.path_prefix), self.path_prefix]
+        for tag in self.tags or ():
+            clauses.append(
+                f"EXISTS (SELECT 1 FROM json_each({alias}.metadata, '$.tags') WHERE value = ?)")
+            args.append(tag)
+        for key, value in self.frontmatter or ():
+            path = f'$.frontmatter."{key}"'
+            kind, sql_value = json_type(value)
+            clauses.append(f"json_type({alias}.metadata, ?) = ?" + (
+                "" if sql_value is None else f" AND json_extract({alias}.metadata, ?) = ?"))
+            args += [path, kind] + ([] if sql_value is None else [path, sql_value])
+        return (" AND ".join(clauses) or "1=1"), args
+
+    def _range_branches(self, alias: str) -> list[tuple[str, list]]:
+        """since/until over a chunk's span (module docstring), as disjoint branches: the chunks
+        ending in the range, and (when some chunk spans days) those ending after ``until``
+        whose first day is not. ``until`` compares with the next day: inclusive on the date
+        part, and index-friendly. The second branch reads only the ``span_days`` days after
+        ``until`` of the index chunks_span (engine/dates/spans.py)."""
+        c = alias
+        since = ([f"{c}.content_date >= ?"], [self.since]) if self.since else ([], [])
+        if not self.until:
+            return [(since[0][0], since[1])]
+        end = _next_day(self.until)
+        ending = (" AND ".join([*since[0], f"{c}.content_date < ?"]), [*since[1], end])
+        if self.span_days == 0:  # no chunk spans days
+            return [ending]
+        lower = max(self.since or end, end)
+        if self.span_days is None:
+            spanning = (f"{c}.content_date >= ? AND {c}.first_date < ?", [lower, end])
+        else:
+            spanning = (f"{c}.content_date >= ? AND {c}.content_date < ? AND {c}.first_date < ?",
+                        [lower, ends_before(self.until, self.span_days), end])
+        return [ending, spanning]
+
+    def rowid_queries(self) -> list[tuple[str, list]]:
+        """Queries of rowids whose intersection is the chunks passing every filter but the
+        source type (the vector index masks types itself): the vector arm's mask."""
+        out = []
+        if self.dated or any(v is not None for v in (self.path_prefix, self.tags,
+                                                     self.frontmatter)):
+            rest = replace(self, source_types=None, person=None)
+            branches = rest._range_branches("c") if rest.since or rest.until else []
+            if len(branches) < 2:
+                where, args = rest.sql()
+                out.append((f"SELECT c.rowid FROM chunks c WHERE {where}", args))
+            else:  # disjoint: UNION ALL keeps each branch on its covering index, unsorted
+                where, args = rest._sql("c", with_range=False)
+                out.append((" UNION ALL ".join(
+                    f"SELECT c.rowid FROM chunks c WHERE {where} AND {b}" for b, _ in branches),
+                    [a for _, more in branches for a in [*args, *more]]))
+        if self.person is not None:
+            out.append(self.person.rowids_sql())  # index lookups, not a scan of chunks
+        return out
+
+    # -- the in-memory form ------------------------------------------------------------------
+    def matches(self, c: Any) -> bool:
+        """The same test over a :class:`engine.rank.candidates.Candidate`.
+
+        An injected profile passes the type filter when it allows "profile", and the person
+        filter when it is that person's; the other filters do not apply to it: it has no date,
+        path, tags or frontmatter of its own, and the user named the person.
+        """
+        if self.source_types and c.source_type not in self.source_types:
+            return False
+        if not getattr(c, "injected", False):
+            meta = c.metadata if isinstance(c.metadata, Mapping) else {}
+            if not (self._date_ok(c.content_date, getattr(c, "first_date", None))
+                    and (not self.path_prefix or c.source_file.startswith(self.path_prefix))
+                    and all(tag in _tag_values(meta) for tag in self.tags or ())
+                    and all(_frontmatter_ok(meta, k, v) for k, v in self.frontmatter or ())):
+                return False
+        # last: it reads the whole text (~0.15 ms a chunk)
+        return self.person is None or self.person.matches(c)
+
+    def _date_ok(self, content_date: Any, first_date: Any = None) -> bool:
+        if not self.dated:
+            return True
+        if not isinstance(content_date, str):
+            return False  # undated: it cannot be shown to be in range (SQL: NULL fails)
+        ends = [content_date, *([first_date] if isinstance(first_date, str) else [])]
+        end = _next_day(self.until) if self.until else None
+        return ((not self.since or content_date >= self.since)
+                and (not end or min(ends) < end)
+                and (not self.month_day or any(
+                    d[5:10] == self.month_day and (not self.since or d >= self.since)
+                    and (not end or d < end) for d in ends)))
+
+
+def _day(value: Any, what: str) -> str | None:
+    """A bound as ``YYYY-MM-DD`` (a date, a datetime, or ISO text whose time is dropped)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    try:
+        return date.fromisoformat(str(value).strip()[:10]).isoformat()
+    except ValueError:
+        raise SearchError(f"{what} must be a date (YYYY-MM-DD), not {str(value)[:40]!r}") from None
+
+
+def _next_day(day: str) -> str:
+    try:
+        return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
+    except OverflowError:  # 9999-12-31: above every date
+        return "9999-12-32"
+
+
+def _tag_values(meta: Mapping[str, Any]) -> Iterable[Any]:
+    """What ``json_each(metadata, '$.tags')`` yields: a list's items, a string itself."""
+    tags = meta.get("tags")
+    if tags is None:
+        return ()
+    if isinstance(tags, Mapping):
+        return tags.values()
+    return tags if isinstance(tags, list) else (tags,)
+
+
+def _frontmatter_ok(meta: Mapping[str, Any], key: str, value: Any) -> bool:
+    fm = meta.get("frontmatter")
+    return isinstance(fm, Mapping) and key in fm and strict_equal(fm[key], value)
+
+
+def strict_equal(a: Any, b: Any) -> bool:
+    """Equality that also requires equal types, all the way down: "0" != 0, True != 1, 1 != 1.0.
+
+    Frontmatter filters compare YAML values, where a quoted "1" and a bare 1 mean different
+    things; Python's ``==`` would conflate True with 1 (also inside lists).
+    """
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(strict_equal(a[key], b[key]) for key in a)
+    return a == b
+
+
+def json_type(value: Any) -> tuple[str, Any]:
+    """SQLite's json_type name for a Python value: strict typing ("0" never equals 0)."""
+    if value is True:
+        return "true", None
+    if value is False:
+        return "false", None
+    if value is None:
+        return "null", None
+    if isinstance(value, int):
+        return "integer", value
+    if isinstance(value, float):
+        return "real", value
+    if isinstance(value, str):
+        return "text", value
+    raise SearchError(f"frontmatter values must be strings, numbers, booleans or null, "
+                      f"not {type(value).__name__}")

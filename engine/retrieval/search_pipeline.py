@@ -1,0 +1,338 @@
+"""One query through the pipeline, timed stage by stage (docs/design.md, "The search pipeline").
+
+parse -> embed -> vector KNN + BM25 at once (engine/retrieval/search_arms.py, filters pushed down) ->
+chat windows rescored with their message vectors (engine/vectors/message_vectors.py) -> fusion
+(engine/rank/convex.py) -> semantic-only rows under the embedder's floor dropped -> recency
+decay -> entity injection -> filter re-check -> MMR diversity -> truncation -> rerank -> the
+page (engine/retrieval/result_page.py) and the response header: arms, depth, confidence, fusion.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from concurrent.futures import Future
+from datetime import date, datetime
+from typing import Protocol
+
+import numpy as np
+
+from engine.config import Config
+from engine.dates.timephrase import SearchTime
+from engine.embed.provider_guard import query_vector
+from engine.embedder import Embedder, EmbeddingError
+from engine.rank.calibration import calibration_for
+from engine.rank.candidates import Candidate
+from engine.rank.convex import REF_RANK, convex_merge, describe
+from engine.rank.stages import (
+    apply_recency_decay,
+    diversity_rerank,
+    drop_weak_semantic,
+    rrf_merge,
+    sort_by_date,
+)
+from engine.retrieval.entities import PROFILE_RELATIVE_PATH, inject_entity, load_people
+from engine.retrieval.filters import Filters
+from engine.retrieval.fts_query import FTS5_STOP_WORDS, ParsedQuery, parse_query
+from engine.retrieval.result_page import results_page
+from engine.retrieval.search_arms import full_matches, newest_first, semantic_candidates
+from engine.schema import EmbedderMismatch
+from engine.search_response import SearchResponse, SearchResult
+from engine.storage.db import Connection
+from engine.storage.lock import active_writer
+from engine.vectors.message_vectors import message_share, mix_text, rescore
+from engine.vectors.sidecar_scan import SidecarIndex
+from engine.vectors.vec0_table import VectorIndex
+
+
+class Reader(Protocol):
+    """What a query reads through: :class:`engine.searcher.Searcher`, its lock held."""
+
+    config: Config
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def connection(self) -> Connection: ...
+
+    def vector_index(self, writing: bool | None = None) -> VectorIndex | SidecarIndex | None: ...
+
+    def vector_hits(self, index: VectorIndex | SidecarIndex | None, query_vec: np.ndarray,
+                    depth: int, filters: Filters) -> Future | None: ...
+
+    def keyword_arm(self, parsed: ParsedQuery, depth: int, filters: Filters,
+                    query: str = "") -> list[Candidate]: ...
+
+
+class _Laps:
+    """Milliseconds per stage, each measured from the end of the one before."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+        self._clock = time.perf_counter()
+
+    def __call__(self, name: str) -> None:
+        t = time.perf_counter()
+        self.ms[name] = round((t - self._clock) * 1000, 2)
+        self._clock = t
+
+    def total(self) -> dict[str, float]:
+        self.ms["total"] = round(sum(self.ms.values()), 2)
+        return self.ms
+
+
+def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters: Filters,
+              mode: str, rerank: bool, now: datetime, sort: str = "relevance",
+              use_decay: bool = True) -> SearchResponse:
+    """The response to one query whose arguments :meth:`Searcher.search` has checked and
+    whose time phrase and person are already in ``filters``."""
+    config = reader.config
+    lap = _Laps()
+    depth = max(limit * 5, 50)
+    text = when.text  # the query without its time phrase: what both arms see
+    transition = active_writer(config.db_path)
+    parsed = parse_query(text)
+    lap("parse")
+    if _only_stop_words(parsed) and (filters.dated or filters.person is not None):
+        return _by_date(reader, query, when, limit, filters, mode, parsed, transition, lap)
+
+    query_vec = index = semantic_error = semantic_detail = None
+    if mode in ("hybrid", "semantic") and text.strip():
+        query_vec, index, semantic_error, semantic_detail = _embed(reader, text, transition)
+        lap("embed")
+    keyword, semantic, sim_ref = _both_arms(reader, parsed, text, mode, depth, filters,
+                                            query_vec, index, lap)
+    fused = fuse(config, keyword, semantic, sim_ref)
+    lap("fusion")
+    pure_arm = mode != "hybrid" or semantic_error is not None
+    decay_off = _decay_off(pure_arm, use_decay, filters)
+    # decay inside a named period: see Searcher.search's docstring
+    use_decay, now = use_decay and not filters.closed_range, _age_clock(now, filters)
+    if not pure_arm:
+        fused = _decay_and_profile(reader, fused, text, limit, now, use_decay, lap)
+    else:
+        for cand in fused:  # shown in the explain view, not applied: arm order is kept
+            cand.decay = None
+    fused = [c for c in fused if filters.matches(c)]
+    lap("filter")
+    type_counts = dict(Counter(c.source_type for c in fused if not c.injected))
+    ranked = diversity_rerank(fused, limit) if not pure_arm else fused[:limit]
+    lap("mmr")
+
+    reranked, rerank_reason = False, "not_requested"
+    if rerank:
+        ranked, reranked, rerank_reason = _rerank(config, text, ranked)
+        lap("rerank")
+    if sort == "date":
+        ranked = sort_by_date(ranked)
+
+    results = results_page(reader.connection(), config.root, ranked, parsed)
+    for r in results:
+        if r.decay is None and not r.injected:
+            r.decay_off = decay_off
+    lap("explain")
+    matched_all = _matched_all(reader.connection(), results, parsed, filters)
+    lap("matched_all")
+    best_sim = max((c.similarity for c in semantic), default=None)
+    low = _low_confidence(results, parsed, matched_all, best_sim, weights(config)[1])
+    timings = lap.total()
+    return SearchResponse(
+        query=query, results=results, mode=mode, arms=_arms(mode, semantic_error),
+        arm_depth=_arm_depth(mode, keyword, semantic, depth),
+        confidence="low" if low else "ok", terms=list(parsed.terms),
+        matched_all_terms=matched_all, best_similarity=best_sim, rrf_k=config.rrf_k,
+        reranked=reranked, rerank_reason=None if reranked else rerank_reason,
+        timings_ms=timings, index_transition=transition,
+        semantic_error=semantic_error, semantic_detail=semantic_detail,
+        fusion=fusion_text(config, "hybrid" if not pure_arm else
+                           ("keyword" if mode == "hybrid" else mode),
+                           mixed=any(c.message_mix is not None for c in semantic)),
+        sort=sort, decay_applied=not pure_arm and use_decay, type_counts=type_counts,
+        **_filter_fields(when, filters))
+
+
+def _embed(reader: Reader, text: str, writing: str | None):
+    """(query vector, vector index, error kind, error message): the vector and the index, or
+    why the semantic arm cannot run (the keyword arm runs either way)."""
+    config = reader.config
+    try:
+        # within a time budget, behind a breaker shared by the process
+        query_vec = query_vector(reader.embedder, text[: config.max_embed_chars],
+                                 config.embedder.query_timeout)
+        # refuses another embedder's vectors before they are used
+        return query_vec, reader.vector_index(bool(writing)), None, None
+    except EmbeddingError as exc:
+        return None, None, exc.kind, str(exc)
+    except EmbedderMismatch as exc:
+        return None, None, "embedder_mismatch", str(exc)
+
+
+def _both_arms(reader: Reader, parsed: ParsedQuery, text: str, mode: str, depth: int,
+               filters: Filters, query_vec: np.ndarray | None,
+               index: VectorIndex | SidecarIndex | None, lap: _Laps):
+    """(keyword candidates, semantic candidates, the similarity at REF_RANK): the two arms
+    run at once, the KNN on the worker thread and BM25 here (2 cores)."""
+    knn = (reader.vector_hits(index, query_vec, max(depth, REF_RANK), filters)
+           if query_vec is not None else None)
+    keyword = (reader.keyword_arm(parsed, depth, filters, text)
+               if mode in ("hybrid", "keyword") else [])
+    lap("keyword")
+    hits = knn.result() if knn is not None else []
+    mixed = None
+    if hits and query_vec is not None:  # chat windows scored with their messages too
+        mixed = rescore(reader.connection(), hits, query_vec, message_share(reader.config))
+        hits = mixed.hits
+    sim_ref = hits[min(REF_RANK, len(hits)) - 1][1] if hits else None
+    semantic = semantic_candidates(reader.connection(), hits[:depth], mixed)
+    lap("semantic")
+    return keyword, semantic, sim_ref
+
+
+def _decay_and_profile(reader: Reader, fused: list[Candidate], text: str, limit: int,
+                       now: datetime, use_decay: bool, lap: _Laps) -> list[Candidate]:
+    """Hybrid ranking after fusion: weak semantic-only rows dropped, recency decay (bounded:
+    it orders comparable results), then the person's profile injected into the page."""
+    config = reader.config
+    fused = drop_weak_semantic(fused, weights(config)[1])
+    if use_decay:
+        fused = apply_recency_decay(fused, config, now)
+    else:
+        fused = [_without_decay(c) for c in fused]
+    lap("decay")
+    people = load_people(config.root / PROFILE_RELATIVE_PATH)
+    # the median of the page the caller will see, not of the whole candidate pool:
+    # the profile must survive truncation to ``limit`` (docs/design.md, stage 7)
+    fused = inject_entity(fused[:limit], text, people) + fused[limit:]
+    lap("entities")
+    return fused
+
+
+def _matched_all(conn: Connection, results: list[SearchResult], parsed: ParsedQuery,
+                 filters: Filters) -> bool:
+    """Whether some chunk holds every query unit: read off the page, else one SQL check."""
+    wanted = parsed.unit_count
+    return not parsed.empty and (
+        any(len(r.matched_terms or ()) == wanted for r in results if not r.injected)
+        or bool(full_matches(conn, parsed, filters, 1)))
+
+
+def _low_confidence(results: list[SearchResult], parsed: ParsedQuery, matched_all: bool,
+                    best_sim: float | None, floor: float | None) -> bool:
+    """Neither arm has evidence. Keyword: no chunk holds most of the words (every one for a
+    1-2 word query); semantic: nothing reaches the embedder's floor."""
+    wanted = parsed.unit_count
+    most = max((len(r.matched_terms or ()) for r in results if not r.injected), default=0)
+    return (floor is not None and not matched_all and 2 * most <= wanted
+            and (best_sim is None or best_sim < floor))
+
+
+def _arm_depth(mode: str, keyword: list[Candidate], semantic: list[Candidate],
+               depth: int) -> dict[str, tuple[int, int]]:
+    """Arm -> (candidates found, depth asked), for the arms the mode runs."""
+    arm_depth = {}
+    if mode in ("hybrid", "keyword"):
+        arm_depth["keyword"] = (len(keyword), depth)
+    if mode in ("hybrid", "semantic"):
+        arm_depth["semantic"] = (len(semantic), depth)
+    return arm_depth
+
+
+def _by_date(reader: Reader, query: str, when: SearchTime, limit: int, filters: Filters,
+             mode: str, parsed: ParsedQuery, transition: str | None,
+             lap: _Laps) -> SearchResponse:
+    """Nothing to rank by: the filtered chunks, newest first (search_arms.newest_first)."""
+    config = reader.config
+    conn = reader.connection()
+    results = results_page(conn, config.root, newest_first(conn, filters, limit), parsed)
+    lap("by_date")
+    return SearchResponse(
+        query=query, results=results, mode=mode,
+        arms="none (nothing to rank by: the filtered chunks, newest first)", arm_depth={},
+        confidence="ok", terms=[], matched_all_terms=False, best_similarity=None,
+        rrf_k=config.rrf_k, reranked=False, rerank_reason="not_requested",
+        timings_ms=lap.total(), index_transition=transition, fusion="none", sort="date",
+        decay_applied=False, **_filter_fields(when, filters))
+
+
+def weights(config: Config) -> tuple[float, float | None]:
+    """(semantic weight, similarity floor): the config's, else the embedder's calibration."""
+    cal = calibration_for(config.embedder.provider)
+    weight = config.semantic_weight
+    floor = config.similarity_threshold
+    return (cal.semantic_weight if weight is None else weight,
+            cal.similarity_floor if floor is None else floor)
+
+
+def fuse(config: Config, keyword: list[Candidate], semantic: list[Candidate],
+         sim_ref: float | None) -> list[Candidate]:
+    if config.fusion == "rrf":
+        return rrf_merge(keyword, semantic, config.rrf_k)
+    return convex_merge(keyword, semantic, weights(config)[0], sim_ref)
+
+
+def fusion_text(config: Config, mode: str, mixed: bool = False) -> str:
+    """How the arms' scores were combined, for front doors to print; ``mixed``: some chat
+    window's similarity was made with its message vectors (not said when the index has none)."""
+    mix = mix_text(message_share(config)) if mixed and mode in ("hybrid", "semantic") else ""
+    if mode != "hybrid":
+        return f"{mode} arm only{mix}"
+    if config.fusion == "rrf":
+        return f"rrf k={config.rrf_k}, votes keyword 1.0 semantic 1.0{mix}"
+    weight, floor = weights(config)
+    return describe(weight, floor, config.embedder.provider) + mix
+
+
+def _arms(mode: str, semantic_error: str | None) -> str:
+    """The response's ``arms``: which arms ran, and why the semantic one did not."""
+    if mode == "hybrid":
+        return ("both" if semantic_error is None
+                else f"keyword-only (semantic unavailable: {semantic_error})")
+    return mode if semantic_error is None else f"none (semantic unavailable: {semantic_error})"
+
+
+def _rerank(config: Config, query: str, ranked: list[Candidate]):
+    from engine.rank.rerank import rerank as call_reranker
+
+    outcome = call_reranker(query, [c.content for c in ranked], config.reranker)
+    if not outcome.reranked:
+        return ranked, False, outcome.reason
+    for i, c in enumerate(ranked):
+        c.rerank_score = outcome.scores.get(i)
+    return [ranked[i] for i in outcome.order], True, None
+
+
+def _age_clock(now: datetime, filters: Filters) -> datetime:
+    """Where decay measures age from: the end of the date range when it ends before now."""
+    if not filters.until:
+        return now
+    return min(now, datetime.combine(date.fromisoformat(filters.until), datetime.min.time(),
+                                     now.tzinfo))
+
+
+def _only_stop_words(parsed: ParsedQuery) -> bool:
+    """Nothing to rank by: no phrase, and every word a stop word ("what did I do")."""
+    return not parsed.phrases and all(t in FTS5_STOP_WORDS for t in parsed.raw_tokens)
+
+
+def _filter_fields(when: SearchTime, filters: Filters) -> dict[str, str | None]:
+    """The response's time and person fields."""
+    return {"time": when.header, "time_phrase": when.found.phrase if when.applied else None,
+            "since": filters.since, "until": filters.until, "month_day": filters.month_day,
+            "person": filters.person.label() if filters.person is not None else None}
+
+
+def _decay_off(pure_arm: bool, asked: bool, filters: Filters) -> str | None:
+    """Why this page's rows carry no recency decay (None: they do)."""
+    if pure_arm:
+        return "a single arm ranks this page, in its own order"
+    if not asked:
+        return "turned off for this search"
+    if filters.closed_range:
+        return "the search names a period; age does not rank inside it"
+    return None
+
+
+def _without_decay(c: Candidate) -> Candidate:
+    out = object.__new__(type(c))
+    out.__dict__ = {**c.__dict__, "decay": None}
+    return out
