@@ -125,6 +125,7 @@ class OneLineError(Exception):
     """An engine error whose message is already the one line a person should read (a bad
     setting, an export that cannot be imported): :func:`describe` passes it through."""
 
+
 def describe(exc: BaseException, db_path: Path | None = None) -> str:
     """One line for any failure a front door may meet: what happened and what to do. The CLI
     prints it after ``memlens:``; the MCP server answers it as a tool error. Messages of the

@@ -169,6 +169,21 @@ def test_the_profile_and_files_indexed_under_an_old_route_can_be_read(indexed):
     assert moved.read_file(GENERAL).source_type == "slack"
 
 
+def test_people_and_discovery_are_read_through_the_facade(indexed):
+    root = indexed.root
+    lib = Library(indexed)
+    assert lib.people().people == [] and lib.people().load_error is None  # no profile yet
+    (root / "profile").mkdir()
+    (root / "profile/relationships.json").write_text(json.dumps(
+        {"people": [{"name": "Maya Chen", "aliases": ["Maya"]}]}))
+    assert [p.name for p in lib.people().people] == ["Maya Chen"]
+    (root / "profile/relationships.json").write_text("{broken")
+    assert lib.people().people == [] and lib.people().load_error
+    found = {f.rel: f.source_type for f in lib.discover()}
+    assert found == {GENERAL: "slack", "data/slack/random.jsonl": "slack",
+                     "notes/home/garden.md": "note"}
+
+
 # -- overview, statistics, counts, pending, status -------------------------------------------
 
 def test_overview_and_statistics(library):
