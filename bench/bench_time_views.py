@@ -45,13 +45,14 @@ def newest_and_log(library: Library) -> tuple[date, str | None]:
     every = "1900-01-01..2100-12-31"
     newest = max((d.date for d in library.timeline(every, None, 0).days),
                  default=date.today().isoformat())
-    per_file: dict[str, int] = {}
+    per_file: dict[str, int] = {}  # messages per chat log: ten to a window
     for day in library.timeline(every, ["slack", "telegram", "signal"], 1_000_000).days:
         for group in day.groups:
             for item in group.items:
-                per_file[item.source_file] = per_file.get(item.source_file, 0) + 1
+                per_file[item.source_file] = per_file.get(item.source_file, 0) + \
+                    item.message_count
     log = max(per_file, key=per_file.get, default=None)
-    middle = f"{log}#w{per_file[log] // 2}" if log else None
+    middle = f"{log}#w{per_file[log] // 20}" if log else None
     return date.fromisoformat(newest), middle
 
 

@@ -38,7 +38,9 @@ def progress_printer(quiet: bool):
             bar.update(task, description=what, total=p.pending_total or None,
                        completed=p.pending_done, detail=f"{p.chunks_embedded} embedded")
         elif p.phase == "migrate":
-            bar.update(task, description="upgrading the index (once)", detail="")
+            bar.update(task, description="upgrading the index (once)",
+                       total=p.pending_total or None, completed=p.pending_done,
+                       detail="chat windows" if p.pending_total else "")
         elif p.phase == "index":
             name = one_line(p.current_file or "")[-40:]
             bar.update(task, description="indexing", total=p.files_total or None,

@@ -81,6 +81,20 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else many or word + 's'}"
 
 
+def in_units(count: int, unit: str) -> str:
+    """A timeline count in its unit (engine/dates/message_days.py): ``3 messages``,
+    ``1 entry``."""
+    return plural(count, unit, "entries" if unit == "entry" else None)
+
+
+def units_text(messages: int, entries: int) -> str:
+    """``9,424 messages · 1,828 entries``, a zero part left out (``0 entries`` when both are)."""
+    parts = [in_units(messages, "message")] if messages else []
+    if entries or not messages:
+        parts.append(in_units(entries, "entry"))
+    return " · ".join(parts)
+
+
 # -- source types -----------------------------------------------------------------------------
 
 LABELS: dict[str, str] = {

@@ -143,7 +143,8 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
         try:
             if needs_migration(conn):
                 report(Progress("migrate"))
-            ensure_schema(conn)
+            ensure_schema(conn, lambda done, total: report(
+                Progress("migrate", pending_total=total, pending_done=done)))
             if re_embed and stored_embedder(conn) is not None:
                 switch_embedder(conn, embedder.info)
             else:

@@ -24,7 +24,8 @@ from typing import Any
 
 from engine import scanner
 from engine.config import Config
-from engine.dates.timeline import Activity, Timeline, TimelineError
+from engine.dates.message_days import unit_of
+from engine.dates.timeline import Activity, Timeline, TimelineError, split_units
 from engine.index.contents import (
     IndexStatistics,
     chunks_per_type,
@@ -75,7 +76,7 @@ __all__ = ["Activity", "CONVERSATION_TYPES", "Chunk", "ConversationError", "Conv
            "IndexStatus", "IndexUnavailable", "Library", "Neighbours", "PROFILE_RELATIVE_PATH",
            "PendingFiles", "PeopleIndex", "PersonFilter", "ReadRefused", "RouteCount",
            "Snapshot", "SourceFile", "Timeline", "TimelineError", "index_unavailable",
-           "match_person", "parse_metadata", "person_to_content"]
+           "match_person", "parse_metadata", "person_to_content", "split_units", "unit_of"]
 
 CHUNK_COLUMNS = ("id, source_file, source_type, content, content_date, metadata, "
                  "embedding_truncated")

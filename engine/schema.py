@@ -22,11 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.dates.message_days import MESSAGE_DAYS_DDL
+from engine.dates.message_days import backfill as backfill_message_days
 from engine.dates.spans import FIRST_DAY_INDEX, SPAN_INDEX, backfill_first_dates
 from engine.retrieval.cjk import GLOB, has_unsegmented
 from engine.storage.db import Connection, IndexUnavailable, OperationalError, connect, transaction
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # two characters after the text: every 1-2 character string in it starts a trigram
 CJK_PAD = "char(10, 10)"
@@ -133,7 +135,8 @@ ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, content, source_file, source_type)
     VALUES (new.rowid, new.content, new.source_file, new.source_type);
 END;
-""" + "\n".join([*CJK_DDL, *(f"{s};" for s in [*GENERATION_DDL, *MESSAGE_DDL])]) + "\n"
+""" + "\n".join([*CJK_DDL, *(f"{s};" for s in [*GENERATION_DDL, *MESSAGE_DDL,
+                                                 *MESSAGE_DAYS_DDL])]) + "\n"
 
 
 def backfill_cjk(conn: Connection) -> int:
@@ -154,8 +157,17 @@ def _register_predicate(conn: Connection) -> None:
                              lambda text: int(has_unsegmented(text)), deterministic=True)
 
 
+MigrationProgress = Callable[[int, int], None]  # (done, total) of a long migration step
+
+
+def _step(fn: Callable[[Connection], object]) -> Callable[[Connection, MigrationProgress | None],
+                                                          object]:
+    """A migration step that reports no progress."""
+    return lambda conn, progress: fn(conn)
+
+
 # version -> statements that bring an index of the previous version up to it
-MIGRATIONS: dict[int, list[str | Callable[[Connection], object]]] = {
+MIGRATIONS: dict[int, list[str | Callable[[Connection, MigrationProgress | None], object]]] = {
     2: [
         "ALTER TABLE index_state ADD COLUMN size INTEGER",
         "ALTER TABLE index_state ADD COLUMN resume TEXT",
@@ -165,7 +177,7 @@ MIGRATIONS: dict[int, list[str | Callable[[Connection], object]]] = {
     ],
     3: [
         *CJK_DDL,
-        backfill_cjk,
+        _step(backfill_cjk),
         "CREATE INDEX IF NOT EXISTS chunks_date ON chunks(content_date)",
     ],
     4: GENERATION_DDL,  # the vector generation log (engine/vectors/sidecar_file.py)
@@ -173,7 +185,9 @@ MIGRATIONS: dict[int, list[str | Callable[[Connection], object]]] = {
     # a chunk's first day when it spans days (engine/dates/spans.py)
     6: ["ALTER TABLE chunks ADD COLUMN first_date TEXT",
         "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-        backfill_first_dates, SPAN_INDEX, FIRST_DAY_INDEX],
+        _step(backfill_first_dates), SPAN_INDEX, FIRST_DAY_INDEX],
+    # every chat message's day and place, and the per-day counts (engine/dates/message_days.py)
+    7: [*MESSAGE_DAYS_DDL, backfill_message_days],
 }
 
 
@@ -241,9 +255,10 @@ def needs_migration(conn: Connection) -> bool:
     return 0 < version < SCHEMA_VERSION
 
 
-def ensure_schema(conn: Connection) -> None:
+def ensure_schema(conn: Connection, progress: MigrationProgress | None = None) -> None:
     """Create or migrate the core tables; idempotent and cheap when current. Writers only,
-    under the writer lock: readers use :func:`open_reader`, which never writes."""
+    under the writer lock: readers use :func:`open_reader`, which never writes. ``progress``
+    hears (done, total) from a migration step that reads every chat window."""
     _register_predicate(conn)  # here, before the writer has a statement running
     (version,) = conn.execute("PRAGMA user_version").fetchone()
     if version == SCHEMA_VERSION:
@@ -257,7 +272,7 @@ def ensure_schema(conn: Connection) -> None:
             statements = [s for v in range(version + 1, SCHEMA_VERSION + 1) for s in MIGRATIONS[v]]
         for statement in statements:
             if callable(statement):
-                statement(conn)
+                statement(conn, progress)
             else:
                 conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

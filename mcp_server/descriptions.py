@@ -169,19 +169,23 @@ messages, messages (default 10, at most 50). after: The same after it. messages:
 messages instead of chunks (default false)."""
 
 TIMELINE_DESCRIPTION = """\
-Everything dated in a day, range or time phrase, across sources, day by day: message windows, \
+Everything dated in a day, range or time phrase, across sources, day by day: chat messages, \
 meetings, health days, check-ins, journal entries, notes, events.
 
 when is a date (2026-03-14), a range (2026-03-01..2026-03-15, 2026-03) or a phrase (last \
 week, March, two weeks ago, last summer, on this day: the same month-day in earlier years). \
-The header says time: (the range, and the phrase it came from), total:, counts: per source \
-type over the whole range, and shown:. Then, for each day, a day: line (date, weekday, \
-chunks per source type) followed by its rows, oldest first (on this day: newest year first). \
-A row is a JSON object {"title","path","tags","preview_kind","preview"} (every value a JSON \
-string; preview_kind is head, the start of the chunk) then the server fields id (for \
-get_neighborhood), type, date and time (when the chunk has a timestamp), separated by " | ". \
-limit caps the rows, never the counts; a long response drops rows from the end and says how \
-many.
+Chat logs are counted in messages, each on the day it was sent; every other source in entries. \
+The header says time: (the range, and the phrase it came from), total: (messages and \
+entries), counts: per source type over the whole range with its unit, and shown:. Then a \
+day: line per day (date, weekday, count per source type); when those would not fit the page \
+(a month or a year) they fold to week: or month: lines after a busiest: line naming the five \
+busiest days. Then the rows, oldest first (on this day: newest year first): an entry, or a \
+conversation's day (the messages one chat sent that day, preview_kind messages: "HH:MM \
+sender: text" per line, at most 8; the server field messages: says how many it holds). A row \
+is a JSON object {"title","path","tags","preview_kind","preview"} (every value a JSON string; \
+preview_kind head is the start of the chunk) then the server fields id (for \
+get_neighborhood), type, date and time, separated by " | ". limit caps the rows, never the \
+counts; a long response drops rows from the end and says how many.
 
 Args: when: A date, range or time phrase. source_types: Optional source types to keep. \
 limit: Rows at most (default 50, at most 200)."""

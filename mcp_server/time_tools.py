@@ -9,7 +9,7 @@ holding ``", "sender": "x"`` cannot forge a field.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 from .args import ToolFailure, check_keys, int_arg, str_list
 from .page import FIELD_SEP, fit_rows, tags_of
@@ -45,32 +45,98 @@ def timeline_text(library, args: dict, max_chars: int, known_types) -> str:
             timeline = library.timeline(when, types, limit)
     except TimelineError as exc:
         raise ToolFailure(one_line(exc)) from None
+    from engine.library import unit_of
+
+    days = len(timeline.days)
     header = [f"time: {timeline.range.label()}" + (
         f" (from {jstr(timeline.phrase)})" if timeline.phrase else ""),
-        f"total: {timeline.total} chunks in {len(timeline.days)} days",
-        "counts: " + (", ".join(f"{t} {n}" for t, n in timeline.counts.items()) or "-"),
-        f"shown: {timeline.shown}" + (f" (first {timeline.shown} in day order; counts "
-                                      "cover the whole range)" if timeline.truncated else "")]
-    rows: list[str] = []
-    for day in timeline.days:
-        counts = ", ".join(f"{g.source_type} {g.count}" for g in day.groups)
-        rows.append(f"day: {day.date} ({_weekday(day.date)}) {day.count} chunks: {counts}")
-        for group in day.groups:
-            rows += [item_row(item) for item in group.items]
+        f"total: {timeline.total} ({_in_units(timeline.messages, 'message')}, "
+        f"{_in_units(timeline.entries, 'entry')}) in "
+        f"{days} day{'s' if days != 1 else ''}",
+        "counts: " + (", ".join(f"{t} {_in_units(n, unit_of(t))}"
+                                for t, n in timeline.counts.items()) or "-"),
+        f"shown: {timeline.shown} rows" + (
+            f" (the first {timeline.shown} in day order; counts cover the whole range)"
+            if timeline.truncated else "")]
     if not timeline.days:
-        return "\n".join([*header, "no chunks dated in this range"])
-    text, _ = fit_rows(header, rows, max_chars)
+        return "\n".join([*header, "nothing dated in this range"])
+    overview = count_lines(timeline, max_chars // 2)
+    rows = [item_row(item) for day in timeline.days for group in day.groups
+            for item in group.items]
+    text, _ = fit_rows([*header, *overview], rows, max_chars)
     return text
 
 
+def _in_units(n: int, unit: str) -> str:
+    from engine.display import in_units
+
+    return in_units(n, unit).replace(",", "")
+
+
+def _counts_of(by_type: dict[str, int]) -> str:
+    from engine.library import unit_of
+
+    return ", ".join(f"{t} {_in_units(n, unit_of(t))}" for t, n in by_type.items())
+
+
+def count_lines(timeline, budget: int) -> list[str]:
+    """The range's counts, a day: line per day when they fit ``budget`` characters, else folded
+    to week: or month: lines with the busiest days named: a year answers within the page."""
+    days = [(d.date, d.counts) for d in timeline.days]
+    lines = [f"day: {day} ({_weekday(day)}) {sum(c.values())}: {_counts_of(c)}"
+             for day, c in days]
+    for unit in ("week", "month", "year"):
+        if len("\n".join(lines)) <= budget:
+            break
+        periods: dict[str, dict[str, int]] = {}
+        for day, counts in days:
+            key = _period_label(day, unit)
+            for t, n in counts.items():
+                periods.setdefault(key, {})[t] = periods.get(key, {}).get(t, 0) + n
+        busiest = sorted(days, key=lambda dc: (-sum(dc[1].values()), dc[0]))[:5]
+        lines = [f"counts_by: {unit} ({len(days)} day: lines would not fit the page; ask a "
+                 "shorter range for them)",
+                 "busiest: " + ", ".join(f"{d} ({_weekday(d)}) {sum(c.values())}"
+                                         for d, c in busiest),
+                 *(f"{unit}: {key} {sum(c.values())}: {_counts_of(_ordered(c, timeline))}"
+                   for key, c in periods.items())]
+    return lines
+
+
+def _ordered(counts: dict[str, int], timeline) -> dict[str, int]:
+    """``counts`` in the order the timeline lists its types."""
+    return {t: counts[t] for t in timeline.counts if t in counts}
+
+
+def _period_label(day: str, unit: str) -> str:
+    try:
+        d = date.fromisoformat(day)
+    except ValueError:
+        return day
+    if unit == "week":
+        monday = d - timedelta(days=d.weekday())
+        return f"{monday.isoformat()}..{(monday + timedelta(days=6)).isoformat()}"
+    return day[:7] if unit == "month" else day[:4]
+
+
 def item_row(item) -> str:
-    fields = {"title": item.title, "path": item.source_file,
-              "tags": tags_of(item), "preview_kind": "head",
-              "preview": cap(flat(item.head), PREVIEW_CHARS)}
+    """An entry's row, or a conversation's day: its messages as the preview, one per line."""
+    if item.message_count:
+        preview = "\n".join(f"{m.time[11:16]} {flat(m.sender)}: {flat(m.text)}"
+                             for m in item.messages)
+        fields = {"title": item.title, "path": item.source_file, "tags": "",
+                  "preview_kind": "messages", "preview": cap(preview, PREVIEW_CHARS * 3)}
+    else:
+        fields = {"title": item.title, "path": item.source_file,
+                  "tags": tags_of(item), "preview_kind": "head",
+                  "preview": cap(flat(item.head), PREVIEW_CHARS)}
     server = [f"id: {jstr(item.id)}", f"type: {item.source_type}",
               f"date: {item.content_date}"]
     if item.timestamp:
         server.append(f"time: {jstr(item.timestamp)}")
+    if item.message_count:
+        server.append(f"messages: {item.message_count}" + (
+            f" ({len(item.messages)} listed)" if item.more else ""))
     return FIELD_SEP.join([jobject(fields), *server])
 
 

@@ -117,6 +117,9 @@ def assert_consistent(db_path: Path) -> None:
         conn.close()
 
 
+V7_DROPS = (*(f"DROP TRIGGER {t}" for t in (
+    "chunks_days_md_ad", "chunks_days_md_au", "chunks_days_ai", "chunks_days_ad",
+    "chunks_days_au")), "DROP TABLE message_days", "DROP TABLE day_counts")
 V6_DROPS = ("DROP INDEX chunks_span", "DROP INDEX chunks_first_day", "ALTER TABLE chunks DROP COLUMN first_date")
 
 
@@ -125,6 +128,8 @@ def migrate_from(db_path: Path, version: int, drops: tuple[str, ...]) -> None:
     that a reader refuses it with the one-line advice, and let a writer migrate it back."""
     from engine.schema import SCHEMA_VERSION, SchemaMismatch, ensure_schema, open_reader
 
+    if version < 7:  # v7 added the message tables, which its migration creates again
+        drops = (*drops, *V7_DROPS)
     if version < 6:  # v6 added a column, which its migration adds again
         drops = (*drops, *V6_DROPS)
     conn = connect(db_path)

@@ -105,19 +105,28 @@ async def test_enter_opens_a_conversation_or_the_file(demo_root):  # noqa: F811 
         await pilot.press("escape", "f5")
         tl = await timeline_loaded(pilot)
         listing = tl.query_one("#tl-items")
+
+        async def enter_on(item: int) -> None:
+            listing.highlighted = next(i for i, o in enumerate(listing._options)
+                                       if o.id == f"i{item}")
+            await pilot.press("enter")
+
         chat = next(i for i, it in enumerate(tl.items) if it.source_type == "slack")
-        listing.highlighted = next(i for i, o in enumerate(listing._options)
-                                   if o.id == f"i{chat}")
-        await pilot.press("enter")
+        await enter_on(chat)
         conv = await conversation_loaded(pilot)
         assert conv.page.source_file == tl.items[chat].source_file
         assert any(m.hit for m in conv.messages)
         await pilot.press("escape")
         await timeline_loaded(pilot)
+        # a message's own line opens the conversation at the window holding it
+        last = max(i for i, it in enumerate(tl.items) if it.source_type == "slack")
+        await enter_on(last)
+        conv = await conversation_loaded(pilot)
+        assert conv.page.anchor == tl.items[last].id
+        await pilot.press("escape")
+        await timeline_loaded(pilot)
         other = next(i for i, it in enumerate(tl.items) if it.source_type == "checkin")
-        listing.highlighted = next(i for i, o in enumerate(listing._options)
-                                   if o.id == f"i{other}")
-        await pilot.press("enter")
+        await enter_on(other)
         await wait_for(pilot, lambda: isinstance(app.screen, FileViewerScreen),
                        what="the file viewer")
         assert app.screen.chunk["id"] == tl.items[other].id

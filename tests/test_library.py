@@ -403,14 +403,15 @@ NOW = datetime(2026, 4, 10, 12, 0, tzinfo=UTC)
 def test_timeline_on_this_day_and_activity_read_the_index(library):
     line = library.timeline("2026-03-01..2026-04-05", limit=5)
     assert [d.date for d in line.days] == ["2026-03-01", "2026-04-02"]
-    assert line.counts == {"slack": 12, "note": 4} and line.total == 16 and line.shown == 5
+    # slack in messages (107 on 1 March, two logs), notes in entries: 2 + 4 items listed
+    assert line.counts == {"slack": 107, "note": 4} and line.total == 111 and line.shown == 5
     assert line.phrase == "2026-03-01..2026-04-05"
     assert library.timeline("last month", ["note"], now=NOW).total == 0  # March: slack only
-    assert library.timeline("last month", now=NOW).counts == {"slack": 12}
+    assert library.timeline("last month", now=NOW).counts == {"slack": 107}
     with library.snapshot() as snap:
-        assert snap.activity(2026).days == {"2026-03-01": 12, "2026-04-02": 4}
+        assert snap.activity(2026).days == {"2026-03-01": 107, "2026-04-02": 4}
         assert snap.activity(2026, "note").total == 4
-    assert library.on_this_day(datetime(2027, 3, 1, tzinfo=UTC)).total == 12
+    assert library.on_this_day(datetime(2027, 3, 1, tzinfo=UTC)).total == 107
     with pytest.raises(TimelineError) as err:
         library.timeline("whenever")
     assert "\n" not in str(err.value) and "not a date" in str(err.value)

@@ -11,7 +11,7 @@ import pytest
 from engine.config import load_config
 from engine.demo import generate_demo_root
 from engine.indexer import reindex
-from engine.library import Library
+from engine.library import Library, unit_of
 from tests.test_mcp import CONTENT_KEYS, field, split_page, start
 
 pytest.importorskip("mcp")
@@ -46,22 +46,53 @@ def test_timeline_a_day_in_rows_of_the_search_format(demo):
     text = client.ok("timeline", {"when": "2026-11-30"})
     header, rows, _ = split_page(text)
     assert header[0] == 'time: 2026-11-30..2026-11-30 (from "2026-11-30")'
-    assert header[1] == f"total: {expected.total} chunks in 1 days"
-    assert header[2] == "counts: " + ", ".join(f"{t} {n}" for t, n in expected.counts.items())
+    assert expected.messages and expected.entries
+    assert header[1] == (f"total: {expected.total} ({units(expected.messages, 'message')}, "
+                         f"{units(expected.entries, 'entry')}) in 1 day")
+    assert header[2] == "counts: " + ", ".join(f"{t} {units(n, unit_of(t))}"
+                                               for t, n in expected.counts.items())
     assert header[4].startswith("day: 2026-11-30 (Mon) ")
-    assert len(rows) == expected.shown == expected.total
+    items = [it for d in expected.days for g in d.groups for it in g.items]
+    assert len(rows) == expected.shown == len(items) and not expected.truncated
     for obj, server in rows:
-        assert set(obj) == CONTENT_KEYS and obj["preview_kind"] == "head"
+        assert set(obj) == CONTENT_KEYS and obj["preview_kind"] in ("head", "messages")
         assert field(server, "date") == "2026-11-30" and field(server, "type")
     ids = {json.loads(field(s, "id")) for _, s in rows}
-    assert ids == {it.id for d in expected.days for g in d.groups for it in g.items}
+    assert ids == {it.id for it in items}
+    # a conversation's day: its messages as the preview, and how many it holds
+    chat = next((obj, server) for obj, server in rows if obj["preview_kind"] == "messages")
+    item = next(it for it in items if it.id == json.loads(field(chat[1], "id")))
+    assert chat[0]["preview"].split("\n")[0] == (
+        f"{item.messages[0].time[11:16]} {item.messages[0].sender}: {item.messages[0].text}")
+    assert field(chat[1], "messages").split(" ")[0] == str(item.message_count)
+
+
+def units(n: int, unit: str) -> str:
+    return f"{n} {unit if n == 1 else ('entries' if unit == 'entry' else unit + 's')}"
+
+
+def test_timeline_a_year_folds_its_counts_and_keeps_the_limit(demo):
+    root, client = demo
+    expected = Library(load_config(root)).timeline("2026", limit=1)
+    text = client.ok("timeline", {"when": "2026", "limit": 1})
+    header, rows, _ = split_page(text)
+    assert len(text) <= 12_000 and "dropped" not in text
+    assert len(rows) == 1 and header[3].startswith("shown: 1 rows (the first 1")
+    by = next(line for line in header if line.startswith("counts_by: "))
+    unit = by.split()[1]
+    assert unit in ("week", "month")
+    assert next(line for line in header if line.startswith("busiest: "))
+    folded = [line for line in header if line.startswith(f"{unit}: ")]
+    # the folded lines add up to the header's total
+    assert sum(int(line.split(": ")[1].split()[-1]) for line in folded) == expected.total
 
 
 def test_timeline_phrases_limits_and_refusals(demo):
     _, client = demo
     text = client.ok("timeline", {"when": "2026-11", "source_types": ["garmin"], "limit": 3})
     header, rows, _ = split_page(text)
-    assert header[2] == "counts: garmin 30" and header[3].startswith("shown: 3 (first 3")
+    assert header[2] == "counts: garmin 30 entries"
+    assert header[3].startswith("shown: 3 rows (the first 3")
     assert len(rows) == 3
     on_day = client.ok("timeline", {"when": "on this day", "limit": 5})
     assert on_day.startswith("time: on this day ")
@@ -76,8 +107,7 @@ def test_neighborhood_messages_around_a_chat_hit(demo):
     root, client = demo
     library = Library(load_config(root))
     window = next(it for d in library.timeline("2026-11-30").days for g in d.groups
-                  for it in g.items if g.source_type == "slack"
-                  and it.metadata.get("message_count", 0) >= 3)
+                  for it in g.items if g.source_type == "slack" and it.message_count >= 3)
     text = client.ok("get_neighborhood", {"id": window.id, "messages": True, "before": 4,
                                           "after": 4})
     lines = text.split("\n")
@@ -86,7 +116,7 @@ def test_neighborhood_messages_around_a_chat_hit(demo):
     messages = [json.loads(line) for line in lines if line.startswith("{")]
     assert set(messages[0]) == {"role", "position", "sender", "time", "text"}
     hits = [m for m in messages if m["role"] == "hit"]
-    assert len(hits) == window.metadata["message_count"]
+    assert len(hits) == library.chunk(window.id).metadata["message_count"]
     assert sum(m["role"] == "context" for m in messages) <= 8
     note = next(it for d in library.timeline("2026-11").days for g in d.groups
                 for it in g.items if g.source_type == "note")

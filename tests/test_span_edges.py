@@ -56,12 +56,16 @@ def test_a_span_listed_on_both_ends_keeps_the_limit_and_the_counts_coherent(root
         one = timeline(conn, "2024-12-31..2025-01-02", now=NOW, limit=1)
     finally:
         conn.close()
+    # the window's messages, each on its own day: two on New Year's Eve, one on 2 January
     assert listed(both) == [("2024-12-31", NEW_YEAR), ("2025-01-02", NEW_YEAR)]
-    assert both.total == sum(d.count for d in both.days) == both.shown == 2
+    assert both.total == sum(d.count for d in both.days) == 3 and both.shown == 2
+    assert [[m.time for m in i.messages] for d in both.days for g in d.groups
+            for i in g.items] == [["2024-12-31 22:00", "2024-12-31 23:50"],
+                                  ["2025-01-02 10:00"]]
     assert not both.truncated
     # the limit stops after one item; the later day keeps its count, without items
     assert listed(one) == [("2024-12-31", NEW_YEAR)] and one.shown == 1 and one.truncated
-    assert [d.count for d in one.days] == [1, 1]
+    assert [d.count for d in one.days] == [2, 1]
 
 
 def test_the_timeline_rows_render_a_span_on_both_ends(root):
@@ -73,8 +77,11 @@ def test_the_timeline_rows_render_a_span_on_both_ends(root):
     finally:
         conn.close()
     options, items = timeline_options(tl, 100)
-    assert [o.id for o in options if o.id] == ["i0", "i1"]
-    assert [(it.id, clock(it)) for it in items] == [(NEW_YEAR, "22:00"), (NEW_YEAR, "10:00")]
+    # each day: the conversation's line, then a line per message
+    assert [o.id for o in options if o.id] == ["i0", "i1", "i2", "i3", "i4"]
+    assert [(it.id, clock(it)) for it in items] == [
+        (NEW_YEAR, "22:00"), (NEW_YEAR, "22:00"), (NEW_YEAR, "23:50"),
+        (NEW_YEAR, "10:00"), (NEW_YEAR, "10:00")]
 
 
 def spans_of(db_path) -> tuple[dict, str | None, set]:
@@ -206,9 +213,9 @@ def test_the_activity_calendar_counts_a_span_on_the_days_the_timeline_lists_it(r
         totals = [activity(conn, year).total for year in (2024, 2025)]
     finally:
         conn.close()
-    assert cells == listed_days == {"2024-12-31": 1, "2025-01-02": 1}
-    assert telegram.days == {"2024-12-31": 1}
-    assert totals == [1, 1]  # one chunk, with a day in each year
+    assert cells == listed_days == {"2024-12-31": 2, "2025-01-02": 1}
+    assert telegram.days == {"2024-12-31": 2}
+    assert totals == [2, 1]  # each message on the day it was sent
 
 
 ON_JAN_5 = [  # id, first_date, content_date: "on this day" on 5 January 2026

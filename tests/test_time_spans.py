@@ -119,8 +119,10 @@ def test_the_timeline_lists_the_window_on_its_first_day_and_on_its_last(root):
                 for group in day.groups if group.source_type == "telegram"
                 for item in group.items]
     assert (("2026-03-14", WINDOW, "18:00") in chat_items(first)
-            and ("2026-03-20", WINDOW, "09:09") in chat_items(last))
-    assert [g.count for d in first.days for g in d.groups if g.source_type == "telegram"] == [2]
+            and ("2026-03-20", WINDOW, "09:06") in chat_items(last))
+    # in messages: six of the window and one of same-day.jsonl, then the window's other four
+    assert [g.count for d in first.days for g in d.groups if g.source_type == "telegram"] == [7]
+    assert [g.count for d in last.days for g in d.groups if g.source_type == "telegram"] == [4]
     assert chat_items(between) == []  # no message was sent in between
 
 

@@ -62,14 +62,22 @@ def test_a_day_groups_every_source_with_counts(life):
     assert [d.date for d in tl.days] == ["2026-03-14"]
     day = tl.days[0]
     # the journal and the Garmin day first, then the conversation (engine.dates.timeline.TYPE_ORDER)
-    assert day.counts == {"journal": 1, "garmin": 1, "slack": 2}
+    # a chat log counts its messages (12, over two windows), every other type its entries
+    assert day.counts == {"journal": 1, "garmin": 1, "slack": 12}
+    assert [g.unit for g in day.groups] == ["entry", "entry", "message"]
     assert [g.source_type for g in day.groups] == ["journal", "garmin", "slack"]
-    assert tl.total == 4 and tl.shown == 4 and not tl.truncated
-    slack = day.groups[2].items
-    assert [i.id for i in slack] == ["data/slack/general.jsonl#w0", "data/slack/general.jsonl#w1"]
-    assert slack[0].lines == (1, 10) and slack[1].lines == (11, 12)
-    assert slack[0].title == "general: 10 messages — Maya Chen, Sam Ortiz"
-    assert slack[0].head.startswith("[2026-03-14 09:00] Sam Ortiz: route import note 0")
+    assert (tl.total, tl.messages, tl.entries) == (14, 12, 2)
+    assert tl.shown == 3 and not tl.truncated
+    # the log's day is one item listing its first 8 messages; the other 4 are "more"
+    (log,) = day.groups[2].items
+    assert log.id == "data/slack/general.jsonl#w0" and log.message_count == 12
+    assert log.title == "general: 12 messages — Sam Ortiz, Maya Chen"
+    assert [m.text for m in log.messages] == [f"route import note {m}" for m in range(8)]
+    assert log.more == 4 and log.timestamp == "2026-03-14T09:00"
+    assert log.messages[1] == ("2026-03-14 09:01", "Maya Chen", "route import note 1",
+                               "data/slack/general.jsonl#w0")
+    whole = timeline(life, "2026-03-14", now=NOW, fold=20).days[0].groups[2].items[0]
+    assert [m.chunk_id[-2:] for m in whole.messages] == ["w0"] * 10 + ["w1"] * 2
     assert day.groups[0].items[0].title == "Long ride"
 
 
@@ -78,7 +86,7 @@ def test_a_phrase_range_and_type_filter(life):
     assert tl.range == TimeRange(date(2026, 3, 9), date(2026, 3, 15))
     assert tl.phrase == "last week"
     assert [d.date for d in tl.days] == ["2026-03-14", "2026-03-15"]
-    assert tl.counts == {"journal": 2, "garmin": 1, "slack": 2}
+    assert tl.counts == {"journal": 2, "garmin": 1, "slack": 12}
     mail = timeline(life, "2026-03-01..2026-03-31", types=["email_catalog"])
     assert [(d.date, d.count) for d in mail.days] == [("2026-03-16", 1)]
     assert mail.days[0].groups[0].items[0].title == "Climbing trip logistics"
@@ -86,9 +94,10 @@ def test_a_phrase_range_and_type_filter(life):
 
 def test_limit_keeps_counts_whole(life):
     tl = timeline(life, "March 2026", now=NOW, limit=3)
-    assert tl.total == 6 and tl.shown == 3 and tl.truncated
-    assert [d.count for d in tl.days] == [4, 1, 1]  # counts for every day, items only to 3
+    assert tl.total == 16 and tl.shown == 3 and tl.truncated
+    assert [d.count for d in tl.days] == [14, 1, 1]  # counts for every day, items only to 3
     assert sum(len(g.items) for d in tl.days for g in d.groups) == 3
+    assert not timeline(life, "March 2026", now=NOW, limit=5).truncated
     newest = timeline(life, "March 2026", now=NOW, limit=1, newest_first=True)
     assert newest.days[0].date == "2026-03-16" and newest.shown == 1
 
@@ -103,8 +112,8 @@ def test_on_this_day_is_earlier_years_newest_first(life):
 
 def test_activity_counts_per_day(life):
     act = activity(life, 2026)
-    assert act.days == {"2026-03-14": 4, "2026-03-15": 1, "2026-03-16": 1}
-    assert (act.total, act.max) == (6, 4)
+    assert act.days == {"2026-03-14": 14, "2026-03-15": 1, "2026-03-16": 1}
+    assert (act.total, act.max, act.messages, act.entries) == (16, 14, 12, 4)
     assert act.level("2026-03-14") == 4 and act.level("2026-03-15") == 1
     assert act.level("2026-01-01") == 0
     assert activity(life, 2026, "garmin").days == {"2026-03-14": 1}

@@ -63,6 +63,9 @@ _CLASSES: tuple[type[BaseExtractor], ...] = (
 )
 
 EXTRACTORS: dict[str, type[BaseExtractor]] = {cls.source_type: cls for cls in _CLASSES}
+# chat logs: windows of messages, counted and listed by message (engine/dates/message_days.py)
+CHAT_TYPES: tuple[str, ...] = tuple(t for t, cls in EXTRACTORS.items()
+                                    if issubclass(cls, MessagingExtractor))
 
 
 def get_extractor(source_type: str) -> BaseExtractor:
@@ -77,6 +80,7 @@ def get_extractor(source_type: str) -> BaseExtractor:
 
 
 __all__ = [
+    "CHAT_TYPES",
     "EXTRACTORS",
     "BaseExtractor",
     "BoardSummaryExtractor",

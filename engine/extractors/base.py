@@ -12,11 +12,21 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class ExtractError(Exception):
     """The whole file could not be parsed; the indexer records it and moves on."""
+
+
+class MessageMark(NamedTuple):
+    """Where one message of a chat window sits in its content (engine/dates/message_days.py)."""
+
+    day: str  # "YYYY-MM-DD", the day it was sent (wall clock as written)
+    start: int  # where its "[YYYY-MM-DD HH:MM] sender: " line starts
+    text_at: int  # where its text starts
+    end: int  # where its text ends (a text may hold line breaks)
+    minute: str  # "HH:MM", as the content shows it
 
 
 @dataclass
@@ -31,6 +41,9 @@ class Chunk:
     # the date the content starts on when it spans days before content_date (a chat window
     # over two sessions), else None: date filters match a chunk by its whole span
     first_date: str | None = None
+    # a chat window: where each message sits in ``content`` and its day; derived from the
+    # content, so no part of the hash
+    message_marks: tuple[MessageMark, ...] | None = None
 
     def __post_init__(self) -> None:
         if not self.content_hash:

@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .base import BaseExtractor, Chunk, Problems
+from .base import BaseExtractor, Chunk, MessageMark, Problems
 from .common import (
     ELEMENT_ERRORS,
     clean_text,
@@ -137,7 +137,14 @@ class MessagingExtractor(BaseExtractor):
 
     def _window_chunk(self, source_file: str, channel: str, index: int,
                       msgs: list[Message]) -> Chunk:
-        content = "\n".join(f"[{fmt_minute(m.dt)}] {m.sender}: {m.text}" for m in msgs)
+        lines, marks, at = [], [], 0
+        for m in msgs:
+            head = clean_text(f"[{fmt_minute(m.dt)}] {m.sender}: ")
+            lines.append(head + clean_text(m.text))
+            marks.append(MessageMark(m.dt.date().isoformat(), at, at + len(head),
+                                     at + len(lines[-1]), head[12:17]))
+            at += len(lines[-1]) + 1
+        content = "\n".join(lines)
         first, last = msgs[0], msgs[-1]
         metadata: dict[str, Any] = {
             "channel": channel,
@@ -152,8 +159,10 @@ class MessagingExtractor(BaseExtractor):
         threads = sorted({m.thread for m in msgs if m.thread})
         if threads:
             metadata["threads"] = threads
-        return make_chunk(f"{source_file}#w{index}", source_file, self.source_type, content,
-                          metadata, last.dt.date().isoformat(), first.dt.date().isoformat())
+        chunk = make_chunk(f"{source_file}#w{index}", source_file, self.source_type, content,
+                           metadata, last.dt.date().isoformat(), first.dt.date().isoformat())
+        chunk.message_marks = tuple(marks) if chunk.content == content else None
+        return chunk
 
 
 class SlackExtractor(MessagingExtractor):

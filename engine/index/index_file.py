@@ -20,9 +20,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.config import Config
+from engine.dates.message_days import store as store_message_days
 from engine.dates.spans import record_spans, span_days
 from engine.extractors import Chunk, Problems, get_extractor
-from engine.extractors.messaging import ResumePoint
+from engine.extractors.messaging import MessagingExtractor, ResumePoint
 from engine.extractors.reading import open_regular
 from engine.index.embed_stage import EmbedStage, blob, reopen_backfill
 from engine.index.run_report import FileError, IndexStats
@@ -77,10 +78,26 @@ def _write_batch(conn: Connection, batch: list[tuple[Chunk, bool]], embed: Embed
     reopen_backfill(conn, embed, [(c.id, e) for (c, _), e in zip(batch, got, strict=True)])
     messages = {c.id: e.messages for (c, _), e in zip(batch, got, strict=True)
                 if e.messages is not None}
-    if messages:  # keyed by the rowids the insert just gave
-        rowids = conn.execute("SELECT id, rowid FROM chunks WHERE rowid > ?", (before,))
+    marked = {c.id: c for c, _ in batch if c.message_marks}
+    if messages or marked:  # keyed by the rowids the insert just gave
+        rowids = conn.execute("SELECT id, rowid FROM chunks WHERE rowid > ?",
+                              (before,)).fetchall()
         store_messages(conn, [(rowid, messages[cid]) for cid, rowid in rowids
                               if cid in messages])
+        store_message_days(conn, [(rowid, cid, marked[cid].source_type, marked[cid].message_marks)
+                                  for cid, rowid in rowids if cid in marked])
+
+
+def _existing(conn: Connection, rel: str, chat: bool) -> dict[str, str]:
+    """The file's chunk ids and hashes. A chat window without its message rows (one an older
+    index could not read back, engine/dates/message_days.py) has no hash: it is written again."""
+    if not chat:
+        return dict(conn.execute(
+            "SELECT id, content_hash FROM chunks WHERE source_file = ?", (rel,)).fetchall())
+    return dict(conn.execute(
+        "SELECT id, CASE WHEN EXISTS (SELECT 1 FROM message_days WHERE chunk_rowid = "
+        "chunks.rowid) THEN content_hash ELSE '' END FROM chunks WHERE source_file = ?",
+        (rel,)).fetchall())
 
 
 def _delete_ids(conn: Connection, ids: Iterable[str]) -> int:
@@ -155,8 +172,7 @@ def _index_once(conn: Connection, f: SourceFile, embed: EmbedStage, config: Conf
     extractor = get_extractor(f.source_type)
     problems = Problems()
     resume = None if full else _resume_point(conn, f, extractor)
-    existing = dict(conn.execute(
-        "SELECT id, content_hash FROM chunks WHERE source_file = ?", (f.rel,)).fetchall())
+    existing = _existing(conn, f.rel, chat=isinstance(extractor, MessagingExtractor))
     written = unchanged = 0
     if resume is not None:  # the windows before the resume point are proven unchanged
         tail = {cid: h for cid, h in existing.items()

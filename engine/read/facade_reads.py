@@ -34,7 +34,7 @@ class TimeReads:
     def timeline(self, when: TimeRange | date | str, types: Sequence[str] | None = None,
                  limit: int = 200, *, now: datetime | date | None = None,
                  newest_first: bool = False) -> tl.Timeline:
-        """Every chunk dated in ``when`` (a range, a date, or text: "2026-03-14",
+        """Every message and entry dated in ``when`` (a range, a date, or text: "2026-03-14",
         "2026-03-01..2026-03-15", "March", "last week"), by day then source, with counts."""
         with self._index() as conn:
             return tl.timeline(conn, when, now=now, types=types, limit=limit,
@@ -48,7 +48,8 @@ class TimeReads:
             return tl.on_this_day(conn, now=now, month_day=month_day, types=types, limit=limit)
 
     def activity(self, year: int, source_type: str | None = None) -> tl.Activity:
-        """Chunks per day of ``year`` (all source types, or one): a calendar's cells."""
+        """Messages and entries per day of ``year`` (all source types, or one): a calendar's
+        cells."""
         with self._index() as conn:
             return tl.activity(conn, year, source_type)
 

@@ -13,7 +13,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 
 from engine.dates import period, shift
-from engine.library import CONVERSATION_TYPES
+from engine.display import in_units, units_text
+from engine.library import CONVERSATION_TYPES, unit_of
 
 from .. import keys
 from ..widgets.calendar import ActivityCalendar
@@ -119,13 +120,14 @@ class TimelineScreen(Screen[None]):
     def _title(self, timeline) -> Content:
         what = {"on_this_day": "on this day", "phrase": f'"{self.phrase}"'}.get(
             self.unit, self.unit)
-        counts = " · ".join(f"{t} {n:,}" for t, n in list(timeline.counts.items())[:8])
+        counts = " · ".join(f"{t} {in_units(n, unit_of(t))}"
+                            for t, n in list(timeline.counts.items())[:8])
         more = " · …" if len(timeline.counts) > 8 else ""
         cut = (f"  ·  first {timeline.shown:,} listed" if timeline.truncated else "")
         return Content.assemble(
             (" timeline ", "bold reverse $accent"), " ",
             (timeline.range.label(), "bold $text-primary"), ("  ·  ", "dim"), safe(what),
-            ("  ·  ", "dim"), (f"{timeline.total:,} chunks", "bold"),
+            ("  ·  ", "dim"), (units_text(timeline.messages, timeline.entries), "bold"),
             (f"  ·  {counts}{more}" if counts else "", "dim"), (cut, "$text-warning"))
 
     # -- moving --------------------------------------------------------------------------

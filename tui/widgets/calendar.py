@@ -1,5 +1,6 @@
 """The activity calendar: a year of days (a column per week, Monday on top) shaded by how many
-chunks each day holds (``engine.dates.timeline.Activity.level``), the timeline's range marked."""
+messages and entries each day holds (``engine.dates.timeline.Activity.level``), the timeline's
+range marked."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from datetime import date, timedelta
 
 from textual.content import Content
 from textual.widget import Widget
+
+from engine.display import units_text
 
 from ..widgets.text import plain
 
@@ -54,9 +57,9 @@ def calendar_content(activity, marked: tuple[date, date] | None, width: int,
             glyph = "◆" if inside else "■"
             parts.append((glyph.ljust(cell), style + (" bold" if inside else "")))
         rows.append(Content.assemble(*parts))
-    busiest = f"busiest day {activity.max:,}" if activity.max else "no dated chunks"
-    legend = [(f"{' ' * LABEL}{plain(title)} {activity.year}: {activity.total:,} chunks · "
-               f"{busiest} · less ", "dim")]
+    busiest = f"busiest day {activity.max:,}" if activity.max else "nothing dated"
+    legend = [(f"{' ' * LABEL}{plain(title)} {activity.year}: "
+               f"{units_text(activity.messages, activity.entries)} · {busiest} · less ", "dim")]
     legend += [("■", s) for s in SHADES]
     legend += [(" more  ·  ◆ the range shown", "dim")]
     rows.append(Content.assemble(*legend))

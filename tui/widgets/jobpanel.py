@@ -55,7 +55,8 @@ class JobPanel(Vertical):
             done, total = p.files_done, p.files_total
             what = f"files {human_count(done)}/{human_count(total)}"
         elif p.phase == "migrate":
-            done, total, what = 0, 0, "upgrading the index to this version (once)…"
+            done, total = p.pending_done, p.pending_total
+            what = "upgrading the index to this version (once)…"
         else:
             done, total, what = 0, 0, "scanning the data root…"
         if total:

@@ -1,11 +1,16 @@
-"""The timeline's rows: a day line, a line per source type with its count, then its items."""
+"""The timeline's rows: a day line, a line per source type with its count in messages or
+entries, then its items (a conversation's day lists its messages under its title)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 from textual.content import Content
 from textual.widgets.option_list import Option
+
+from engine.display import in_units, units_text
+from engine.library import split_units
 
 from .badges import type_badge
 from .text import one_line, plain
@@ -41,24 +46,43 @@ def timeline_options(timeline, width: int = 116) -> tuple[list[Option], list]:
                                              "> or go to a date with /", "dim"), disabled=True))
         return options, items
     for day in timeline.days:
+        messages, entries = split_units(day.counts)
         options.append(Option(Content.assemble(
             (f"{day.date} {weekday(day.date)}", "bold $text-accent"),
-            (f"  {day.count:,} chunk{'s' if day.count != 1 else ''}", "dim")), disabled=True))
+            (f"  {units_text(messages, entries)}", "dim")), disabled=True))
         for group in day.groups:
             options.append(Option(Content.assemble(
-                "  ", type_badge(group.source_type), (f" {group.count:,}", "bold")),
-                disabled=True))
+                "  ", type_badge(group.source_type),
+                (f" {in_units(group.count, group.unit)}", "bold")), disabled=True))
             for item in group.items:
-                name = _fit(item.source_file.rsplit("/", 1)[-1], 30)
-                room = max(width - 10 - 2 - len(name) - 1, 12)
-                options.append(Option(Content.assemble(
-                    (f"    {clock(item):5} ", "dim"),
-                    Content.styled(_fit(item.title, room), "", strip_control_codes=False),
-                    (f"  {name}", "dim")), id=f"i{len(items)}"))
-                items.append(item)
-            hidden = group.count - len(group.items)
+                options += _item_options(item, items, width)
+            hidden = group.count - sum(i.message_count or 1 for i in group.items)
             if hidden > 0:
                 options.append(Option(Content.styled(
-                    f"    … {hidden:,} more {group.source_type} (a shorter range or s shows "
+                    f"    … {in_units(hidden, group.unit)} more (a shorter range or s shows "
                     "them)", "dim"), disabled=True))
     return options, items
+
+
+def _item_options(item, items: list, width: int) -> list[Option]:
+    """An entry: one line. A conversation's day: its title line, then a line per message
+    listed (each opens the conversation at its window), then "N more"."""
+    name = _fit(item.source_file.rsplit("/", 1)[-1], 30)
+    room = max(width - 10 - 2 - len(name) - 1, 12)
+    out = [Option(Content.assemble(
+        (f"    {clock(item):5} ", "dim"),
+        Content.styled(_fit(item.title, room), "", strip_control_codes=False),
+        (f"  {name}", "dim")), id=f"i{len(items)}")]
+    items.append(item)
+    for m in item.messages:
+        sender = _fit(m.sender, 24)
+        out.append(Option(Content.assemble(
+            (f"      {m.time[11:16]} ", "dim"), (sender, "bold"), ": ",
+            Content.styled(_fit(m.text, max(width - 14 - len(sender), 12)), "",
+                           strip_control_codes=False)), id=f"i{len(items)}"))
+        items.append(replace(item, id=m.chunk_id, timestamp=m.time.replace(" ", "T")))
+    if item.more:
+        out.append(Option(Content.styled(
+            f"      … {item.more:,} more message{'s' if item.more != 1 else ''} (enter opens "
+            "the conversation)", "dim"), disabled=True))
+    return out
