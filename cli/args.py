@@ -92,14 +92,19 @@ def check_search_args(args, routes) -> None:
                          "\"dinner with maya\"`")
     if args.since and args.until and args.since > args.until:
         raise UsageError(f"--since {args.since} is after --until {args.until}: nothing can match")
-    import difflib
+    args.source = source_types_arg(args.source, routes)
 
-    known = sorted({source_type for _, source_type in routes})
-    for name in args.source or ():
-        if name not in known:
-            close = difflib.get_close_matches(name, known, n=1)
-            hint = f"did you mean {close[0]}?" if close else f"known types: {', '.join(known)}"
-            raise UsageError(f"unknown source type {one_line(name)!r}: {hint}")
+
+def source_types_arg(names: list[str] | None, routes) -> list[str] | None:
+    """``--source`` values as the source types they name: an id, a label or an unambiguous
+    prefix (engine.display.resolve_source_type); a name that is none stops with one line."""
+    from engine.display import UnknownSourceType, resolve_source_type
+
+    known = {source_type for _, source_type in routes}
+    try:
+        return [resolve_source_type(name, known) for name in names] if names else names
+    except UnknownSourceType as exc:
+        raise UsageError(str(exc)) from None
 
 
 class VersionAction(argparse.Action):

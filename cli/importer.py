@@ -26,13 +26,19 @@ def _progress_bar(args):
 def cmd_import(args) -> int:
     from engine.config import resolve_root
     from engine.display import json_dumps, one_line, plain
-    from engine.importers import IMPORTERS, ImportFailed, run_import
+    from engine.importers import (
+        IMPORTERS,
+        DemoRootRefused,
+        ImportFailed,
+        demo_root_refused,
+        run_import,
+    )
 
     root, is_demo = resolve_root(args.root)
-    # bad input is exit 2, as for every command (README "Command line")
-    if is_demo and not args.root:
-        raise UsageError("say where to import into: --root DIR or $MEMLENS_ROOT "
-                         "(the demo root is generated, not imported into)")
+    # bad input is exit 2, as for every command (README "Command line"); the demo root, the
+    # default one too (before `memlens demo` made it), is never imported into
+    if is_demo:
+        raise UsageError(str(demo_root_refused(root)))
     if args.kind not in IMPORTERS:
         raise UsageError(f"unknown kind {one_line(args.kind)!r}: use one of "
                          f"{', '.join(sorted(IMPORTERS))}")
@@ -47,6 +53,8 @@ def cmd_import(args) -> int:
         else:
             report = run_import(args.kind, Path(args.path), root, people=args.people,
                                 dry_run=args.dry_run)
+    except DemoRootRefused as exc:  # bad input: exit 2, as for every command
+        raise UsageError(str(exc)) from exc
     except ImportFailed as exc:
         raise CliError(str(exc)) from exc
     if args.json:

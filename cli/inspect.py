@@ -12,7 +12,7 @@ NOT_READ_SHOWN = 50  # files the last reindex did not read, listed by `memlens s
 
 
 def cmd_stats(args) -> int:
-    from engine.display import human_bytes, json_dumps, one_line, plural
+    from engine.display import human_bytes, json_dumps, one_line, plural, type_label
     from engine.library import Library
 
     st = Library(load_root_config(args)).statistics()
@@ -32,10 +32,10 @@ def cmd_stats(args) -> int:
               f"({human_bytes(b.dead_bytes)}), fill {b.slot_fill:.0%}"
               + ("  -> run `memlens maintenance`" if b.suggest_maintenance else ""))
     print(f"reindexed  {st.last_reindex_at or 'never'}")
-    width = max((len(t) for t in st.per_type), default=0)
+    width = max((len(type_label(t)) for t in st.per_type), default=0)
     top = max(st.per_type.values(), default=1)
     for source_type, count in st.per_type.items():
-        print(f"  {one_line(source_type):{width}} {count:8}  "
+        print(f"  {type_label(source_type):{width}} {count:8}  "
               f"{'#' * max(1, round(30 * count / top))}")
     for e in st.files_with_errors:
         print(f"error: {one_line(e['source_file'])}: {one_line(e['error'])}")
@@ -47,7 +47,7 @@ def cmd_stats(args) -> int:
 
 
 def cmd_discover(args) -> int:
-    from engine.display import one_line, plural
+    from engine.display import one_line, plural, type_label
     from engine.library import Library
 
     config = load_root_config(args)
@@ -55,19 +55,20 @@ def cmd_discover(args) -> int:
     if args.files:
         routed = library.discover()
         for f in routed:
-            print(f"{one_line(f.source_type):15} {one_line(f.rel)}")
+            print(f"{type_label(f.source_type):15} {one_line(f.rel)}")
         print(f"{plural(len(routed), 'file')} routed")
         return 0
     if not args.pending:
         routed = library.discover()
         for route in library.route_counts(routed):
-            print(f"{one_line(route.source_type):15} {route.files:6}  {one_line(route.pattern)}")
+            print(f"{type_label(route.source_type):15} {route.files:6}  "
+                  f"{one_line(route.pattern)}")
         print(f"{plural(len(routed), 'file')} routed")
         return 0
     pending = library.pending()
     todo = pending.to_index
     for f in todo:
-        print(f"{one_line(f.source_type):15} {one_line(f.rel)}")
+        print(f"{type_label(f.source_type):15} {one_line(f.rel)}")
     for rel in pending.vanished:
         print(f"{'(removed)':15} {one_line(rel)}")
     removed = (f"; {plural(len(pending.vanished), 'file')} removed since the last reindex"

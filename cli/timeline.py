@@ -11,7 +11,7 @@ import argparse
 import re
 from datetime import date
 
-from engine.display import in_units, json_dumps, one_line, plural, units_text
+from engine.display import in_units, json_dumps, one_line, plural, type_label, units_text
 
 from .errors import UsageError
 
@@ -28,10 +28,11 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 def cmd_timeline(args) -> int:
     from engine.library import Library, TimelineError
 
-    from .args import load_root_config
+    from .args import load_root_config, source_types_arg
     from .search import _output_width
 
     config = load_root_config(args)
+    args.source = source_types_arg(args.source, config.routes)
     library = Library(config)
     when = " ".join(args.when).strip() or date.today().isoformat()
     try:
@@ -49,10 +50,10 @@ def cmd_timeline(args) -> int:
 
 
 def type_counts(counts: dict[str, int]) -> str:
-    """``journal 101 entries, slack 850 messages``: each type in its unit."""
+    """``journal 101 entries, Slack 850 messages``: each type by its label, in its unit."""
     from engine.library import unit_of
 
-    return ", ".join(f"{one_line(t)} {in_units(n, unit_of(t))}" for t, n in counts.items())
+    return ", ".join(f"{type_label(t)} {in_units(n, unit_of(t))}" for t, n in counts.items())
 
 
 def timeline_header(timeline, when: str) -> str:
@@ -80,7 +81,7 @@ def timeline_lines(timeline, when: str, width: int) -> list[str]:
         lines.append(_fit(f"{day.date} {_weekday(day.date)}  {units_text(messages, entries)}",
                           width))
         for group in day.groups:
-            lines.append(_fit(f"  {one_line(group.source_type)} "
+            lines.append(_fit(f"  {type_label(group.source_type)} "
                               f"({in_units(group.count, group.unit)})", width))
             for item in group.items:
                 lines += _item_lines(item, width)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +131,41 @@ LABELS: dict[str, str] = {
 def type_label(source_type: str) -> str:
     """``rwgps_memory`` → ``ride memory``."""
     return LABELS.get(source_type) or one_line(str(source_type).replace("_", " "))
+
+
+class UnknownSourceType(ValueError):
+    """A source type as typed that names none, or more than one (one line, for the user)."""
+
+
+def _type_key(text: str) -> str:
+    return " ".join(str(text).replace("_", " ").casefold().split())
+
+
+def resolve_source_type(text: str, known: Iterable[str]) -> str:
+    """The source type a person means: its id (``email_catalog``), its label (``email``, any
+    case, ``_`` or space) or an unambiguous prefix of either (``board`` → ``board_summary``).
+    :class:`UnknownSourceType` says why not, with a "did you mean" when one is close."""
+    import difflib
+
+    known = sorted(set(known))
+    key = _type_key(text)
+    names = {t: {_type_key(t), _type_key(type_label(t))} for t in known}
+    exact = [t for t, forms in names.items() if key in forms]
+    if len(exact) == 1:
+        return exact[0]
+    prefixed = [t for t, forms in names.items() if key and any(f.startswith(key) for f in forms)]
+    if len(prefixed) == 1:
+        return prefixed[0]
+    shown = one_line(str(text))[:60]
+    if len(prefixed) > 1:
+        raise UnknownSourceType(f"source type {shown!r} could be "
+                                + ", ".join(f"{type_label(t)} ({t})" for t in prefixed[:6])
+                                + ": say more of it")
+    spelled = {form: t for t, forms in names.items() for form in forms}
+    close = difflib.get_close_matches(key, list(spelled), n=1, cutoff=0.6)
+    hint = (f"did you mean {type_label(spelled[close[0]])} ({spelled[close[0]]})?" if close
+            else "known: " + ", ".join(type_label(t) for t in known))
+    raise UnknownSourceType(f"unknown source type {shown!r}: {hint}")
 
 
 # -- failures ---------------------------------------------------------------------------------

@@ -142,6 +142,15 @@ def writable_root(demo_root, tmp_path) -> Path:
     return root
 
 
+@pytest.fixture
+def own_root(writable_root) -> Path:
+    """A private copy that is a user's own root, not a demo root: imports go into it."""
+    from engine.config import DEMO_MARKER
+
+    (writable_root / DEMO_MARKER).unlink()
+    return writable_root
+
+
 def make_app(root: Path, *, searcher=None, embedder=None, keys: dict | None = None,
              **kw) -> MemlensApp:
     config = load_config(root)
@@ -797,7 +806,7 @@ async def _open_import(pilot, path: Path | str, *, kind: str = "whatsapp",
 
 @aio
 async def test_import_whatsapp_progress_then_automatic_reindex_then_search(
-        writable_root, tmp_path, monkeypatch):
+        own_root, tmp_path, monkeypatch):
     import engine.importers as importers
 
     export = _whatsapp_export(tmp_path)
@@ -812,7 +821,7 @@ async def test_import_whatsapp_progress_then_automatic_reindex_then_search(
         return real_run_import(*args, progress=held, **kw)
     monkeypatch.setattr(importers, "run_import", gated_run_import)
 
-    app = make_app(writable_root)
+    app = make_app(own_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await _open_import(pilot, export)
@@ -853,7 +862,7 @@ async def test_import_whatsapp_progress_then_automatic_reindex_then_search(
                        what="the automatic reindex")
         assert "1 file indexed" in notes_text(app)
         await wait_for(pilot, lambda: not panel.display, what="the panel to close")
-        assert (writable_root / "data/telegram/whatsapp-Maya-Chen.jsonl").exists()
+        assert (own_root / "data/telegram/whatsapp-Maya-Chen.jsonl").exists()
         await search(pilot, "pelican kite")
         found = [(i, r) for i, r in enumerate(app.main.results.results)
                  if r.source_file == "data/telegram/whatsapp-Maya-Chen.jsonl"]
@@ -862,10 +871,10 @@ async def test_import_whatsapp_progress_then_automatic_reindex_then_search(
 
 
 @aio
-async def test_import_bad_path_shows_an_inline_error(writable_root, tmp_path):
+async def test_import_bad_path_shows_an_inline_error(own_root, tmp_path):
     from tui.screens.import_dialog import ImportScreen
 
-    app = make_app(writable_root)
+    app = make_app(own_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         missing = tmp_path / "no such [bold]export[/].txt"
@@ -884,10 +893,10 @@ async def test_import_bad_path_shows_an_inline_error(writable_root, tmp_path):
 
 
 @aio
-async def test_import_failure_shows_the_error_modal(writable_root, tmp_path):
+async def test_import_failure_shows_the_error_modal(own_root, tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("hello, this is not a chat\n")
-    app = make_app(writable_root)
+    app = make_app(own_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await _open_import(pilot, notes)
@@ -906,13 +915,13 @@ async def test_import_failure_shows_the_error_modal(writable_root, tmp_path):
 
 @aio
 async def test_import_dry_run_lists_problems_literally_and_does_not_reindex(
-        writable_root, tmp_path):
+        own_root, tmp_path):
     from tui.screens.import_dialog import ImportResultScreen
 
     export = _whatsapp_export(tmp_path, WHATSAPP_CHAT
                               + "40/40/2026, 21:05 - Sam: [bold red]never[/] \x1b[31mX\n"
                               + "Aug 6, 2016, 13:23 - Maya Chen: [red]odd[/]\n")
-    app = make_app(writable_root)
+    app = make_app(own_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await _open_import(pilot, export, dry_run=True)
@@ -931,7 +940,7 @@ async def test_import_dry_run_lists_problems_literally_and_does_not_reindex(
         body = app.screen.query_one("#import-problems-text")
         assert "[red]odd" in "\n".join(lines_of(body))  # what reaches the terminal
         assert app.job is None  # no reindex after a dry run
-        assert not (writable_root / "data/telegram/whatsapp-Maya-Chen.jsonl").exists()
+        assert not (own_root / "data/telegram/whatsapp-Maya-Chen.jsonl").exists()
         await pilot.press("enter")
         assert app.screen is app.main
 
@@ -967,7 +976,7 @@ async def test_stats_and_discover_screens(demo_root):
         await wait_for(pilot, lambda: app.screen.loaded)
         screen = app.screen
         chart = "\n".join(lines_of(screen.query_one("#per-type")))
-        assert "slack" in chart and "█" in chart
+        assert "Slack" in chart and "email_catalog" not in chart and "█" in chart
         months = "\n".join(lines_of(screen.query_one("#per-month")))
         assert "2026" in months
         summary = screen.query_one("#stats-summary").render().plain

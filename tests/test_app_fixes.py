@@ -7,6 +7,7 @@ import html
 import re
 
 from engine.config import load_config
+from engine.display import type_label
 from engine.searcher import Searcher
 from tests.test_app import (  # noqa: F401 - demo_root, writable_root are fixtures
     SharedEmbedder,
@@ -146,8 +147,9 @@ async def test_discover_columns_fit_on_first_load(demo_root):
         table = app.screen.query_one("#routes")
         shown = [ln for ln in lines_of(table)[1:] if ln.strip()]
         assert len(shown) >= 10
-        for line in shown:  # every visible row shows its type and pattern whole
-            assert any(t in line and p in line for p, t in app.config.routes), line
+        for line in shown:  # every visible row shows its type's label and pattern whole
+            assert any(type_label(t) in line and p in line
+                       for p, t in app.config.routes), line
 
 
 # -- rough edges: panes, esc, half pages, questions before losing work -------------------------

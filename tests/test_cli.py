@@ -43,10 +43,10 @@ def test_stats_discover_search_and_maintenance(root, capsys):
     assert code == 0 and st["per_type"] == {"slack": 12, "note": 4}
     assert st["pending_embeddings"] == 0 and st["embedder"].startswith("local:")
     code, out, _ = run(capsys, "stats", "--root", str(root))
-    assert "slack" in out and "embedder" in out
+    assert "  Slack       12" in out and "embedder" in out  # types by their labels
 
     code, out, _ = run(capsys, "discover", "--root", str(root))
-    assert code == 0 and "slack" in out and "3 files routed" in out
+    assert code == 0 and "Slack" in out and "3 files routed" in out
     (root / "notes/new.md").write_text("# New\n\nfresh")
     code, out, _ = run(capsys, "discover", "--root", str(root), "--pending")
     assert "notes/new.md" in out and "1 of 4 files needs indexing" in out

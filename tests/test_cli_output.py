@@ -92,7 +92,7 @@ def test_import_without_a_root_is_exit_2(capsys, monkeypatch, tmp_path):
     export = tmp_path / "result.json"
     export.write_text('{"name": "x", "type": "personal_chat", "messages": []}')
     code, out, err = run(capsys, "import", "telegram", str(export))
-    assert code == 2 and "--root" in err, (code, err)
+    assert code == 2 and "--root" in err and "is the demo root" in err, (code, err)
 
 
 def test_person_filters_the_search_and_the_header_says_who(root, capsys, monkeypatch):

@@ -45,8 +45,8 @@ def test_a_range_in_text_lists_days_and_groups(root, capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("2026-03-01..2026-04-30 · 107 messages · 4 entries · "
-                               "slack 107 messages, note 4 entries")
-    assert "2026-03-01 Sun  107 messages" in lines and "  slack (107 messages)" in lines
+                               "Slack 107 messages, note 4 entries")
+    assert "2026-03-01 Sun  107 messages" in lines and "  Slack (107 messages)" in lines
     assert "      09:07 Sam Rivera: message 1 about the harbor bridge project" in lines
     assert "      … 87 more messages" in lines  # 95 that day in general.jsonl, 8 listed
     assert "2026-04-02 Thu  4 entries" in lines and "  note (4 entries)" in lines

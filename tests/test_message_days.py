@@ -152,7 +152,7 @@ def test_an_append_moves_only_the_counts_it_adds(root):
     _write(root / "data/telegram/ana.jsonl",
            telegram_rows(40, START + timedelta(hours=11 * 23), 5)[:17], mode="a")
     stats = reindex(config=config, embedder=CountingEmbedder())
-    assert stats.unchanged_chunks == 2  # read from the resume point: two windows untouched
+    assert stats.chunks == 2  # read from the resume point: the last window and a new one
     check_against_files(root)
 
 
@@ -225,8 +225,8 @@ def test_the_cli_its_json_and_mcp_say_the_same_counts(root, capsys):
                                                           for d in expected.days}
     code, out, _ = run_cli(capsys, "timeline", RANGE, "--root", str(root))
     assert out.splitlines()[0].startswith(
-        f"{RANGE} · 49 messages · 4 entries · journal 4 entries, slack 14 messages, "
-        "telegram 23 messages, signal 12 messages")
+        f"{RANGE} · 49 messages · 4 entries · journal 4 entries, Slack 14 messages, "
+        "Telegram 23 messages, Signal 12 messages")
     page = timeline_text(Library(config), {"when": RANGE}, 12_000, ["slack"]).splitlines()
     assert page[1] == f"total: 53 (49 messages, 4 entries) in {len(expected.days)} days"
     assert page[2] == ("counts: journal 4 entries, slack 14 messages, telegram 23 messages, "

@@ -7,9 +7,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from engine.config import DEMO_MARKER as DEMO_MARKER  # one definition, re-exported
+
 from . import text as T
 
-DEMO_MARKER = ".memlens-demo.json"
 DEMO_FORMAT = 1
 
 #: Shares of a ``chunks=N`` root (the rest: all other source types together).

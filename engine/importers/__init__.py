@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ._util import ImportFailed
+from engine.config import is_demo_root
+
+from ._util import DemoRootRefused, ImportFailed
 from .base import Importer
 from .context import ImportContext, ProgressFn, make_context
 from .dayone import DayOneImporter
@@ -50,6 +52,13 @@ def get_importer(kind: str) -> Importer:
     return cls()
 
 
+def demo_root_refused(root: Path) -> DemoRootRefused:
+    """Why nothing is imported into the demo root: the one line every front door says."""
+    return DemoRootRefused(f"{root} is the demo root, generated and not imported into: import "
+                           "into a root of your own (memlens import KIND PATH --root DIR, or "
+                           "open the app with --root DIR)")
+
+
 def run_import(kind: str, source: Path, root: Path, *, people: bool = False,
                dry_run: bool = False, progress: ProgressFn | None = None,
                local_tz: str | None = None) -> ImportReport:
@@ -72,6 +81,8 @@ def run_import(kind: str, source: Path, root: Path, *, people: bool = False,
         raise ImportFailed(f"{source}: no such file or folder")
     if root.exists() and not root.is_dir():
         raise ImportFailed(f"{root}: the data root is not a folder")
+    if is_demo_root(root):  # `memlens demo` owns its files and may write them again
+        raise demo_root_refused(root)
     ctx, report = make_context(importer.kind, source, root, progress=progress,
                                local_tz=local_tz, dry_run=dry_run)
     try:
@@ -95,6 +106,8 @@ def run_import(kind: str, source: Path, root: Path, *, people: bool = False,
 
 __all__ = [
     "IMPORTERS",
+    "DemoRootRefused",
+    "demo_root_refused",
     "PEOPLE_FILE",
     "ImportContext",
     "ImportFailed",

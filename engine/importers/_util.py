@@ -20,6 +20,10 @@ class ImportFailed(OneLineError):
     """The input cannot be imported at all: not found, unknown kind, not that kind of export."""
 
 
+class DemoRootRefused(ImportFailed):
+    """The root is the generated demo root: nothing is imported into it, from any front door."""
+
+
 def resolve_tz(local_tz: str | None) -> tuple[tzinfo, str]:
     """(zone, its name) for ``local_tz``; None means the system zone.
 

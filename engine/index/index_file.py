@@ -173,11 +173,10 @@ def _index_once(conn: Connection, f: SourceFile, embed: EmbedStage, config: Conf
     problems = Problems()
     resume = None if full else _resume_point(conn, f, extractor)
     existing = _existing(conn, f.rel, chat=isinstance(extractor, MessagingExtractor))
-    written = unchanged = 0
+    written = 0
     if resume is not None:  # the windows before the resume point are proven unchanged
         tail = {cid: h for cid, h in existing.items()
                 if (extractor.window_of(cid) or 0) >= resume.window}
-        unchanged = len(existing) - len(tail)
         existing = tail
     seen: set[str] = set()
     indexed_at = now()
@@ -192,7 +191,6 @@ def _index_once(conn: Connection, f: SourceFile, embed: EmbedStage, config: Conf
             seen.add(chunk.id)
             old_hash = existing.get(chunk.id)
             if old_hash == chunk.content_hash:
-                unchanged += 1
                 continue
             batch.append((chunk, old_hash is not None))
             if len(batch) >= config.chunk_batch_size:
@@ -216,7 +214,6 @@ def _index_once(conn: Connection, f: SourceFile, embed: EmbedStage, config: Conf
             problems.add(f"changed during each of {READ_ATTEMPTS} reads; indexed as last read, "
                          "the next run reads it again")
     stats.chunks += written
-    stats.unchanged_chunks += unchanged
     stats.deleted_chunks += deleted
     stats.files += 1
     if problems:

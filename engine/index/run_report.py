@@ -16,7 +16,7 @@ class IndexStats:
     files: int = 0  # files (re)indexed in this run
     chunks: int = 0  # chunks written (new or changed); see pending_embeddings for unembedded
     skipped: int = 0  # files whose mtime had not moved
-    unchanged_chunks: int = 0  # in the files this run re-read (the CLI adds skipped files')
+    unchanged_chunks: int = 0  # chunks in the index this run did not write
     deleted_chunks: int = 0
     removed_files: int = 0  # files gone from disk whose chunks were removed
     embedded: int = 0  # vectors computed in this run (new chunks + pending pass)

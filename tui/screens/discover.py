@@ -9,6 +9,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from engine.display import type_label
+
 from .. import keys
 from ..messages import DiscoverLoaded
 from ..widgets.bars import display_path
@@ -56,11 +58,11 @@ class DiscoverScreen(Screen[None]):
             summary.update(safe(describe_error(message.error), "$text-error"))
             return
         _fill(self.query_one("#routes", DataTable), ("source type", "pattern", "files"),
-              [(Text(source_type), Text(one_line(pattern)),
+              [(Text(type_label(source_type)), Text(one_line(pattern)),
                 Text(f"{count:,}", style="bold" if count else "dim", justify="right"))
                for pattern, source_type, count in message.routes])
         _fill(self.query_one("#pending", DataTable), ("source type", "file"),
-              [(Text(source_type), Text(one_line(rel)))
+              [(Text(type_label(source_type)), Text(one_line(rel)))
                for source_type, rel in message.pending[:MAX_PENDING_ROWS]])
         n = len(message.pending)
         text = (f"{n:,} of {message.total:,} files need indexing — ctrl+r reindexes"

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 
 from engine.dates import period, shift
-from engine.display import in_units, units_text
+from engine.display import in_units, type_label, units_text
 from engine.library import CONVERSATION_TYPES, unit_of
 
 from .. import keys
@@ -106,7 +106,8 @@ class TimelineScreen(Screen[None]):
         self.query_one("#tl-title", Static).update(self._title(timeline))
         marked = (rng.since, rng.until) if rng.since and rng.until else None
         self.query_one(ActivityCalendar).set_data(
-            activity, marked, ", ".join(self.types) if self.types else "all sources")
+            activity, marked, ", ".join(map(type_label, self.types)) if self.types
+            else "all sources")
         items = self.query_one("#tl-items", OptionList)
         options, self.items = timeline_options(timeline, max(items.size.width - 4, 40))
         items.set_options(options)
@@ -120,7 +121,7 @@ class TimelineScreen(Screen[None]):
     def _title(self, timeline) -> Content:
         what = {"on_this_day": "on this day", "phrase": f'"{self.phrase}"'}.get(
             self.unit, self.unit)
-        counts = " · ".join(f"{t} {in_units(n, unit_of(t))}"
+        counts = " · ".join(f"{type_label(t)} {in_units(n, unit_of(t))}"
                             for t, n in list(timeline.counts.items())[:8])
         more = " · …" if len(timeline.counts) > 8 else ""
         cut = (f"  ·  first {timeline.shown:,} listed" if timeline.truncated else "")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from engine.display import type_label
+
 from .badges import type_colour
 from .text import bar, plain
 
@@ -25,10 +27,14 @@ class HBarChart(Static):
         self.data = dict(data)
         self.refresh(layout=True)
 
+    def _label(self, key: str) -> str:
+        """A source type by its label (engine.display.type_label), other keys as they are."""
+        return type_label(key) if self.colour_by_type else key
+
     def render(self) -> Content:
         if not self.data:
             return Content.styled("no data", "dim")
-        label_w = min(max(len(k) for k in self.data), 18)
+        label_w = min(max(len(self._label(k)) for k in self.data), 18)
         count_w = max(len(f"{v:,}") for v in self.data.values())
         width = max(self.content_region.width or self.size.width, 30)
         bar_w = max(width - label_w - count_w - 3, 4)
@@ -37,7 +43,7 @@ class HBarChart(Static):
         for key, value in self.data.items():
             colour = type_colour(key) if self.colour_by_type else "$text-primary"
             rows.append(Content.assemble(
-                plain(key)[:label_w].ljust(label_w), " ",
+                plain(self._label(key))[:label_w].ljust(label_w), " ",
                 (bar(value / top, bar_w), colour), " ",
                 (f"{value:,}".rjust(count_w), "bold"), strip_control_codes=False))
         return Content("\n").join(rows)
