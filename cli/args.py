@@ -163,13 +163,21 @@ def existing(root: Path) -> Path:
 
 def load_root_config(args):
     """The config of the data root the options name; the demo root only once it exists."""
-    from engine.config import load_config, resolve_root
+    from engine.config import is_demo_root, load_config, resolve_root
 
     root, is_demo = resolve_root(args.root)
-    if is_demo and not (root / ".memlens-demo.json").exists():
+    if is_demo and not is_demo_root(root):
         raise UsageError(
             f"no data root given and no demo root at {root}: pass --root, set $MEMLENS_ROOT, "
             "or run `memlens demo` to create the demo root")
     config = load_config(existing(root), args.db)
     args.db_path = config.db_path  # for the one-line description of index errors
+    if config.keys:  # the app's key map, checked by every command as the rest of the file
+        from tui.keys import remap_problems  # only for a [keys] table: it loads textual
+
+        problems = remap_problems(config.keys)
+        if problems:
+            from engine.config import CONFIG_FILENAME, ConfigError
+
+            raise ConfigError(f"{CONFIG_FILENAME}: {problems[0]}")
     return config

@@ -72,8 +72,8 @@ def add_parser(sub, common) -> None:
     p.add_argument("query", help="words, \"a phrase\", and a time phrase (\"last week\", "
                    "\"in March\", \"on this day\") that becomes the date range")
     p.add_argument("--limit", type=limit_count, default=10, help="how many results, 1-200 (default 10)")
-    p.add_argument("--source", action="append", metavar="TYPE", help="only this source type "
-                   "(repeatable)")
+    p.add_argument("--source", action="append", metavar="TYPE", help="only this source type: "
+                   "its id, label or a prefix, e.g. email (repeatable)")
     p.add_argument("--since", metavar="DATE", type=since_date,
                    help=f"content dated on or after ({DATE_HELP})")
     p.add_argument("--until", metavar="DATE", type=until_date,

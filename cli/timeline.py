@@ -149,7 +149,8 @@ def add_parser(sub, common: argparse.ArgumentParser) -> None:
                    help="2026-03-14, 2026-03-01..2026-03-15, March, last week, on this day "
                    "(default: today)")
     p.add_argument("--source", action="append", metavar="TYPE",
-                   help="only this source type (repeatable)")
+                   help="only this source type: its id, label or a prefix, e.g. email "
+                   "(repeatable)")
     p.add_argument("--limit", type=_items_count, default=200,
                    help="items listed at most: an entry, or a chat's day with its first 8 "
                    "messages (counts cover the whole range; default 200)")

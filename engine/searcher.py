@@ -26,9 +26,10 @@ from engine.dates.spans import longest_span
 from engine.dates.timephrase import SearchTime, search_time
 from engine.embedder import Embedder, get_embedder
 from engine.rank.candidates import Candidate
+from engine.retrieval.entities import PROFILE_RELATIVE_PATH
 from engine.retrieval.filters import Filters, SearchError
 from engine.retrieval.fts_query import ParsedQuery
-from engine.retrieval.people_filter import person_filter
+from engine.retrieval.people_filter import close_people, nobody_named, person_filter
 from engine.retrieval.search_arms import keyword_candidates, knn_mask
 from engine.retrieval.search_pipeline import run_query
 from engine.schema import EmbedderMismatch, has_vec_table, open_reader, stored_embedder
@@ -206,9 +207,15 @@ class Searcher:
     def _person(self, name: str | None):
         if name is None or not str(name).strip():
             return None
-        found = person_filter(self.connection(), self.config.root, str(name))
+        conn = self.connection()
+        found = person_filter(conn, self.config.root, str(name))
         if found is None:
             raise SearchError("person must be a name of at least two letters")
+        if conn is not None and nobody_named(conn, found):
+            close = close_people(str(name), self.config.root)
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            raise SearchError(f"no one is named {found.name!r}: not in the profile "
+                              f"({PROFILE_RELATIVE_PATH}) and in no indexed text{hint}")
         return found
 
 

@@ -123,3 +123,143 @@ async def test_the_app_never_imports_into_the_demo_root(writable_root, tmp_path)
         message = app.screen.query_one("#error-message").render().plain
         assert "is the demo root, generated and not imported into" in message
     assert not (writable_root / "data/telegram/whatsapp-Maya-Chen.jsonl").exists()
+
+
+# -- the preview follows the results ---------------------------------------------------------
+
+@aio
+async def test_unchecking_every_source_type_empties_the_preview_too(demo_root):
+    from tests.test_app import search
+    from tui.widgets.facets import FacetList
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ready(pilot)
+        await search(pilot, "climbing")
+        await wait_for(pilot, lambda: app.main.preview.chunk is not None, what="a preview")
+        assert app.main.preview.border_subtitle.startswith("result 1 of")
+        app.main.query_one(FacetList).focus()
+        await pilot.press("n")  # none checked
+        await wait_for(pilot, lambda: app.main.idle and not app.main.results.option_count,
+                       what="no results")
+        await pilot.pause()
+        assert app.main.preview.chunk is None and app.main.preview.border_subtitle == ""
+        assert "No source type is checked" in str(app.main.query_one("#empty").render())
+
+
+# -- enter typed with the query is not lost ----------------------------------------------------
+
+@aio
+async def test_keys_typed_after_enter_wait_for_the_answer(demo_root):
+    from engine.config import load_config
+    from engine.searcher import Searcher
+    from tests.test_app import SharedEmbedder, SpySearcher
+    from tui.screens.conversation import ConversationScreen
+    from tui.widgets.query import QueryInput
+
+    slow = SpySearcher(Searcher(load_config(demo_root), SharedEmbedder()),
+                       {"sourdough porch": 0.8})  # the answer comes after the keys
+    app = make_app(demo_root, searcher=slow)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        query = app.main.query_one(QueryInput)
+        query.focus()
+        await pilot.pause()
+        # a macro: the query, enter and c in one go, faster than the search answers
+        await pilot.press(*"sourdough porch", "enter", "c")
+        assert query.value == "sourdough porch"  # the c did not go into the box
+        await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen),
+                       what="the conversation")
+        assert query.value == "sourdough porch"
+        assert app.screen.chunk_id == app.main.results.results[0].id
+
+
+@aio
+async def test_a_pasted_line_break_is_enter_and_what_follows_it_keys(demo_root):
+    from textual import events
+
+    from tui.screens.conversation import ConversationScreen
+    from tui.widgets.query import QueryInput
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        query = app.main.query_one(QueryInput)
+        query.focus()
+        await pilot.pause()
+        query.post_message(events.Paste("sourdough porch\nc"))
+        await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen),
+                       what="the conversation")
+        assert query.value == "sourdough porch"
+
+
+# -- a person who is no one is said so -----------------------------------------------------------
+
+def test_the_cli_says_a_person_is_no_one_and_suggests_who(demo_root):
+    nobody = memlens("search", "dinner", "--person", "Nobody Atall", root=demo_root)
+    assert nobody.returncode == 2 and nobody.stdout == "" and nobody.stderr.count("\n") == 1
+    assert "no one is named 'Nobody Atall'" in nobody.stderr
+    typo = memlens("search", "dinner", "--person", "mya", root=demo_root)
+    assert typo.returncode == 2 and "did you mean Maya Chen?" in typo.stderr
+    known = memlens("search", "dinner", "--person", "maya", root=demo_root)
+    assert known.returncode == 0 and "person: Maya Chen" in known.stdout.splitlines()[0]
+    # someone outside the profile whom the chunks name still filters, by that name
+    named = memlens("search", "offsite", "--person", "Noor Vasquez", "--json", root=demo_root)
+    assert named.returncode == 0 and json.loads(named.stdout)["results"]
+
+
+def test_the_mcp_server_says_a_person_is_no_one(demo_root, tmp_path):
+    import pytest
+
+    pytest.importorskip("mcp")
+    from tests.test_mcp import start
+
+    client = start(demo_root, tmp_path, "nobody")
+    try:
+        text = client.error("hybrid_search", {"query": "dinner", "person": "Nobody Atall"})
+        assert "no one is named 'Nobody Atall'" in text and "confidence" not in text
+        assert "did you mean Maya Chen?" in client.error(
+            "keyword_search", {"query": "dinner", "person": "mya"})
+    finally:
+        client.close()
+
+
+# -- [keys] remaps are checked like the rest of memlens.toml ----------------------------------
+
+def test_every_command_stops_on_a_bad_key_remap_with_one_line(demo_root, tmp_path):
+    import shutil
+
+    root = tmp_path / "root"
+    shutil.copytree(demo_root, root, symlinks=True)
+    cases = {'menu = "notakey+zz"': "[keys] menu = 'notakey+zz' is not a key",
+             'menu = "f1"': "[keys] menu = 'f1': f1 already runs help",
+             'menuu = "f10"': "[keys] menuu is no binding id (did you mean menu?)"}
+    for line, said in cases.items():
+        (root / "memlens.toml").write_text(f"[keys]\n{line}\n")
+        for argv in (("search", "dinner"), ("stats",), ("timeline", "2026-11")):
+            got = memlens(*argv, root=root)
+            assert got.returncode == 1 and got.stdout == "", (line, argv, got.stdout)
+            assert got.stderr == f"memlens: memlens.toml: {got.stderr.split(': ', 2)[2]}"
+            assert said in got.stderr and got.stderr.count("\n") == 1, got.stderr
+    # a conflict is fine once the other binding moves away; several keys keep an alias
+    (root / "memlens.toml").write_text('[keys]\nmenu = "f1,m"\nhelp = "f12,question_mark"\n')
+    assert memlens("stats", root=root).returncode == 0
+
+
+@aio
+async def test_the_app_applies_only_the_remaps_that_are_right_and_says_the_rest(demo_root):
+    from tui.screens.help import HelpScreen
+    from tui.screens.menu import MenuScreen
+
+    app = make_app(demo_root, keys={"menu": "f1", "theme": "notakey+zz",
+                                    "timeline": "f10"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        said = notes_text(app)
+        assert "[keys] menu = 'f1': f1 already runs help" in said
+        assert "[keys] theme = 'notakey+zz' is not a key" in said
+        assert app.key_overrides == {"timeline": "f10"}
+        await pilot.press("f1")  # still help, and F2 still the menu
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+        await pilot.press("escape", "f2")
+        await wait_for(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")

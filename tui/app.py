@@ -79,10 +79,14 @@ class MemlensApp(StateMixin, JobsMixin, App[int]):
         self._init_state()  # theme, history, filters, watch (tui/state_file.py)
 
     def _apply_keymap(self) -> None:
+        """Apply the [keys] remaps that are right; say the others (the command line stops on
+        them before the app opens: this is for an app made some other way)."""
         keymap = dict(self.config.keys or {})
-        self._unknown_keys = sorted(k for k in keymap if k not in keys.ALL_IDS)
+        self._key_problems = keys.remap_problems(keymap)
+        wrong = {p.split()[1] for p in self._key_problems}  # "[keys] <id> ..."
         # what help and the menu show as the keys of each binding id
-        self.key_overrides = {k: v for k, v in keymap.items() if k in keys.ALL_IDS}
+        self.key_overrides = {k: v for k, v in keymap.items()
+                              if k in keys.ALL_IDS and k not in wrong}
         if self.key_overrides:
             self.set_keymap(self.key_overrides)
 
@@ -92,10 +96,9 @@ class MemlensApp(StateMixin, JobsMixin, App[int]):
 
     def on_mount(self) -> None:
         self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
-        if self._unknown_keys:
-            self.notify("memlens.toml [keys] names unknown binding ids: "
-                        + ", ".join(self._unknown_keys) + " (F1 lists the ids)",
-                        severity="warning", markup=False)
+        for problem in self._key_problems:
+            self.notify(f"memlens.toml: {problem}; not applied", severity="warning",
+                        markup=False)
         self._restore_state()
 
     def _warm_up(self) -> None:

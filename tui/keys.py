@@ -4,10 +4,12 @@ The ids are what a user remaps in ``memlens.toml``::
 
     [keys]
     person_filter = "ctrl+y"
-    results_down = "j,down,ctrl+n"
+    results_down = "j,down,ctrl+e"
 
 (applied with ``App.set_keymap``; the app keeps the remaps it applied, ``key_overrides``, so
-the help screen and the menu show the keys that really run). The help screen is generated from
+the help screen and the menu show the keys that really run). A remap replaces every key of its
+binding. :func:`remap_problems` checks the remaps first: every command line stops on one, the
+app says it and applies only the others. The help screen is generated from
 these lists, so it always shows every key, remapped or not. The actions' labels and help texts
 are in ``tui/actions.py``.
 """
@@ -208,3 +210,67 @@ def keys_of(binding: Binding, overrides: dict[str, str]) -> list[str]:
     """The keys that run ``binding``: the user's remap from memlens.toml, else its own."""
     raw = overrides.get(binding.id, binding.key) if binding.id else binding.key
     return [k.strip() for k in raw.split(",") if k.strip()]
+
+
+# -- remaps from memlens.toml, checked before any is applied ---------------------------------
+
+MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+# the bindings that are live together: a key of one shadows or takes the same key of another
+_ALONGSIDE_MAIN = {"Main screen", "Query box", "Result list", "Facets", "Preview"}
+
+
+def _is_key(key: str) -> bool:
+    """A key Textual can bind: modifiers, then a character or a key name (``f10``,
+    ``pagedown``, ``question_mark``)."""
+    from textual.keys import Keys, key_to_character
+
+    *mods, name = key.split("+")
+    if not name or any(m not in MODIFIERS for m in mods):
+        return False
+    return len(name) == 1 or name in {k.value for k in Keys} or key_to_character(name) is not None
+
+
+def _section_of() -> dict[str, str]:
+    return {b.id: title for title, group in SECTIONS for b in group if b.id}
+
+
+def _live_together(a: str, b: str) -> bool:
+    """Whether bindings of sections ``a`` and ``b`` can both answer one key press."""
+    return (a == b or "Everywhere" in (a, b)
+            or (a in _ALONGSIDE_MAIN and b in _ALONGSIDE_MAIN and "Main screen" in (a, b)))
+
+
+def remap_problems(remaps: dict[str, str]) -> list[str]:
+    """What is wrong with the ``[keys]`` remaps, one line each: an id that is no binding (with
+    a "did you mean"), a key that is no key, a key another binding already answers to where
+    both are live (unless that one is remapped away too)."""
+    import difflib
+
+    problems = []
+    for binding_id in remaps:
+        if binding_id not in ALL_IDS:
+            close = difflib.get_close_matches(binding_id, sorted(ALL_IDS), n=1)
+            problems.append(f"[keys] {binding_id} is no binding id"
+                            + (f" (did you mean {close[0]}?)" if close else "")
+                            + "; the help screen (F1) lists them")
+    valid = {i: v for i, v in remaps.items() if i in ALL_IDS}
+    for binding_id, value in valid.items():
+        keys = [k.strip() for k in value.split(",")]
+        bad = [k for k in keys if not _is_key(k)]
+        if bad:
+            what = f"{value!r} is" if len(keys) == 1 else f"{value!r}: {bad[0]!r} is"
+            problems.append(f"[keys] {binding_id} = {what} not a key (a character, or a name "
+                            "such as f10, ctrl+k, question_mark; several: \"f10,m\")")
+    section = _section_of()
+    for binding_id, value in valid.items():
+        mine = set(keys_of(BY_BINDING[binding_id], valid))
+        for other, binding in BY_BINDING.items():
+            if other == binding_id or not _live_together(section[binding_id], section[other]):
+                continue
+            taken = mine & set(keys_of(binding, valid))
+            if taken:
+                problems.append(f"[keys] {binding_id} = {value!r}: {sorted(taken)[0]} already "
+                                f"runs {other} ({binding.description}); remap {other} too, "
+                                "or pick another key")
+                break
+    return problems

@@ -139,6 +139,28 @@ def person_filter(conn: Connection | None, root: str | Path, name: str) -> Perso
     return resolve_person(conn, name, load_people(Path(root) / PROFILE_RELATIVE_PATH))
 
 
+def nobody_named(conn: Connection, found: PersonFilter) -> bool:
+    """Whether ``found`` is no one: not in the profile, no entity file, and no chunk names
+    them in its text or path (a filter by that name could only ever keep nothing)."""
+    if found.known or found.entity_files:
+        return False
+    query, args = found.rowids_sql()
+    return bool(conn.execute(f"SELECT NOT EXISTS ({query})", args).fetchone()[0])
+
+
+def close_people(text: str, root: str | Path, n: int = 3) -> list[str]:
+    """The profile's people whose name, first name or an alias is spelled close to ``text``
+    ("mya" → Maya Chen): the "did you mean" of a name that is no one."""
+    import difflib
+
+    spelled: dict[str, str] = {}
+    for person in load_people(Path(root) / PROFILE_RELATIVE_PATH).people:
+        for key in (person.name, person.name.split()[0], *person.aliases):
+            spelled.setdefault(normalize_key(key), person.name)
+    close = difflib.get_close_matches(normalize_key(text), list(spelled), n=n * 2, cutoff=0.6)
+    return list(dict.fromkeys(spelled[k] for k in close))[:n]
+
+
 def _entity_files(conn: Connection, keys: Iterable[str]) -> tuple[str, ...]:
     """Entity files of people whose file stem or title is one of ``keys``."""
     wanted = {normalize_key(k) for k in keys}

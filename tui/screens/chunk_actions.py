@@ -7,6 +7,7 @@ from typing import Any
 
 from ..messages import NeighbourLoaded
 from ..workers import neighbour_job
+from .answer_wait import waits_for_answer
 
 
 class ChunkActions:
@@ -25,6 +26,7 @@ class ChunkActions:
             return True if self.preview.chunk is not None else None  # shown, but disabled
         return True
 
+    @waits_for_answer
     def action_open_file(self) -> None:
         chunk = self.preview.chunk
         if chunk is None:
@@ -56,6 +58,7 @@ class ChunkActions:
         terms = list(response.terms) if response is not None else []
         self.preview.show_chunk(message.chunk, terms=terms, position=message.position)
 
+    @waits_for_answer
     def action_edit(self) -> None:
         chunk = self.preview.chunk
         if chunk is None:
@@ -82,6 +85,7 @@ class ChunkActions:
                 pass
         self.app.open_in_editor(path, line)
 
+    @waits_for_answer
     def action_copy(self) -> None:
         chunk = self.preview.chunk
         if chunk is None:

@@ -57,6 +57,10 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         self.overview: Overview | None = None
         self.mismatch: BaseException | str | None = None  # the embedder mismatch, once seen
         self._timer: Timer | None = None
+        # enter pressed before its answer came: the result keys typed since, run once the
+        # answer's first result is previewed (tui/screens/answer_wait.py)
+        self.after_enter: list[str] | None = None
+        self._run_when_previewed: list[str] = []
 
     # -- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -141,11 +145,38 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id != "query":
             return
-        self.query_one(QueryInput).remember(event.value)
+        query = self.query_one(QueryInput)
+        query.remember(event.value)
         if self._timer is not None:
             self._fire()
-        if self.results.option_count:
+        if not self.session.idle:
+            # the answer is on its way: what is typed next is meant for its results
+            self.after_enter = []
+            self.set_focus(None)
+        elif self.results.option_count:
             self.results.focus()
+        # a pasted line break was this enter: what followed it arrives as keys, after it
+        typed, query.after_enter = query.after_enter, ""
+        for char in typed:
+            self.app.simulate_key("enter" if char == "\n" else char)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        method = getattr(self, f"action_{action}", None)
+        if self.after_enter is not None and getattr(method, "waits_for_answer", False):
+            return True  # kept for the answer on its way (tui/screens/answer_wait.py)
+        return super().check_action(action, parameters)
+
+    def _answer_came(self, rows: bool) -> None:
+        """After enter: focus the results (or the box again when there are none) and run the
+        result keys typed meanwhile once the first result is in the preview."""
+        if self.after_enter is None:
+            return
+        waiting, self.after_enter = self.after_enter, None
+        if rows:
+            self._run_when_previewed = waiting
+            self.results.focus()
+        else:
+            self.query_one(QueryInput).focus()
 
     def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged) -> None:
         self.schedule_search()
@@ -196,6 +227,7 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
                 self.results.show([])
                 self._empty().no_types()
                 self._show_results_pane(False)
+                self.preview.show_nothing()  # no result: no preview of the one before
                 self._show_status()
             else:
                 self._show_idle()
@@ -230,6 +262,7 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
             self._show_results_pane(True)
         else:
             self._show_no_results()
+        self._answer_came(bool(rows))
         self._show_status()
 
     def on_search_failed(self, message: SearchFailed) -> None:
@@ -257,6 +290,8 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         else:
             self._empty().failed(describe_error(message.error))
             self._show_results_pane(False)
+        self.preview.show_nothing()
+        self._answer_came(False)
         self._show_status()
 
     def _mismatch_found(self, error: BaseException | str) -> None:
@@ -320,6 +355,9 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if event.option_list is self.results:
             self._update_preview()
+            waiting, self._run_when_previewed = self._run_when_previewed, []
+            for action in waiting:
+                getattr(self, f"action_{action}")()
             if self.results.reached_end(event.option_index):
                 self.load_more()
 

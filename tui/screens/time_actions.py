@@ -8,6 +8,8 @@ from typing import Any
 
 from engine.library import CONVERSATION_TYPES
 
+from .answer_wait import waits_for_answer
+
 
 class TimeActions:
     """Mixed into ``MainScreen`` (before ``ChunkActions``): uses its ``preview``, ``results``
@@ -23,6 +25,7 @@ class TimeActions:
             return True if self.preview.chunk is not None else None  # shown, but disabled
         return super().check_action(action, parameters)  # type: ignore[misc]
 
+    @waits_for_answer
     def action_timeline_here(self) -> None:
         chunk = self.preview.chunk
         if chunk is None:
@@ -37,6 +40,7 @@ class TimeActions:
 
         self.app.push_screen(TimelineScreen(day, "day", chunk["id"]))
 
+    @waits_for_answer
     def action_conversation(self) -> None:
         chunk = self.preview.chunk
         if chunk is None:

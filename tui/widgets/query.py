@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.widgets import Input
 
 from .. import keys
@@ -19,6 +20,19 @@ class QueryInput(Input):
         self.history: list[str] = []
         self._cursor: int | None = None  # index into history while browsing it
         self._draft = ""
+        self.after_enter = ""  # what a paste held after its line break (the screen replays it)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        """A paste holding a line break is the query, then enter, then keys: what follows the
+        break reaches the results as if typed ("sourdough porch⏎c" opens the conversation)."""
+        head, brk, rest = event.text.replace("\r\n", "\n").replace("\r", "\n").partition("\n")
+        if not brk:
+            return  # Input's own handler pastes it
+        event.prevent_default()  # not Input's handler too: it would paste the first line again
+        event.stop()
+        self.insert_text_at_cursor(head)
+        self.after_enter = rest
+        self.post_message(self.Submitted(self, self.value))
 
     def remember(self, query: str) -> None:
         query = query.strip()
