@@ -149,22 +149,29 @@ async def test_unchecking_every_source_type_empties_the_preview_too(demo_root):
 
 # -- enter typed with the query is not lost ----------------------------------------------------
 
+async def query_box(pilot):
+    """The app ready, its query box focused."""
+    from tui.widgets.query import QueryInput
+
+    await ready(pilot)
+    query = pilot.app.main.query_one(QueryInput)
+    query.focus()
+    await pilot.pause()
+    return query
+
+
 @aio
 async def test_keys_typed_after_enter_wait_for_the_answer(demo_root):
     from engine.config import load_config
     from engine.searcher import Searcher
     from tests.test_app import SharedEmbedder, SpySearcher
     from tui.screens.conversation import ConversationScreen
-    from tui.widgets.query import QueryInput
 
     slow = SpySearcher(Searcher(load_config(demo_root), SharedEmbedder()),
                        {"sourdough porch": 0.8})  # the answer comes after the keys
     app = make_app(demo_root, searcher=slow)
     async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        query = app.main.query_one(QueryInput)
-        query.focus()
-        await pilot.pause()
+        query = await query_box(pilot)
         # a macro: the query, enter and c in one go, faster than the search answers
         await pilot.press(*"sourdough porch", "enter", "c")
         assert query.value == "sourdough porch"  # the c did not go into the box
@@ -179,14 +186,10 @@ async def test_a_pasted_line_break_is_enter_and_what_follows_it_keys(demo_root):
     from textual import events
 
     from tui.screens.conversation import ConversationScreen
-    from tui.widgets.query import QueryInput
 
     app = make_app(demo_root)
     async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        query = app.main.query_one(QueryInput)
-        query.focus()
-        await pilot.pause()
+        query = await query_box(pilot)
         query.post_message(events.Paste("sourdough porch\nc"))
         await wait_for(pilot, lambda: isinstance(app.screen, ConversationScreen),
                        what="the conversation")
