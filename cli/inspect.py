@@ -43,6 +43,10 @@ def cmd_stats(args) -> int:
         print(f"not read: {one_line(w['source_file'])}: {one_line(w['message'])}")
     if len(st.not_read) > NOT_READ_SHOWN:
         print(f"not read: {len(st.not_read) - NOT_READ_SHOWN:,} more (memlens stats --json)")
+    for c in st.cut[:NOT_READ_SHOWN]:
+        print(f"cut: {one_line(c['source_file'])}: {one_line(c['notice'])}")
+    if len(st.cut) > NOT_READ_SHOWN:
+        print(f"cut: {len(st.cut) - NOT_READ_SHOWN:,} more (memlens stats --json)")
     return 0
 
 

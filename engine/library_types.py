@@ -40,26 +40,30 @@ def file_order_key(chunk_id: str, metadata: dict[str, Any], rowid: int) -> tuple
 
     The order the extractor wrote the file in, read off what it recorded: a record's ``line``,
     a markdown ``section`` (then its ``part``), a chat ``window``, else the number in the id's
-    suffix (``#c3`` segments of a meeting; ``#summary`` first). The rowid only breaks ties:
+    suffix (``#c3`` segments of a meeting; ``#summary`` first); then the ``piece`` of a chunk
+    its bound split. The rowid only breaks ties:
     it is NOT file order, because a reindex rewrites only the chunks that changed, so an edited
     window gets a new, higher rowid than the windows after it.
     """
+    piece = metadata.get("piece")  # a chunk split by its bound (engine/extractors/bounds.py)
+    piece = piece if isinstance(piece, int) and not isinstance(piece, bool) else 0
     line = metadata.get("line")
     if isinstance(line, int) and not isinstance(line, bool):
-        return (line, 0, rowid)
+        return (line, 0, piece, rowid)
     section = metadata.get("section")
     if isinstance(section, int) and not isinstance(section, bool):
         part = metadata.get("part")
-        return (section, part if isinstance(part, int) else 0, rowid)
+        return (section, part if isinstance(part, int) else 0, piece, rowid)
     window = metadata.get("window")
     if isinstance(window, int) and not isinstance(window, bool):
-        return (window, 0, rowid)
+        return (window, 0, piece, rowid)
     suffix = chunk_id.rsplit("#", 1)[1] if "#" in chunk_id else ""
+    suffix = suffix.partition("~")[0]
     if suffix == "summary":
-        return (-1, 0, rowid)
+        return (-1, 0, piece, rowid)
     digits = [int(d) for d in re.findall(r"\d+", suffix)[:2]]
     digits += [0] * (2 - len(digits))
-    return (digits[0], digits[1], rowid)
+    return (digits[0], digits[1], piece, rowid)
 
 
 @dataclass

@@ -25,10 +25,11 @@ from pathlib import Path
 from engine.dates.message_days import MESSAGE_DAYS_DDL
 from engine.dates.message_days import backfill as backfill_message_days
 from engine.dates.spans import FIRST_DAY_INDEX, SPAN_INDEX, backfill_first_dates
+from engine.extractors.bounds import CHUNK_MAX_CHARS, METADATA_MAX_CHARS
 from engine.retrieval.cjk import GLOB, has_unsegmented
 from engine.storage.db import Connection, IndexUnavailable, OperationalError, connect, transaction
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 # two characters after the text: every 1-2 character string in it starts a trigram
 CJK_PAD = "char(10, 10)"
@@ -116,7 +117,8 @@ CREATE TABLE IF NOT EXISTS index_state (
     error TEXT,
     size INTEGER,
     resume TEXT,         -- append-only logs: where the last window starts (JSON)
-    prefix_hash TEXT     -- sha1 of the bytes before that point
+    prefix_hash TEXT,    -- sha1 of the bytes before that point
+    notice TEXT          -- what a bound cut or split (engine/extractors/bounds.py)
 );
 
 CREATE TABLE IF NOT EXISTS meta (
@@ -166,6 +168,12 @@ def _step(fn: Callable[[Connection], object]) -> Callable[[Connection, Migration
     return lambda conn, progress: fn(conn)
 
 
+def _add_column(conn: Connection, table: str, column: str) -> None:
+    """ALTER TABLE ADD COLUMN, unless it is there: the step may meet an index that has it."""
+    if column.split()[0] not in {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}:
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+
+
 # version -> statements that bring an index of the previous version up to it
 MIGRATIONS: dict[int, list[str | Callable[[Connection, MigrationProgress | None], object]]] = {
     2: [
@@ -188,6 +196,12 @@ MIGRATIONS: dict[int, list[str | Callable[[Connection, MigrationProgress | None]
         _step(backfill_first_dates), SPAN_INDEX, FIRST_DAY_INDEX],
     # every chat message's day and place, and the per-day counts (engine/dates/message_days.py)
     7: [*MESSAGE_DAYS_DDL, backfill_message_days],
+    # what one file may cost (engine/extractors/bounds.py): a file holding a chunk past the
+    # bounds is read whole again by the next reindex, which splits or cuts it and says so
+    8: [lambda conn, progress: _add_column(conn, "index_state", "notice TEXT"),
+        "UPDATE index_state SET mtime = -1, resume = NULL WHERE source_file IN (SELECT "
+        f"source_file FROM chunks WHERE length(content) > {CHUNK_MAX_CHARS} "
+        f"OR length(metadata) > {METADATA_MAX_CHARS})"],
 }
 
 

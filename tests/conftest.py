@@ -128,6 +128,8 @@ def migrate_from(db_path: Path, version: int, drops: tuple[str, ...]) -> None:
     that a reader refuses it with the one-line advice, and let a writer migrate it back."""
     from engine.schema import SCHEMA_VERSION, SchemaMismatch, ensure_schema, open_reader
 
+    if version < 8:  # v8 added a column, which its migration adds again
+        drops = (*drops, "ALTER TABLE index_state DROP COLUMN notice")
     if version < 7:  # v7 added the message tables, which its migration creates again
         drops = (*drops, *V7_DROPS)
     if version < 6:  # v6 added a column, which its migration adds again

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from engine.extractors import Chunk, Problems, get_extractor
-from engine.extractors.markdown import SECTION_MAX_CHARS, split_section
+from engine.extractors.markdown import SECTION_MAX_CHARS
+from engine.extractors.splitting import split_section
 
 
 def write(root: Path, rel: str, text: str | bytes) -> Path:

@@ -59,10 +59,20 @@ class Chunk:
 
 
 class Problems(list):
-    """Non-fatal issues met while extracting one file (line numbers where known)."""
+    """Non-fatal issues met while extracting one file (line numbers where known); ``cuts``
+    are those that say what a bound cut or split (engine/extractors/bounds.py), which the
+    index keeps with the file until it is read again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cuts: list[str] = []
 
     def add(self, message: str, line: int | None = None) -> None:
         self.append(f"line {line}: {message}" if line is not None else message)
+
+    def cut(self, message: str) -> None:
+        self.add(message)
+        self.cuts.append(message)
 
 
 class BaseExtractor:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import BaseExtractor, Chunk, Problems
+from .bounds import FIELD_MAX_CHARS, short
 from .common import (
     as_number,
     as_str_list,
@@ -47,8 +48,33 @@ def doc_date(doc: dict[str, Any], key: str, path: Path,
     return day or date_from_filename(path.name), ts
 
 
+HEADER_MAX_CHARS = 2 * FIELD_MAX_CHARS  # each part repeats its header
+
+
 class _SegmentedDocument(BaseExtractor):
-    """Shared by meeting and voice: an optional summary chunk plus packed segment chunks."""
+    """Shared by meeting and voice: an optional summary chunk plus packed segment chunks.
+
+    Every part starts with the header (title, time, attendees), so a header over
+    HEADER_MAX_CHARS is shortened there and kept whole once, in the ``#summary`` chunk."""
+
+    @staticmethod
+    def part_header(header: str, problems: Problems) -> str:
+        shown = short(header, HEADER_MAX_CHARS)
+        if shown != header:
+            problems.cut(f"header (title, time, attendees) is {len(header):,} characters: each "
+                         f"part starts with its first {HEADER_MAX_CHARS}, the whole is indexed "
+                         "once, in #summary")
+        return shown
+
+    def summary_chunk(self, source_file: str, header: str, part_header: str,
+                      summary: str | None, meta: dict[str, Any],
+                      content_date: str | None) -> Chunk | None:
+        """The summary under the whole header; the header alone when only it was cut."""
+        if summary is None and part_header == header:
+            return None
+        text = f"{header}\nSummary: {summary.strip()}" if summary else header
+        return make_chunk(f"{source_file}#summary", source_file, self.source_type, text,
+                          {**meta, "kind": "summary"}, content_date)
 
     def segment_chunks(self, source_file: str, header: str, segments: list[Segment],
                        base_meta: dict[str, Any], content_date: str | None) -> Iterator[Chunk]:
@@ -92,7 +118,7 @@ class MeetingExtractor(_SegmentedDocument):
             header += f" — {when}"
         if attendees:
             header += f" — Attendees: {', '.join(attendees)}"
-        meta: dict[str, Any] = {"title": title, "attendees": attendees}
+        meta: dict[str, Any] = {"title": short(title), "attendees": attendees}
         if day:
             meta["date"] = day
         if ts:
@@ -101,11 +127,11 @@ class MeetingExtractor(_SegmentedDocument):
         if summary is None and not segments:
             problems.add("meeting has neither a summary nor segments; nothing indexed")
             return
-        if summary:
-            yield make_chunk(f"{source_file}#summary", source_file, self.source_type,
-                             f"{header}\nSummary: {summary.strip()}", {**meta, "kind": "summary"},
-                             content_date)
-        yield from self.segment_chunks(source_file, header, segments, meta, content_date)
+        shown = self.part_header(header, problems)
+        first = self.summary_chunk(source_file, header, shown, summary, meta, content_date)
+        if first is not None:
+            yield first
+        yield from self.segment_chunks(source_file, shown, segments, meta, content_date)
 
 
 class VoiceExtractor(_SegmentedDocument):
@@ -125,7 +151,7 @@ class VoiceExtractor(_SegmentedDocument):
         content_date = day or mtime_date(path)
         when = fmt_minute(parse_datetime(ts)) if ts else day
         header = f"Voice memo: {title}" + (f" — recorded {when}" if when else "")
-        meta: dict[str, Any] = {"title": title}
+        meta: dict[str, Any] = {"title": short(title)}
         if day:
             meta["date"] = day
         if ts:
@@ -139,7 +165,11 @@ class VoiceExtractor(_SegmentedDocument):
         if not segments:
             problems.add("voice memo has no transcript segments; nothing indexed")
             return
-        yield from self.segment_chunks(source_file, header, segments, meta, content_date)
+        shown = self.part_header(header, problems)
+        first = self.summary_chunk(source_file, header, shown, None, meta, content_date)
+        if first is not None:
+            yield first
+        yield from self.segment_chunks(source_file, shown, segments, meta, content_date)
 
 
 class InterviewMetaExtractor(BaseExtractor):

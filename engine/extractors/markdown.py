@@ -10,14 +10,16 @@ section becomes a chunk whose content starts with its heading-path line; a secti
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from .base import BaseExtractor, Chunk, Problems
+from .bounds import FIELD_MAX_CHARS, short, shrink
 from .common import (
     date_from_filename,
     iso_timestamp,
@@ -28,16 +30,18 @@ from .common import (
 )
 from .frontmatter import split_frontmatter
 from .reading import read_text
+from .splitting import code_lines, split_section
 
 SECTION_MAX_CHARS = 2000
 PATH_SEPARATOR = " > "
+HEADING_LINE_MAX_CHARS = 2 * FIELD_MAX_CHARS
+FRONTMATTER_META_MAX_CHARS = 2048  # of JSON, copied into each chunk (frontmatter filters)
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
-_WIKILINK = re.compile(r"\[\[[^\]\n]*\]\]")
-_MD_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
+_WIKILINK = re.compile(r"\[\[[^\[\]\n]*\]\]")  # no "[" inside: one scan per "[["
+_MD_LINK_TARGET = re.compile(r"\]\([^()\]\s]*\)")  # no "](" inside: linear
 _INLINE_TAG = re.compile(r"(?<!\S)#([\w/-]+)")
 _TAG_HAS_LETTER = re.compile(r"[^\W\d]")  # #1985 or #2024-01 is not a tag; #y-1985 is
 
@@ -88,85 +92,6 @@ def parse_markdown(text: str, problems: Problems) -> MarkdownDoc:
             continue
         sections[-1].lines.append(line)
     return MarkdownDoc(frontmatter, sections, first_h1, body_lines, fenced)
-
-
-# --------------------------------------------------------------------------- splitting
-
-
-def code_lines(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
-    """Each line with whether it belongs to a fenced code block (its fence lines included),
-    so headings, blank lines, tags and links inside code are left alone."""
-    fence: str | None = None
-    for line in lines:
-        if fence is not None:
-            stripped = line.strip()
-            if stripped.startswith(fence) and set(stripped) == {fence[0]}:
-                fence = None
-            yield line, True
-            continue
-        m = _FENCE.match(line)
-        if m:
-            fence = m.group(1)
-            yield line, True
-            continue
-        yield line, False
-
-
-def _blocks(lines: list[str]) -> list[str]:
-    """Paragraphs: runs of lines separated by blank lines; a fenced block is never cut."""
-    blocks: list[str] = []
-    current: list[str] = []
-    for line, in_code in code_lines(lines):
-        if not in_code and not line.strip():
-            if current:
-                blocks.append("\n".join(current))
-                current = []
-            continue
-        current.append(line)
-    if current:
-        blocks.append("\n".join(current))
-    return blocks
-
-
-def _hard_split(text: str, limit: int) -> list[str]:
-    """Cut an oversize block at line ends, then at spaces, then anywhere."""
-    pieces: list[str] = []
-    current = ""
-    for line in text.split("\n"):
-        while len(line) > limit:
-            cut = line.rfind(" ", 0, limit + 1)
-            cut = cut if cut > limit // 2 else limit
-            if current:
-                pieces.append(current)
-                current = ""
-            pieces.append(line[:cut].rstrip())
-            line = line[cut:].lstrip()
-        if current and len(current) + 1 + len(line) > limit:
-            pieces.append(current)
-            current = line
-        else:
-            current = f"{current}\n{line}" if current else line
-    if current:
-        pieces.append(current)
-    return pieces
-
-
-def split_section(body: str, limit: int = SECTION_MAX_CHARS) -> list[str]:
-    """The section body, or parts of at most ``limit`` chars cut at paragraph boundaries."""
-    if len(body) <= limit:
-        return [body]
-    parts: list[str] = []
-    current = ""
-    for block in _blocks(body.split("\n")):
-        for piece in ([block] if len(block) <= limit else _hard_split(block, limit)):
-            if current and len(current) + 2 + len(piece) > limit:
-                parts.append(current)
-                current = piece
-            else:
-                current = f"{current}\n\n{piece}" if current else piece
-    if current:
-        parts.append(current)
-    return parts
 
 
 # --------------------------------------------------------------------------- tags
@@ -245,22 +170,32 @@ class MarkdownExtractor(BaseExtractor):
             return
         doc = parse_markdown(text, problems)
         fm = doc.frontmatter
-        title = self.title(fm, doc, path)
+        full_title = self.title(fm, doc, path)
+        title = short(full_title)
         tags = frontmatter_tags(fm)
         if self.collect_inline_tags:
             tags += inline_tags(doc)
         tags = dedupe_tags(tags)
         content_date, timestamp = self.content_date(fm, path, problems)
-        base: dict[str, Any] = {"title": title, "frontmatter": json_safe(fm), "tags": tags}
+        base: dict[str, Any] = {"title": title, "frontmatter": self._kept_frontmatter(fm, problems),
+                                "tags": tags}
         if timestamp:
             base["timestamp"] = timestamp
         base.update(self.extra_metadata(path, source_file, fm))
+        long_headings = 0
         for section in doc.sections:
             body = "\n".join(section.lines).strip("\n")
+            # a long title or heading heads each chunk shortened; its whole text is indexed
+            # once, at the start of its own section
+            whole = section.path[-1] if section.path else (
+                full_title if title != full_title and full_title != doc.first_h1 else "")
+            if len(whole) > FIELD_MAX_CHARS:
+                body = f"{whole}\n\n{body}" if body.strip() else whole
+                long_headings += 1
             if not body.strip():
                 continue
-            heading_line = self.heading_line(title, section.path)
-            parts = split_section(body)
+            heading_line = self.heading_line(title, [short(p) for p in section.path])
+            parts = split_section(body, SECTION_MAX_CHARS)
             for k, part in enumerate(parts, start=1):
                 meta = dict(base)
                 meta["section_path"] = section.path
@@ -271,6 +206,25 @@ class MarkdownExtractor(BaseExtractor):
                     suffix += f".{k}"
                 yield make_chunk(f"{source_file}#{suffix}", source_file, self.source_type,
                                  f"{heading_line}\n\n{part}", meta, content_date)
+        if long_headings:
+            problems.cut(f"{long_headings:,} title or heading(s) over {FIELD_MAX_CHARS} "
+                         "characters shortened where each chunk repeats them (the whole text "
+                         "is indexed once, in its section)")
+
+    @staticmethod
+    def _kept_frontmatter(fm: dict[str, Any], problems: Problems) -> dict[str, Any]:
+        """The frontmatter each chunk carries: all of it up to FRONTMATTER_META_MAX_CHARS of
+        JSON, else its leading keys, values shortened (a 100 KB title is not copied 1,000
+        times)."""
+        kept = json_safe(fm)
+        size = len(json.dumps(kept, ensure_ascii=False))
+        if size <= FRONTMATTER_META_MAX_CHARS:
+            return kept
+        kept = shrink(kept, FRONTMATTER_META_MAX_CHARS)
+        problems.cut(f"frontmatter is {size:,} characters of JSON: each chunk keeps "
+                     f"{len(kept):,} of its {len(fm):,} key(s), long values shortened "
+                     f"(filters see those)")
+        return kept
 
     # -- overridable pieces -----------------------------------------------------------
 
@@ -290,7 +244,11 @@ class MarkdownExtractor(BaseExtractor):
         parts = [p for p in section_path if p]
         if not parts or parts[0] != title:
             parts = [title, *parts]
-        return PATH_SEPARATOR.join(parts)
+        line = PATH_SEPARATOR.join(parts)
+        if len(line) > HEADING_LINE_MAX_CHARS:  # six long headings: the first and the last
+            line = PATH_SEPARATOR.join((short(parts[0], FIELD_MAX_CHARS // 2), "…",
+                                        short(parts[-1], FIELD_MAX_CHARS)))
+        return line
 
     def content_date(self, fm: dict[str, Any], path: Path,
                      problems: Problems) -> tuple[str | None, str | None]:

@@ -1,18 +1,21 @@
 """Messaging logs (slack, telegram, signal): JSONL, one message per line, windows of 10.
 
-Window *i* holds the file's valid messages 10*i … 10*i+9 in file order, so appending messages
-changes only the last window and adds new ones; every earlier window keeps its id and hash.
+A window holds the next 10 valid messages in file order, or fewer when the next one would take
+its text past CHUNK_MAX_CHARS (engine/extractors/bounds.py), so appending messages changes only
+the last window and adds new ones; every earlier window keeps its id and hash. A message whose
+text alone is longer is cut to that, and the file's report says how many were.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from .base import BaseExtractor, Chunk, MessageMark, Problems
+from .bounds import CHUNK_MAX_CHARS, short
 from .common import (
     ELEMENT_ERRORS,
     clean_text,
@@ -24,6 +27,7 @@ from .common import (
 from .reading import iter_jsonl
 
 WINDOW_SIZE = 10
+MESSAGE_MAX_CHARS = CHUNK_MAX_CHARS - 200  # room for its "[date time] sender: " line
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,7 @@ class MessagingExtractor(BaseExtractor):
         start = resume or ResumePoint(0, 1, 0)
         index = start.window
         self.resume_point = start
+        chars = cut = 0
         for line, offset, record in iter_jsonl(path, problems, start.offset, start.line):
             try:
                 msg = self.parse_message(line, offset, record, problems)
@@ -82,15 +87,27 @@ class MessagingExtractor(BaseExtractor):
                 continue
             if msg is None:
                 continue
+            if len(msg.text) > MESSAGE_MAX_CHARS:
+                msg = replace(msg, text=short(msg.text, MESSAGE_MAX_CHARS))
+                cut += 1
+            size = len(msg.text) + len(msg.sender) + 20
+            if window and chars + size > CHUNK_MAX_CHARS:  # a window is one bounded chunk
+                yield self._window_chunk(source_file, channel, index, window)
+                index += 1
+                window, chars = [], 0
             if not window:
                 self.resume_point = ResumePoint(msg.offset, msg.line, index)
             window.append(msg)
+            chars += size
             if len(window) == WINDOW_SIZE:
                 yield self._window_chunk(source_file, channel, index, window)
                 index += 1
-                window = []
+                window, chars = [], 0
         if window:
             yield self._window_chunk(source_file, channel, index, window)
+        if cut:
+            problems.cut(f"{cut:,} message(s) longer than {MESSAGE_MAX_CHARS:,} characters cut "
+                         "to that")
 
     @staticmethod
     def window_of(chunk_id: str) -> int | None:

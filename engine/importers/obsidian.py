@@ -21,7 +21,7 @@ from datetime import date
 
 import yaml
 
-from engine.extractors.markdown import code_lines
+from engine.extractors.splitting import code_lines
 
 from ._util import ImportFailed, decode_text, looks_binary, month_number, parse_json, slugify
 from .base import Importer

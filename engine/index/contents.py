@@ -42,6 +42,9 @@ class IndexStatistics:
     last_reindex_at: str | None
     last_reindex: dict | None = field(default=None)
     message_vectors: int = 0  # chat windows with a vector per message (engine/vectors/message_vectors.py)
+    # files whose chunks a bound split or cut, each {"source_file", "notice"} (kept until the
+    # file is read again; engine/extractors/bounds.py)
+    cut: list[dict] = field(default_factory=list)
 
     @property
     def not_read(self) -> list[dict]:
@@ -49,7 +52,8 @@ class IndexStatistics:
         refused links, protected names, odd files (its warnings about files, kept with the
         run; those about the index itself are named "(index)")."""
         warnings = (self.last_reindex or {}).get("warnings") or []
-        return [w for w in warnings if w.get("source_file") != "(index)"]
+        read = {c["source_file"] for c in self.cut}  # read, only bounded: listed as cut
+        return [w for w in warnings if w.get("source_file") not in read | {"(index)"}]
 
     def to_dict(self) -> dict:
         return {**asdict(self), "not_read": self.not_read}
@@ -135,4 +139,6 @@ def index_statistics(conn: Connection, db_path: Path) -> IndexStatistics:
         last_reindex=json.loads(last) if last else None,
         message_vectors=conn.execute(  # an empty row: every message was refused
             "SELECT count(*) FROM message_vectors WHERE length(vectors) > 0").fetchone()[0],
+        cut=[{"source_file": r[0], "notice": r[1]} for r in conn.execute(
+            "SELECT source_file, notice FROM index_state WHERE notice IS NOT NULL ORDER BY 1")],
     )

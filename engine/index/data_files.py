@@ -165,7 +165,11 @@ def _sections(text: str):
 
 
 def section_label(number: int, path: list[str]) -> str:
-    return "#0 (top of note)" if number == 0 else f"#{number} {' > '.join(map(str, path))}"
+    """"#3 Title > Heading", each heading as long as a chunk's heading line has it."""
+    from engine.extractors.bounds import short
+
+    return "#0 (top of note)" if number == 0 else \
+        f"#{number} {' > '.join(short(str(p)) for p in path)}"
 
 
 def outline(text: str) -> list[str]:

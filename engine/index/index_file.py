@@ -23,6 +23,7 @@ from engine.config import Config
 from engine.dates.message_days import store as store_message_days
 from engine.dates.spans import record_spans, span_days
 from engine.extractors import Chunk, Problems, get_extractor
+from engine.extractors.bounds import bounded, short
 from engine.extractors.messaging import MessagingExtractor, ResumePoint
 from engine.extractors.reading import open_regular
 from engine.index.embed_stage import EmbedStage, blob, reopen_backfill
@@ -109,15 +110,30 @@ def _delete_ids(conn: Connection, ids: Iterable[str]) -> int:
 
 
 def record_state(conn: Connection, f: SourceFile, error: str | None,
-                 resume: dict | None = None, prefix: str | None = None) -> None:
+                 resume: dict | None = None, prefix: str | None = None,
+                 notice: str | None = None) -> None:
+    """What the index knows of a file; ``notice`` says what a bound cut or split in it
+    (engine/extractors/bounds.py), shown by ``memlens stats`` until the file is read again."""
     conn.execute(
         "INSERT INTO index_state(source_file, mtime, indexed_at, source_type, error, size, "
-        "resume, prefix_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(source_file) DO UPDATE "
+        "resume, prefix_hash, notice) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(source_file) DO UPDATE "
         "SET mtime = excluded.mtime, indexed_at = excluded.indexed_at, "
         "source_type = excluded.source_type, error = excluded.error, size = excluded.size, "
-        "resume = excluded.resume, prefix_hash = excluded.prefix_hash",
+        "resume = excluded.resume, prefix_hash = excluded.prefix_hash, notice = excluded.notice",
         (f.rel, f.mtime, now(), f.source_type, error, f.size,
-         json.dumps(resume) if resume else None, prefix))
+         json.dumps(resume) if resume else None, prefix, notice))
+
+
+def _notice(conn: Connection, rel: str, problems: Problems, resumed: bool) -> str | None:
+    """The file's cut notice: this read's; a resumed read, which saw only the log's tail,
+    keeps the one before when it cut nothing."""
+    if problems.cuts:
+        return short("; ".join(problems.cuts), 600)
+    if not resumed:
+        return None
+    row = conn.execute("SELECT notice FROM index_state WHERE source_file = ?", (rel,)).fetchone()
+    return row[0] if row else None
 
 
 def prefix_hash(path: Path, length: int) -> str:
@@ -180,8 +196,8 @@ def _index_once(conn: Connection, f: SourceFile, embed: EmbedStage, config: Conf
         existing = tail
     seen: set[str] = set()
     indexed_at = now()
-    chunks = (extractor.extract(f.path, f.rel, problems, resume) if extractor.resumable
-              else extractor.extract(f.path, f.rel, problems))
+    chunks = bounded(extractor.extract(f.path, f.rel, problems, resume) if extractor.resumable
+                     else extractor.extract(f.path, f.rel, problems), problems)
     with transaction(conn):
         batch: list[tuple[Chunk, bool]] = []
         for chunk in chunks:
@@ -205,12 +221,13 @@ def _index_once(conn: Connection, f: SourceFile, embed: EmbedStage, config: Conf
         deleted = _delete_ids(conn, existing.keys() - seen)
         point = getattr(extractor, "resume_point", None)
         prefix = prefix_hash(f.path, point.offset) if point else None
+        notice = _notice(conn, f.rel, problems, resume is not None)
         if signature(f.path)[0] == before:
-            record_state(conn, f, None, point.to_json() if point else None, prefix)
+            record_state(conn, f, None, point.to_json() if point else None, prefix, notice)
         elif not last:
             raise _Changed  # rolls the transaction back: the old chunks stay
         else:
-            record_state(conn, replace(f, mtime=CHANGED_MTIME), None)
+            record_state(conn, replace(f, mtime=CHANGED_MTIME), None, notice=notice)
             problems.add(f"changed during each of {READ_ATTEMPTS} reads; indexed as last read, "
                          "the next run reads it again")
     stats.chunks += written

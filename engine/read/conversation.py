@@ -24,10 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.extractors import Problems, get_extractor
+from engine.extractors.bounds import short
 from engine.extractors.common import fmt_clock, fmt_minute
-from engine.extractors.markdown import code_lines, parse_markdown
+from engine.extractors.documents import HEADER_MAX_CHARS
+from engine.extractors.markdown import parse_markdown
 from engine.extractors.reading import load_json_document, read_text
 from engine.extractors.segments import pack_segments, parse_segments
+from engine.extractors.splitting import code_lines
 from engine.library_types import parse_metadata
 from engine.storage import log_reader
 from engine.storage.db import Connection
@@ -233,7 +236,9 @@ def _document(path: Path, source_type: str, header: str | None
         groups: dict = {}
         if header is not None:
             index = {id(s): i + 1 for i, s in enumerate(segments)}
-            for part, group in enumerate(pack_segments(header, segments)):
+            # the header the parts were packed under (#summary holds it whole)
+            for part, group in enumerate(pack_segments(short(header, HEADER_MAX_CHARS),
+                                                       segments)):
                 groups[("part", part)] = (index[id(group[0][0])], index[id(group[-1][0])])
         return entries, title, groups
     doc = parse_markdown(read_text(path, problems), problems)

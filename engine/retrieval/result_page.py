@@ -7,12 +7,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine import scanner
+from engine.extractors.bounds import CHUNK_MAX_CHARS
 from engine.rank.candidates import Candidate
 from engine.retrieval.fts_query import ParsedQuery, build_match, matched_terms
 from engine.retrieval.snippets import build as build_snippet
 from engine.retrieval.snippets import parse_marked
 from engine.search_response import SearchResult
 from engine.storage.db import Connection
+
+# what one row's words and snippet may read: chunks are bounded when written
+# (engine/extractors/bounds.py); this bounds the work on one written before the bounds
+SCAN_MAX_CHARS = 2 * CHUNK_MAX_CHARS
 
 
 def results_page(conn: Connection, root: Path, ranked: list[Candidate],
@@ -28,7 +33,7 @@ def _result(c: Candidate, parsed: ParsedQuery, stale: bool) -> SearchResult:
     meta = c.metadata or {}
     return SearchResult(
         id=c.id, content=c.content, source_file=c.source_file, source_type=c.source_type,
-        score=c.score, matched_terms=matched_terms(c.content, parsed) or None,
+        score=c.score, matched_terms=matched_terms(c.content[:SCAN_MAX_CHARS], parsed) or None,
         content_date=c.content_date,
         keyword_rank=None if c.keyword_rank is None else c.keyword_rank + 1,
         semantic_rank=None if c.semantic_rank is None else c.semantic_rank + 1,
@@ -54,7 +59,8 @@ def _add_snippets(conn: Connection, results: list[SearchResult], parsed: ParsedQ
     for r in results:
         matches = None
         match = _own_match(parsed, r.matched_terms)
-        if match and not r.injected and r.rowid is not None:
+        if (match and not r.injected and r.rowid is not None
+                and len(r.content) <= SCAN_MAX_CHARS):  # highlight() reads the whole row
             try:
                 row = conn.execute(
                     "SELECT highlight(chunks_fts, 0, char(2), char(3)) FROM chunks_fts "

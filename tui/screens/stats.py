@@ -86,7 +86,10 @@ class StatsScreen(Screen[None]):
         lines = (file_list("Files that failed to parse", "bold $text-error",
                            [(e["source_file"], e["error"]) for e in st.files_with_errors])
                  + file_list("Files not read at the last reindex", "bold $text-warning",
-                             [(w["source_file"], w["message"]) for w in st.not_read]))
+                             [(w["source_file"], w["message"]) for w in st.not_read])
+                 + file_list("Files indexed in part (split or cut to the bounds)",
+                             "bold $text-warning",
+                             [(c["source_file"], c["notice"]) for c in st.cut]))
         self.query_one("#stats-errors", Static).update(Content("\n").join(lines))
 
     def action_maintenance(self) -> None:
