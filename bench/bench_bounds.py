@@ -17,8 +17,9 @@ the peak RSS is that command's). Cases:
   and a ``#tag``.
 
 Printed per run: file bytes, index growth (bytes, and per file byte), the chunks and the
-content and metadata bytes they hold, reindex and search wall seconds with peak RSS, and the
-bytes of a 10-hit ``search --json``.
+content and metadata bytes they hold, reindex and search wall seconds with peak RSS, the
+bytes of a 10-hit ``search --json``, and the wall seconds of reading the file as MCP
+``read_note`` does (a child process, imports included).
 """
 
 from __future__ import annotations
@@ -94,6 +95,11 @@ def _run(cmd: list[str]) -> tuple[float, float, bytes]:
     return wall, usage.ru_maxrss / 1024, out
 
 
+# what MCP read_note and the app's viewer do with a file: Library.read_file, in a child
+READ = ("import sys; from engine.config import load_config; from engine.library import Library; "
+        "Library(load_config(sys.argv[1])).read_file(sys.argv[2])")
+
+
 def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "cli", *args]
 
@@ -137,6 +143,7 @@ def run_case(demo: Path, case: str, size: float) -> dict:
         search_s, search_rss, out = _run(_cli("search", word, "--root", str(root), "--json",
                                               "--mode", "keyword"))
         hybrid_s, _, _ = _run(_cli("search", word, "--root", str(root), "--json"))
+        read_s, _, _ = _run([sys.executable, "-c", READ, str(root), rel])
         size_bytes = path.stat().st_size
         return {"case": case, "size": size, "file_bytes": size_bytes,
                 "index_growth_bytes": grown, "growth_per_byte": round(grown / size_bytes, 2),
@@ -144,6 +151,7 @@ def run_case(demo: Path, case: str, size: float) -> dict:
                 "reindex_s": round(index_s, 2), "reindex_peak_mib": round(index_rss),
                 "search_keyword_s": round(search_s, 2), "search_hybrid_s": round(hybrid_s, 2),
                 "search_peak_mib": round(search_rss), "search_json_bytes": len(out),
+                "read_note_s": round(read_s, 2),
                 "warnings": warnings[:3]}
 
 
