@@ -185,20 +185,22 @@ class MarkdownExtractor(BaseExtractor):
         long_headings = 0
         for section in doc.sections:
             body = "\n".join(section.lines).strip("\n")
-            # a long title or heading heads each chunk shortened; its whole text is indexed
-            # once, at the start of its own section
-            whole = section.path[-1] if section.path else (
-                full_title if title != full_title and full_title != doc.first_h1 else "")
-            if len(whole) > FIELD_MAX_CHARS:
-                body = f"{whole}\n\n{body}" if body.strip() else whole
+            # a title or heading that chunks repeat is shortened there; its whole text is
+            # indexed once: a long frontmatter title (or file name) at the top of #0, a long
+            # heading in its own section's first chunk
+            if not section.path and title != full_title and full_title != doc.first_h1:
+                body = f"{full_title}\n\n{body}" if body.strip() else full_title
                 long_headings += 1
             if not body.strip():
                 continue
-            heading_line = self.heading_line(title, [short(p) for p in section.path])
+            shown = [short(p) for p in section.path]
+            long_headings += shown[-1:] != section.path[-1:]
             parts = split_section(body, SECTION_MAX_CHARS)
             for k, part in enumerate(parts, start=1):
+                own = [*shown[:-1], *section.path[-1:]] if k == 1 else shown
+                heading_line = self.heading_line(title, own, full_title)
                 meta = dict(base)
-                meta["section_path"] = section.path
+                meta["section_path"] = shown
                 meta["section"] = section.number
                 suffix = f"s{section.number}"
                 if len(parts) > 1:
@@ -238,16 +240,16 @@ class MarkdownExtractor(BaseExtractor):
         return doc.first_h1 or path.stem
 
     @staticmethod
-    def heading_line(title: str, section_path: list[str]) -> str:
+    def heading_line(title: str, section_path: list[str], full_title: str | None = None) -> str:
         """The note title, then the heading path (the title is not repeated when the first
-        heading is the title)."""
+        heading is the title). Past HEADING_LINE_MAX_CHARS (six long headings) it keeps the
+        first and the last, the last as given: whole in its own section's first chunk."""
         parts = [p for p in section_path if p]
-        if not parts or parts[0] != title:
+        if not parts or parts[0] not in (title, full_title):
             parts = [title, *parts]
         line = PATH_SEPARATOR.join(parts)
-        if len(line) > HEADING_LINE_MAX_CHARS:  # six long headings: the first and the last
-            line = PATH_SEPARATOR.join((short(parts[0], FIELD_MAX_CHARS // 2), "…",
-                                        short(parts[-1], FIELD_MAX_CHARS)))
+        if len(line) > HEADING_LINE_MAX_CHARS and len(parts) > 2:
+            line = PATH_SEPARATOR.join((short(parts[0], FIELD_MAX_CHARS // 2), "…", parts[-1]))
         return line
 
     def content_date(self, fm: dict[str, Any], path: Path,
