@@ -213,3 +213,42 @@ def test_truncate():
     cs = slack_heavy()
     assert truncate(cs, 2) == cs[:2]
     assert truncate(cs, 0) == [] and truncate(cs, -1) == []
+
+
+# --- convex, the default: the rule the hybrid ranks by -----------------------------------------
+# (engine/rank/convex.py; its weight for the local embedder was chosen by cross-validation over
+# six collections, docs/experiments/2026-12-fusion-cross-validation.md)
+
+
+def _convex(keyword, semantic, ref=0.3):
+    from engine.rank.calibration import calibration_for
+    from engine.rank.convex import convex_merge
+
+    w = calibration_for("local").semantic_weight
+    return w, {c.id: c for c in convex_merge(keyword, semantic, w, sim_ref=ref)}
+
+
+def test_convex_one_arm_hits_score_their_arms_share():
+    kw = [cand("k1", bm25=12.0), cand("k2", bm25=3.0)]
+    sem = [cand("s1", similarity=0.8), cand("s2", similarity=0.55), cand("s3", similarity=0.3)]
+    w, out = _convex(kw, sem)
+    assert out["k1"].score == pytest.approx(1 - w)  # the keyword leader: the whole keyword share
+    assert out["k2"].score == pytest.approx((1 - w) * 3 / 12)  # bm25 over the best bm25
+    assert out["s1"].score == pytest.approx(w)  # the semantic leader: the whole semantic share
+    assert out["s2"].score == pytest.approx(w * 0.25 / 0.5)  # above sim@100, over the best's
+    assert out["s3"].score == 0.0  # at the reference similarity: no evidence
+
+
+def test_convex_when_the_arms_disagree_the_keyword_leader_wins_and_agreement_beats_both():
+    kw = [cand("k", bm25=10.0), cand("both", bm25=9.0)]
+    sem = [cand("s", similarity=0.9), cand("both", similarity=0.84)]
+    w, out = _convex(kw, sem)
+    assert w < 0.5  # the keyword arm is the stronger on every collection measured
+    ranked = sorted(out.values(), key=lambda c: -c.score)
+    # a chunk each arm ranks second, at 90% of each leader, beats both one-arm leaders
+    assert [c.id for c in ranked] == ["both", "k", "s"]
+    assert out["both"].score == pytest.approx((1 - w) * 0.9 + w * 0.9)
+    # the same chunk weaker in the keyword arm (half the best bm25) falls under its leader
+    kw[1] = cand("both", bm25=5.0)
+    _, out = _convex(kw, sem)
+    assert out["k"].score > out["both"].score > out["s"].score
