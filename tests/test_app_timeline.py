@@ -200,3 +200,86 @@ async def test_the_conversation_pages_back_and_forward_at_either_end(demo_root):
         assert conv.messages[-1].position > newest
         positions = [m.position for m in conv.messages]
         assert positions == sorted(set(positions))  # no message twice, in file order
+
+
+@aio
+async def test_j_k_g_and_G_move_in_the_day_list_and_the_conversation(demo_root):  # noqa: F811 - the imported fixture
+    app = make_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("escape", "f5", "less_than_sign")  # a month: many items
+        tl = await timeline_loaded(pilot)
+        days = tl.query_one("#tl-items")
+        assert days.has_focus and days.option_count > 5
+        start = days.highlighted
+        await pilot.press("down")  # to the next item (day headings are skipped)
+        step = days.highlighted
+        assert step > start
+        await pilot.press("k")
+        assert days.highlighted == start
+        await pilot.press("j")
+        assert days.highlighted == step
+        await pilot.press("end")
+        last = days.highlighted
+        await pilot.press("home")
+        first = days.highlighted
+        assert first < last
+        await pilot.press("G")
+        assert days.highlighted == last
+        await pilot.press("g")
+        assert days.highlighted == first
+        await pilot.press("g", "ctrl+d")
+        assert days.highlighted > step
+    library = Library(load_config(demo_root))
+    window = library.timeline("2026-06", ["slack"], 500)
+    middle = next(it for d in window.days for g in d.groups for it in g.items
+                  if it.source_file.endswith("general.jsonl"))
+    app = make_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        app.push_screen(ConversationScreen(middle.id))
+        conv = await conversation_loaded(pilot)
+        listing = conv.query_one("#conv-messages")
+        at = listing.highlighted
+        await pilot.press("j", "j", "k")
+        assert listing.highlighted == at + 1
+        oldest, newest = conv.messages[0].position, conv.messages[-1].position
+        before = conv.before
+        await pilot.press("g")  # the first message held, then the older page loads
+        await wait_for(pilot, lambda: conv.before != before, what="the older page")
+        assert conv.messages[listing.highlighted].position == oldest
+        held = len(conv.messages)
+        await pilot.press("G")
+        await wait_for(pilot, lambda: len(conv.messages) > held, what="the newer page")
+        assert conv.messages[listing.highlighted].position == newest
+
+
+@aio
+async def test_c_comes_back_to_the_message_opened_at_after_n_and_N(demo_root):  # noqa: F811 - the imported fixture
+    app = make_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await search(pilot, "maya birthday dinner")
+        main = app.main
+        rows = main.results.results
+        chats = [i for i, r in enumerate(rows) if r.source_type == "telegram"]
+        main.results.focus()
+        main.results.highlighted = chats[0]
+        await pilot.pause()
+        await pilot.press("c")
+        conv = await conversation_loaded(pilot)
+        first, target = conv.chunk_id, conv.target
+        await pilot.press("n")
+        await wait_for(pilot, lambda: conv.loaded, what="the next hit's page")
+        if conv.chunk_id == first:  # the hit opened at is the last one: go the other way
+            await pilot.press("N")
+        await wait_for(pilot, lambda: conv.chunk_id != first and conv.loaded,
+                       what="another hit")
+        assert conv.chunk_id != first
+        await pilot.press("c")
+        await wait_for(pilot, lambda: conv.chunk_id == first and conv.loaded,
+                       what="the message opened at")
+        listing = conv.query_one("#conv-messages")
+        await pilot.pause()
+        assert conv.target == target
+        assert conv.messages[listing.highlighted].position == target

@@ -65,12 +65,20 @@ def test_plain_summary_says_it_in_words():
                      "decay": Decay(factor=0.997, age_days=1.2, half_life=35,
                                     age_weight=0.97, weight_share=0.1)})
     assert plain_summary(both) == ("found by both searches: keyword #1, meaning #97; words "
-                                   "matched: harbor; 1 day old, ×1.00; recency: kept its place")
+                                   "matched: harbor; yesterday, ×1.00; recency: kept its place")
     meaning = result(semantic_rank=3, matched_terms=None, stale=True,
                      decay=Decay(factor=0.925, age_days=800, half_life=35, floored=True,
                                  age_weight=0.25, weight_share=0.1, places=-1))
     assert plain_summary(meaning) == ("found by the meaning search only (#3); 2.2 years old, "
                                       "×0.93 (the oldest weight); recency: down 1 place; the "
                                       "file changed since it was indexed")
+    ages = {age: plain_summary(result(**{**BOTH, "decay": Decay(
+        factor=1.0, age_days=age, half_life=35, age_weight=1.0, weight_share=0.1)}))
+        for age in (0.0, 0.79, 1.0, 1.99, 2.5, 59.9)}
+    # a date is a whole day: written this morning is "today", not hours since midnight
+    assert ["today" in ages[0.0], "today" in ages[0.79], "yesterday" in ages[1.0],
+            "yesterday" in ages[1.99], "2 days old" in ages[2.5],
+            "59 days old" in ages[59.9]] == [True] * 6
+    assert not any("hour" in text for text in ages.values())
     profile = result(injected=True, metadata={"person": "Maya Chen", "matched": "maya"})
     assert plain_summary(profile).startswith('the profile of "Maya Chen"')

@@ -144,6 +144,15 @@ TIMELINE = [
     Binding("t", "today", "Today", id="timeline_today", show=False, tooltip="Back to today"),
 ]
 
+LIST = [  # the timeline's day list and the conversation's messages (tui/widgets/vim_list.py)
+    Binding("j,down", "cursor_down", "Down", id="list_down", show=False),
+    Binding("k,up", "cursor_up", "Up", id="list_up", show=False),
+    Binding("g,home", "first", "First", id="list_first", show=False),
+    Binding("G,end", "last", "Last", id="list_last", show=False),
+    Binding("ctrl+u", "half_page(-1)", "Half page up", id="list_half_up", show=False),
+    Binding("ctrl+d", "half_page(1)", "Half page down", id="list_half_down", show=False),
+]
+
 CONVERSATION = [
     Binding("escape,q", "close", "Back", id="conv_close"),
     Binding("n", "hit(1)", "Next hit", id="next_hit",
@@ -186,6 +195,7 @@ SECTIONS: list[tuple[str, list[Binding]]] = [
     ("File viewer", VIEWER),
     ("Timeline", TIMELINE),
     ("Conversation", CONVERSATION),
+    ("Timeline days and conversation messages", LIST),
     ("Index statistics", STATS),
     ("Discover", DISCOVER),
     ("Dialogs", MODAL),
@@ -199,7 +209,7 @@ EXTRA_HELP = [
     ("Everywhere", "tab / shift+tab", "Move focus"),
     ("Query box", "enter / esc", "Go to the results"),
     ("Timeline", "enter", "Open the item: a conversation, else the file at the chunk"),
-    ("Conversation", "j k / pgup pgdn", "Scroll; older and newer messages load at either end"),
+    ("Conversation", "pgup pgdn", "Older and newer messages load at either end"),
 ]
 
 ALL_IDS = {b.id for _, group in SECTIONS for b in group if b.id}

@@ -127,13 +127,18 @@ def explain_lines(r: Any, rrf_k: int) -> list[ExplainLine]:
 
 
 def _age_words(days: float) -> str:
-    """``3 hours old``, ``1 day old``, ``5 months old``, ``2.1 years old``."""
+    """``today``, ``yesterday``, ``12 days old``, ``5 months old``, ``2.1 years old``. Ages
+    are counted from a chunk's date, which has no time of day: the date is that whole day, so
+    a note written this morning is "today", never "9 hours old" (hours since its midnight)."""
     from engine.display import plural
 
-    if days < 1:
-        return plural(max(round(days * 24), 0), "hour") + " old"
+    whole = int(days)  # whole days since the date's midnight: 0 is that day itself
+    if whole == 0:
+        return "today"
+    if whole == 1:
+        return "yesterday"
     if days < 60:
-        return plural(round(days), "day") + " old"
+        return plural(whole, "day") + " old"
     if days < 730:
         return plural(round(days / 30.44), "month") + " old"
     return f"{days / 365.25:.1f} years old"

@@ -16,6 +16,7 @@ from textual.widgets import Footer, OptionList, Static
 from .. import keys
 from ..widgets.conv_rows import message_options
 from ..widgets.text import one_line, safe
+from ..widgets.vim_list import VimOptionList
 from .modals import describe_error
 
 AROUND = 30  # messages read each way when opening
@@ -32,6 +33,7 @@ class ConversationScreen(Screen[None]):
     def __init__(self, chunk_id: str, hit_ids: Sequence[str] = ()) -> None:
         super().__init__()
         self.chunk_id = chunk_id
+        self.origin = chunk_id  # where the view was opened: c comes back here after n / N
         self.hit_ids = tuple(hit_ids)
         self.page = None  # the first page (file, type, title, hits, stale)
         self.messages: list = []
@@ -42,7 +44,7 @@ class ConversationScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="conv-title")
-        yield OptionList(id="conv-messages", markup=False)
+        yield VimOptionList(id="conv-messages", markup=False)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -174,7 +176,10 @@ class ConversationScreen(Screen[None]):
         self.open(found)
 
     def action_center(self) -> None:
-        if self.page is not None:
+        """Back to the message the view was opened at, however many hits n / N went to."""
+        if self.chunk_id != self.origin:
+            self.open(self.origin)
+        elif self.page is not None:
             self._fill(self.target)
 
     def action_close(self) -> None:

@@ -20,6 +20,7 @@ from .. import keys
 from ..widgets.calendar import ActivityCalendar
 from ..widgets.text import one_line, safe
 from ..widgets.timeline_rows import timeline_options
+from ..widgets.vim_list import VimOptionList
 from .modals import describe_error
 
 LIMIT = 300  # items listed; the counts always cover the whole range
@@ -48,7 +49,7 @@ class TimelineScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="tl-title")
         yield ActivityCalendar(id="tl-calendar")
-        yield OptionList(id="tl-items", markup=False)
+        yield VimOptionList(id="tl-items", markup=False)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:

@@ -7,12 +7,12 @@ from typing import Any
 
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from .. import keys
 from .badges import arms_badge, decay_badge, type_badge
 from .text import bar, one_line, snippet_content
+from .vim_list import VimOptionList
 
 SCORE_BAR_WIDTH = 6
 
@@ -49,10 +49,11 @@ def result_row(rank: int, result: Any, top_score: float) -> Content:
     return Content.assemble(*head, "\n     ", snippet, strip_control_codes=False)
 
 
-class ResultList(OptionList):
+class ResultList(VimOptionList):
     """Results as options; the id of each option is the chunk id."""
 
     BINDINGS = keys.RESULTS
+    ROW_LINES = 2
 
     @dataclass
     class EndAsked(Message):
@@ -80,14 +81,6 @@ class ResultList(OptionList):
         that lands on its last row must not ask for the next one by itself)."""
         placed, self._placed = self._placed, None
         return index >= self.option_count - 1 and index != placed
-
-    def action_half_page(self, direction: int) -> None:
-        """ctrl+u / ctrl+d: half the rows in view (two lines a row), as in vim."""
-        if not self.option_count:
-            return
-        step = max(1, self.scrollable_content_region.height // 4) * direction
-        current = self.highlighted if self.highlighted is not None else 0
-        self.highlighted = min(max(current + step, 0), self.option_count - 1)
 
     def action_last(self) -> None:
         self.jump_to_end = True
