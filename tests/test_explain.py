@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from engine.rank.candidates import Decay
 from engine.retrieval.explain import explain_lines, formula
 from engine.search_response import SearchResult
@@ -82,3 +84,26 @@ def test_plain_summary_says_it_in_words():
     assert not any("hour" in text for text in ages.values())
     profile = result(injected=True, metadata={"person": "Maya Chen", "matched": "maya"})
     assert plain_summary(profile).startswith('the profile of "Maya Chen"')
+
+
+def test_browsing_by_date_matches_no_word(config):
+    """"what did I do in March": every word a stop word, so the page is March's chunks newest
+    first, and it says so; no "I" or "did" is claimed as matched or highlighted."""
+    from engine.indexer import reindex
+    from engine.searcher import Searcher
+    from tests.conftest import write_chat
+
+    write_chat(config.root / "data/telegram/ana.jsonl",
+               ["what did I do today", "I did the long walk", "did you?"],
+               start=datetime(2026, 3, 5, 9, 0, tzinfo=UTC))
+    reindex(config=config)
+    searcher = Searcher(config)
+    try:
+        response = searcher.search("what did I do in March", 5,
+                                   now=datetime(2026, 5, 1, tzinfo=UTC))
+    finally:
+        searcher.close()
+    rows = list(response)
+    assert "data/telegram/ana.jsonl" in {r.source_file for r in rows}
+    assert response.arms.startswith("none (nothing to rank by")
+    assert all(r.matched_terms is None and not r.highlights for r in rows)

@@ -240,10 +240,12 @@ def _arm_depth(mode: str, keyword: list[Candidate], semantic: list[Candidate],
 def _by_date(reader: Reader, query: str, when: SearchTime, limit: int, filters: Filters,
              mode: str, parsed: ParsedQuery, transition: str | None,
              lap: _Laps) -> SearchResponse:
-    """Nothing to rank by: the filtered chunks, newest first (search_arms.newest_first)."""
+    """Nothing to rank by: the filtered chunks, newest first (search_arms.newest_first).
+    Browsing by date, no word is matched: "what did I do" highlights no "I" and no "did"."""
     config = reader.config
     conn = reader.connection()
-    results = results_page(conn, config.root, newest_first(conn, filters, limit), parsed)
+    results = results_page(conn, config.root, newest_first(conn, filters, limit),
+                           ParsedQuery())
     lap("by_date")
     return SearchResponse(
         query=query, results=results, mode=mode,
