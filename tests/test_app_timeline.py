@@ -30,6 +30,17 @@ async def conversation_loaded(pilot) -> ConversationScreen:
     return pilot.app.screen
 
 
+async def conversation_of_a_middle_window(pilot, root) -> ConversationScreen:
+    """The conversation view opened at a June window of the demo's busiest Slack log, with
+    older and newer messages on either side."""
+    window = Library(load_config(root)).timeline("2026-06", ["slack"], 500)
+    middle = next(it for d in window.days for g in d.groups for it in g.items
+                  if it.source_file.endswith("general.jsonl"))
+    await ready(pilot)
+    pilot.app.push_screen(ConversationScreen(middle.id))
+    return await conversation_loaded(pilot)
+
+
 def shown(screen) -> TimeRange:
     return screen.timeline.range
 
@@ -177,15 +188,9 @@ async def test_t_and_c_from_a_result_and_n_between_the_querys_hits(demo_root):  
 
 @aio
 async def test_the_conversation_pages_back_and_forward_at_either_end(demo_root):  # noqa: F811 - the imported fixture
-    library = Library(load_config(demo_root))
-    window = library.timeline("2026-06", ["slack"], 500)
-    middle = next(it for d in window.days for g in d.groups for it in g.items
-                  if it.source_file.endswith("general.jsonl"))
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        app.push_screen(ConversationScreen(middle.id))
-        conv = await conversation_loaded(pilot)
+        conv = await conversation_of_a_middle_window(pilot, demo_root)
         held, before, after = len(conv.messages), conv.before, conv.after
         assert before is not None and after is not None
         oldest = conv.messages[0].position
@@ -230,15 +235,9 @@ async def test_j_k_g_and_G_move_in_the_day_list_and_the_conversation(demo_root):
         assert days.highlighted == first
         await pilot.press("g", "ctrl+d")
         assert days.highlighted > step
-    library = Library(load_config(demo_root))
-    window = library.timeline("2026-06", ["slack"], 500)
-    middle = next(it for d in window.days for g in d.groups for it in g.items
-                  if it.source_file.endswith("general.jsonl"))
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        app.push_screen(ConversationScreen(middle.id))
-        conv = await conversation_loaded(pilot)
+        conv = await conversation_of_a_middle_window(pilot, demo_root)
         listing = conv.query_one("#conv-messages")
         at = listing.highlighted
         await pilot.press("j", "j", "k")
