@@ -67,10 +67,11 @@ def search_lines(response, width: int, explain: bool) -> list[str]:
     Explain lines wrap rather than lose their end: that end is the number asked for."""
     lines = _header(response, width)
     type_width = min(13, max((cell_len(type_label(r.source_type)) for r in response), default=0))
+    date_width = max((len(one_line(r.date_shown or "")) for r in response), default=10)
     for i, r in enumerate(response, 1):
         mark = " [profile]" if r.injected else ""
         head = (f"{i:2}. {r.score:.4f} {_fit(type_label(r.source_type), type_width):{type_width}} "
-                f"{one_line(r.content_date or ''):10} ")
+                f"{one_line(r.date_shown or ''):{max(date_width, 10)}} ")
         room = max(width - cell_len(head) - len(mark), 12)
         lines.append(head + _fit(one_line(r.source_file), room, keep_end=True) + mark)
         shown = marked(Snippet(r.snippet, list(r.highlights)))  # the matches in «»

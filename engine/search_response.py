@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.rank.candidates import Decay
+from engine.retrieval.in_range import InRange
 
 
 @dataclass
@@ -43,6 +44,15 @@ class SearchResult:
     # offsets into ``snippet`` (engine/retrieval/snippets.py): matched words; (start, end, kind) emphasis
     highlights: list[tuple[int, int]] = field(default_factory=list)
     emphasis: list[tuple[int, int, str]] = field(default_factory=list)
+    # a chat window under a date filter: its messages inside the dates (the snippet opens at
+    # the first of them; engine/retrieval/in_range.py)
+    in_range: InRange | None = None
+
+    @property
+    def date_shown(self) -> str | None:
+        """The date a front door shows: the days of its messages inside the date filter (a
+        window of 28 March to 3 April is "2026-03-28..03-31" in March), else its own date."""
+        return self.in_range.days if self.in_range is not None else self.content_date
 
 
 @dataclass

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from engine.config import Config, load_config, resolve_root
-from engine.dates.spans import longest_span
+from engine.dates.spans import index_years, longest_span
 from engine.dates.timephrase import SearchTime, search_time
 from engine.embedder import Embedder, get_embedder
 from engine.rank.candidates import Candidate
@@ -189,7 +189,9 @@ class Searcher:
                                       person=self._person(person),
                                       # bounds only an ``until``: read when there is one
                                       span_days=longest_span(self.connection())
-                                      if when.until else None)
+                                      if when.until else None,
+                                      years=index_years(self.connection())
+                                      if when.month_day else None)
             filters = build(since=when.since, until=when.until, month_day=when.month_day)
             response = run_query(self, query, when, limit, filters, mode, rerank, now, sort,
                                  bool(decay))

@@ -80,13 +80,15 @@ def preview_of(r, source_exists: bool) -> tuple[str, str]:
             "and read_note cannot open it (a reindex removes it)")
     if not (r.content or "").strip():
         return "none", ""
+    # a chat window under a date filter: from its first message inside the dates
+    text = r.content[r.in_range.start:] if getattr(r, "in_range", None) else r.content
     arm = better_arm(r)
     if arm == "semantic":
-        return "chunk", cap(flat(r.content), PREVIEW_CHARS)
+        return "chunk", cap(flat(text), PREVIEW_CHARS)
     marked = highlight(r) if arm == "keyword" else None
     if marked:
         return "snippet", cap(marked, PREVIEW_CHARS)
-    return "head", cap(flat(r.content), PREVIEW_CHARS)
+    return "head", cap(flat(text), PREVIEW_CHARS)
 
 
 def content_fields(r, source_exists: bool = True, cuts: dict[str, int] | None = None) -> dict:
@@ -165,6 +167,9 @@ def server_fields(r, response, parsed: ParsedQuery, cut_note: str | None = None)
     out.append(f"id: {jstr(r.id)}")
     out.append(f"type: {r.source_type}")
     out.append(f"date: {r.content_date or '-'}")
+    inside = getattr(r, "in_range", None)
+    if inside is not None:  # the window's messages inside since/until
+        out.append(f"messages_in_dates: {inside.messages} ({inside.label})")
     if r.rerank_score is not None:
         out.append(f"rerank_score: {r.rerank_score:.4f}")
     if cut_note:

@@ -12,6 +12,7 @@ from tui.screens.conversation import ConversationScreen
 from tui.screens.jump import JumpScreen
 from tui.screens.timeline import TimelineScreen
 from tui.screens.viewer import FileViewerScreen
+from tui.widgets.facets import FacetList
 
 SIZE = (120, 40)
 
@@ -282,3 +283,29 @@ async def test_c_comes_back_to_the_message_opened_at_after_n_and_N(demo_root):  
         await pilot.pause()
         assert conv.target == target
         assert conv.messages[listing.highlighted].position == target
+
+
+@aio
+async def test_browsing_a_month_shows_the_days_of_the_messages_in_it(demo_root):  # noqa: F811 - the imported fixture
+    app = make_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await search(pilot, "what did I do in March")
+        results = app.main.results.results
+        # the facets count what is listed, though no arm ranked it
+        facets = app.main.query_one(FacetList)
+        assert sum(facets.counts.values()) >= len(results) > 0
+        # a window running into April is listed by its March messages, and opens at them
+        at, spill = next((i, r) for i, r in enumerate(results)
+                         if r.in_range and r.content_date > "2026-03-31")
+        row = app.main.results.get_option_at_index(at).prompt.plain
+        assert spill.in_range.days in row and spill.content_date not in row
+        app.main.results.focus()
+        app.main.results.highlighted = at
+        await pilot.pause()
+        preview = app.main.preview
+        body = preview.query_one("#pv-body").render().plain
+        title = preview.query_one("#pv-title").render().plain
+        first = spill.content[spill.in_range.start:].split("\n", 1)[0]
+        assert body.startswith(first if not spill.in_range.before else "… ")
+        assert first in body and f"inside the dates: {spill.in_range.label}" in title

@@ -9,6 +9,7 @@ from datetime import date
 
 import pytest
 
+from engine.dates.message_days import MESSAGE_DAYS_DDL, parse_marks, store
 from engine.rank.candidates import Candidate
 from engine.retrieval.filters import Filters, SearchError, strict_equal
 from engine.storage.db import connect
@@ -24,23 +25,35 @@ CHUNKS = [  # id, source_type, source_file, content_date, metadata
      {"frontmatter": {"status": None, "score": 1.5}}),
     ("g", "cgm", "data/health/cgm/2026-04-01.json", "2026-04-01", {"tags": {"k": "garden"}}),
     ("h", "note", "notes/odd.md", "2026-03-15T23:59:00", {}),  # not the documented form
-    ("i", "telegram", "data/telegram/chat.jsonl", "2026-03-20", {}),  # spans from 03-14
+    ("i", "telegram", "data/telegram/chat.jsonl", "2026-03-20",
+     {"participants": ["Ana", "Ben"], "message_count": 2}),  # spans from 03-14
+    ("j", "slack", "data/slack/trip.jsonl", "2026-03-22",
+     {"participants": ["Ana"], "message_count": 3}),  # spans from 03-10
 ]
-FIRST_DATES = {"i": "2026-03-14"}  # a chat window over two sessions
+FIRST_DATES = {"i": "2026-03-14", "j": "2026-03-10"}
+# chat windows over several sessions: i on its first and last day only, j on a middle day too
+WINDOWS = {"i": "[2026-03-14 09:00] Ana: first session\n[2026-03-20 10:00] Ben: second",
+           "j": "[2026-03-10 08:00] Ana: leaving\n[2026-03-16 12:30] Ana: halfway\n"
+                "[2026-03-22 19:00] Ana: home"}
 
 CASES = [
-    ({}, "abcdefghi"),
+    ({}, "abcdefghij"),
     ({"source_types": ["note"]}, "bcdh"),
-    ({"source_types": []}, "abcdefghi"),
-    ({"since": "2026-03-01", "until": "2026-03-15"}, "abhi"),  # i: its first day is in it
-    ({"since": "2026-03-15"}, "bcghi"),
-    ({"until": "2026-03-14"}, "aefi"),
-    ({"since": "2026-03-15", "until": "2026-03-19"}, "bhi"),  # inside the span: it overlaps
-    ({"since": "2026-03-21"}, "cg"),
+    ({"source_types": []}, "abcdefghij"),
+    ({"since": "2026-03-01", "until": "2026-03-15"}, "abhij"),  # i, j: their first day
+    ({"since": "2026-03-15"}, "bcghij"),
+    ({"until": "2026-03-14"}, "aefij"),
+    ({"since": "2026-03-15", "until": "2026-03-19"}, "bhj"),  # i overlaps, no message inside
+    ({"since": "2026-03-17", "until": "2026-03-19"}, ""),
+    ({"since": "2026-03-21"}, "cgj"),
     ({"since": "2026-03-14", "until": "2026-03-14"}, "i"),  # its first day only
     ({"since": "2026-03-20", "until": "2026-03-20"}, "i"),  # its last day only
-    ({"since": "2026-03-02", "until": "2026-03-13"}, ""),  # the day before it starts
+    ({"since": "2026-03-11", "until": "2026-03-13"}, ""),  # the day before i starts
+    ({"since": "2026-03-16", "until": "2026-03-16"}, "j"),  # j's middle day
     ({"month_day": "03-14"}, "i"),
+    ({"month_day": "03-16"}, "j"),
+    ({"month_day": "03-16", "since": "2026-03-17"}, ""),
+    ({"month_day": "03-18"}, ""),  # inside both spans, no message
     ({"until": "2025-12-31"}, "ef"),
     ({"since": date(2026, 3, 31), "until": "2026-03-31T08:00"}, "c"),
     ({"month_day": "03-15"}, "befh"),
@@ -63,35 +76,52 @@ CASES = [
 def table(tmp_path_factory):
     conn = connect(tmp_path_factory.mktemp("filters") / "t.db")
     conn.execute("CREATE TABLE chunks (id TEXT, source_type TEXT, source_file TEXT, "
-                 "content_date TEXT, metadata TEXT, first_date TEXT)")
-    conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?)",
-                     [(i, t, f, d, json.dumps(m), FIRST_DATES.get(i)) for i, t, f, d, m in CHUNKS])
+                 "content_date TEXT, metadata TEXT, first_date TEXT, content TEXT)")
+    conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?)",
+                     [(i, t, f, d, json.dumps(m), FIRST_DATES.get(i), content_of(i))
+                      for i, t, f, d, m in CHUNKS])
+    for ddl in MESSAGE_DAYS_DDL:
+        if "day_counts" not in ddl:  # no counting here
+            conn.execute(ddl)
+    windows = conn.execute("SELECT rowid, id, source_type, source_file, content, metadata "
+                           f"FROM chunks WHERE id IN ({','.join('?' * len(WINDOWS))})",
+                           list(WINDOWS)).fetchall()
+    store(conn, [(rowid, f"{file}#w{n}", source_type,
+                  parse_marks(content, json.loads(meta)["participants"], json.loads(meta)["message_count"]))
+                 for n, (rowid, _, source_type, file, content, meta) in enumerate(windows)])
     yield conn
     conn.close()
 
 
+def content_of(cid: str) -> str:
+    return WINDOWS.get(cid, f"content of {cid}")
+
+
 def candidate(row, **kw) -> Candidate:
     cid, source_type, source_file, content_date, meta = row
-    return Candidate(id=cid, content=f"content of {cid}", source_file=source_file,
+    return Candidate(id=cid, content=content_of(cid), source_file=source_file,
                      source_type=source_type, content_date=content_date,
                      first_date=FIRST_DATES.get(cid), metadata=meta, **kw)
 
 
-@pytest.mark.parametrize("span_days", [None, 6, 9])  # i spans 6 days; unknown; an upper bound
+@pytest.mark.parametrize("years", [None, (2024, 2026), (2020, 2030)])  # "on this day"'s years
+@pytest.mark.parametrize("span_days", [None, 12, 15])  # unknown; j spans 12 days; a bound above
 @pytest.mark.parametrize(("kwargs", "expected"), CASES)
-def test_sql_and_matches_agree(table, kwargs, expected, span_days):
-    filters = Filters.build(**kwargs, span_days=span_days)
+def test_sql_and_matches_agree(table, kwargs, expected, span_days, years):
+    filters = Filters.build(**kwargs, span_days=span_days, years=years)
     where, args = filters.sql("c")
     by_sql = {r[0] for r in table.execute(f"SELECT c.id FROM chunks c WHERE {where}", args)}
     by_memory = {row[0] for row in CHUNKS if filters.matches(candidate(row))}
     assert by_sql == by_memory == set(expected)
 
 
-@pytest.mark.parametrize("span_days", [None, 6])
+@pytest.mark.parametrize("years", [None, (2024, 2026)])
+@pytest.mark.parametrize("span_days", [None, 12])
 @pytest.mark.parametrize(("kwargs", "expected"), CASES)
-def test_the_vector_mask_selects_what_the_sql_form_does(table, kwargs, expected, span_days):
+def test_the_vector_mask_selects_what_the_sql_form_does(table, kwargs, expected, span_days,
+                                                         years):
     filters = Filters.build(**{k: v for k, v in kwargs.items() if k != "source_types"},
-                            span_days=span_days)
+                            span_days=span_days, years=years)
     where, args = filters.sql("c")
     by_sql = {r[0] for r in table.execute(f"SELECT c.id FROM chunks c WHERE {where}", args)}
     masks = filters.rowid_queries()

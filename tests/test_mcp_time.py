@@ -139,3 +139,18 @@ def test_search_person_and_time_lines(demo):
                                                           "since": "2026-01-01"}))
     assert not any(h.startswith("time: ") for h in header)  # since wins over the phrase
     assert "person must be" in client.error("hybrid_search", {"query": "x", "person": 3})
+
+
+def test_a_chat_row_under_dates_carries_the_time_of_its_messages_inside_them(demo):
+    root, client = demo
+    found = Library(load_config(root)).search("what did I do in March", limit=20)
+    spill = next(r for r in found if r.in_range and r.content_date > "2026-03-31")
+    _, rows, _ = split_page(client.ok("keyword_search", {"query": "what did I do in March",
+                                                          "limit": 20}))
+    (obj, server), = [(o, s) for o, s in rows if json.loads(field(s, "id")) == spill.id]
+    inside = spill.in_range
+    assert field(server, "date") == spill.content_date  # the window's own, into April
+    assert field(server, "messages_in_dates") == f"{inside.messages} ({inside.label})"
+    # the preview opens at the first of them
+    first = spill.content[inside.start:].split("\n", 1)[0]
+    assert obj["preview"].startswith(first[:60])

@@ -90,12 +90,13 @@ def test_knn_mask_lets_the_scan_see_only_the_filtered_rows(index):
 
 def test_newest_first_is_the_filtered_dated_chunks_by_date(index):
     _, conn = index
-    found = newest_first(conn, Filters.build(["slack"], since="2026-03-01"), 7)
+    found, counts = newest_first(conn, Filters.build(["slack"], since="2026-03-01"), 7)
     assert len(found) == 7 and {c.source_type for c in found} == {"slack"}
-    keys = [(c.content_date, c.rowid) for c in found]
-    assert keys == sorted(keys, reverse=True)
-    newest = rows(conn, "source_type = 'slack' AND content_date IS NOT NULL")
-    assert keys[0] == max((r["content_date"], r["rowid"]) for r in newest)
+    days = [c.content_date for c in found]
+    assert days == sorted(days, reverse=True)
+    newest = rows(conn, "source_type = 'slack' AND content_date >= '2026-03-01'")
+    assert days[0] == max(r["content_date"] for r in newest)
+    assert counts == {"slack": len(newest)}  # every one of them, not the page
 
 
 def test_results_page_flags_changed_files_stale_but_never_a_profile_row(index):

@@ -4,6 +4,7 @@ indexed root with a fixed ``now``: pushed into both arms, taken out of the text,
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -98,6 +99,10 @@ def test_what_did_i_do_in_march_lists_march_newest_first(searcher):
     assert f"{J}j4" not in ids(r)  # "Shipped in March", written in November
     dates = [x.content_date for x in r]
     assert dates == sorted(dates, reverse=True) and len(r) == 8  # every March chunk
+    # the facets count them though no arm ranked them
+    assert r.type_counts == dict(Counter(x.source_type for x in r))
+    assert sum(searcher.search("what did I do in March", limit=3, now=NOW).type_counts.values()) \
+        == 8
 
 
 def test_an_iso_day_alone_gives_that_days_rows(searcher):

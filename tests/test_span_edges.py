@@ -225,20 +225,32 @@ ON_JAN_5 = [  # id, first_date, content_date: "on this day" on 5 January 2026
 ]
 
 
-def test_on_this_day_matches_an_end_on_that_day_in_an_earlier_year_only(tmp_path):
+@pytest.mark.parametrize("years", [None, (2024, 2026)])  # every date compared; the days sought
+def test_on_this_day_matches_an_end_on_that_day_in_an_earlier_year_only(tmp_path, years):
+    from engine.dates.message_days import MESSAGE_DAYS_DDL, parse_marks, store
     from engine.rank.candidates import Candidate
     from engine.retrieval.filters import Filters
 
+    def content(first: str, last: str) -> str:  # a message on each end
+        return f"[{first} 09:00] Ana: hello\n[{last} 10:00] Ana: bye"
+
+    meta = {"participants": ["Ana"], "message_count": 2}
     conn = connect(tmp_path / "t.db")
-    conn.execute("CREATE TABLE chunks (id TEXT, content_date TEXT, first_date TEXT)")
-    conn.executemany("INSERT INTO chunks VALUES (?, ?, ?)",
-                     [(cid, last, first) for cid, first, last in ON_JAN_5])
+    conn.execute("CREATE TABLE chunks (id TEXT, source_type TEXT, content_date TEXT, "
+                 "first_date TEXT, content TEXT)")
+    conn.execute(MESSAGE_DAYS_DDL[0])
+    for n, (cid, first, last) in enumerate(ON_JAN_5):
+        text = content(first, last)
+        rowid = conn.execute("INSERT INTO chunks VALUES (?, 'telegram', ?, ?, ?)",
+                             (cid, last, first, text)).lastrowid
+        store(conn, [(rowid, f"x#w{n}", "telegram", parse_marks(text, ["Ana"], 2))])
     for span in (None, 6):
-        filters = Filters.build(month_day="01-05", until="2025-12-31", span_days=span)
+        filters = Filters.build(month_day="01-05", until="2025-12-31", span_days=span,
+                                years=years)
         where, args = filters.sql("c")
         by_sql = {r[0] for r in conn.execute(f"SELECT c.id FROM chunks c WHERE {where}", args)}
         by_memory = {cid for cid, first, last in ON_JAN_5 if filters.matches(Candidate(
-            id=cid, content="", source_file="x", source_type="telegram", content_date=last,
-            first_date=first))}
+            id=cid, content=content(first, last), source_file="x", source_type="telegram",
+            content_date=last, first_date=first, metadata=meta))}
         assert by_sql == by_memory == {"first-end", "last-end"}
     conn.close()

@@ -134,8 +134,30 @@ def test_a_range_after_the_span_or_before_it_leaves_the_window_out(root):
                                  until="2026-03-18")
     assert WINDOW not in [r.id for r in after.results]
     assert WINDOW not in [r.id for r in before.results]
-    # a range inside the span overlaps it: the window's messages surround those days
-    assert [r.id for r in inside.results] == [WINDOW]
+    # a range inside the span holds none of its messages (14 and 20 March): not the window
+    assert [r.id for r in inside.results] == []
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_a_window_shows_the_time_of_its_messages_inside_the_range(root, mode):
+    with searching(root) as searcher:
+        later = searcher.search("pottery kiln", mode=mode, now=NOW, since="2026-03-19",
+                                until="2026-03-25")
+        browse = searcher.search("what did I do", now=NOW, since="2026-03-19",
+                                 until="2026-03-25")
+    (hit,) = [r for r in later.results if r.id == WINDOW]
+    inside = hit.in_range
+    assert (inside.first, inside.last, inside.messages, inside.before) == (
+        "2026-03-20 09:06", "2026-03-20 09:09", 4, 6)
+    assert hit.date_shown == "2026-03-20" and inside.label == "2026-03-20 09:06–09:09"
+    # the snippet shows a match among them ("pottery" is only in the messages of 14 March)
+    assert [hit.snippet[a:b] for a, b in hit.highlights] == ["kiln"]
+    assert "came out of the kiln" in hit.snippet and "class" not in hit.snippet
+    # browsing by date: the snippet opens at the first of them
+    assert [r.id for r in browse.results] == [WINDOW]
+    assert browse.results[0].in_range == inside
+    assert browse.results[0].snippet.startswith("…[2026-03-20 09:06] Ana: morning! the bowl")
+    assert browse.type_counts == {"telegram": 1}  # a time-only query still has its facets
 
 
 def test_an_appended_window_that_spans_longer_raises_the_longest_span(root):
@@ -213,3 +235,22 @@ async def test_the_app_job_panel_names_the_upgrade():
     from engine.index.run_report import Progress
 
     assert "upgrading the index" in await job_panel_text(Progress("migrate"))
+
+
+def test_the_command_line_shows_and_returns_the_days_inside_the_range(root, capsys):
+    from cli.main import main
+
+    args = ["search", "what did I do", "--root", str(root), "--since", "2026-03-14",
+            "--until", "2026-03-15"]
+    capsys.readouterr()
+    assert main([*args, "--json"]) == 0
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)["results"]}
+    assert rows[WINDOW]["content_date"] == "2026-03-20"
+    inside = rows[WINDOW]["in_range"]
+    assert {k: v for k, v in inside.items() if k != "end"} == {
+        "first": "2026-03-14 18:00", "last": "2026-03-14 18:05", "messages": 6, "start": 0,
+        "before": 0}
+    assert rows[WINDOW]["content"][:inside["end"]].endswith("Ben: good night")
+    assert main(args) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.endswith("ana.jsonl")]
+    assert "2026-03-14" in line and "2026-03-20" not in line

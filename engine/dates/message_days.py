@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from typing import NamedTuple
 
@@ -153,6 +153,15 @@ def parse_marks(content: str, senders: Iterable[str], count: int) -> list[Messag
             break
         at = nxt + 1
     return marks if len(marks) == count else None
+
+
+def window_days(content: str, metadata: Mapping) -> frozenset[str] | None:
+    """The days a chat window's messages were sent on, read from its content (the in-memory
+    form of its ``message_days`` rows; engine/retrieval/filters.py); None when the content does
+    not read back exactly (:func:`parse_marks`)."""
+    found = parse_marks(content, metadata.get("participants") or (),
+                        metadata.get("message_count", -1))
+    return None if found is None else frozenset(m.day for m in found)
 
 
 def _next_head(content: str, after: int, names: list[str]) -> int | None:

@@ -69,6 +69,16 @@ def longest_span(conn: Connection) -> int | None:
     return days if days is None or days >= 0 else None
 
 
+def index_years(conn: Connection) -> tuple[int, int] | None:
+    """The first and last year the index holds a day of, a chunk's or a message's (the
+    per-day counts: a few hundred rows a type); None for an empty or unreadable index."""
+    try:
+        first, last = conn.execute("SELECT min(day), max(day) FROM day_counts").fetchone()
+        return (int(first[:4]), int(last[:4])) if first and last else None
+    except (TypeError, ValueError):
+        return None
+
+
 def backfill_first_dates(conn: Connection) -> int:
     """Give every chunk of a v5 index that spans days its first date (migration v6): the date
     part of ``first_ts`` in its metadata, kept only when it is a date before its own. A row

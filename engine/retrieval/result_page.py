@@ -7,9 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine import scanner
+from engine.dates.message_days import chat_types
 from engine.extractors.bounds import CHUNK_MAX_CHARS
 from engine.rank.candidates import Candidate
+from engine.retrieval.filters import Filters
 from engine.retrieval.fts_query import ParsedQuery, build_match, matched_terms
+from engine.retrieval.in_range import messages_in_range
 from engine.retrieval.snippets import build as build_snippet
 from engine.retrieval.snippets import parse_marked
 from engine.search_response import SearchResult
@@ -21,10 +24,16 @@ SCAN_MAX_CHARS = 2 * CHUNK_MAX_CHARS
 
 
 def results_page(conn: Connection, root: Path, ranked: list[Candidate],
-                 parsed: ParsedQuery) -> list[SearchResult]:
-    """The page as results, with stale flags (one query for the page) and snippets."""
+                 parsed: ParsedQuery, filters: Filters | None = None) -> list[SearchResult]:
+    """The page as results, with stale flags (one query for the page), the messages of each
+    chat window inside the date filter, and snippets (opening at those messages)."""
     stale = scanner.stale_files(conn, root, {c.source_file for c in ranked if not c.injected})
     results = [_result(c, parsed, c.source_file in stale and not c.injected) for c in ranked]
+    if filters is not None:
+        inside = messages_in_range(conn, ((r.rowid, r.content) for r in results
+                                          if r.source_type in chat_types()), filters)
+        for r in results:
+            r.in_range = inside.get(r.rowid)
     _add_snippets(conn, results, parsed)
     return results
 
@@ -71,7 +80,8 @@ def _add_snippets(conn: Connection, results: list[SearchResult], parsed: ParsedQ
                         matches = None  # the text held a marker: no offsets to trust
             except Exception:  # noqa: BLE001 - a snippet is decoration; the head will do
                 pass
-        snippet = build_snippet(r.content, matches)
+        snippet = build_snippet(r.content, matches,
+                                start=r.in_range.start if r.in_range is not None else 0)
         r.snippet, r.highlights, r.emphasis = snippet.text, snippet.highlights, snippet.emphasis
 
 

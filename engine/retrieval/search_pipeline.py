@@ -126,7 +126,7 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
     if sort == "date":
         ranked = sort_by_date(ranked)
 
-    results = results_page(reader.connection(), config.root, ranked, parsed)
+    results = results_page(reader.connection(), config.root, ranked, parsed, filters)
     for r in results:
         if r.decay is None and not r.injected:
             r.decay_off = decay_off
@@ -240,12 +240,13 @@ def _arm_depth(mode: str, keyword: list[Candidate], semantic: list[Candidate],
 def _by_date(reader: Reader, query: str, when: SearchTime, limit: int, filters: Filters,
              mode: str, parsed: ParsedQuery, transition: str | None,
              lap: _Laps) -> SearchResponse:
-    """Nothing to rank by: the filtered chunks, newest first (search_arms.newest_first).
-    Browsing by date, no word is matched: "what did I do" highlights no "I" and no "did"."""
+    """Nothing to rank by: the filtered chunks, newest first (search_arms.newest_first), and
+    how many of each type pass the filters (the facets). Browsing by date, no word is matched:
+    "what did I do" highlights no "I" and no "did"."""
     config = reader.config
     conn = reader.connection()
-    results = results_page(conn, config.root, newest_first(conn, filters, limit),
-                           ParsedQuery())
+    page, counts = newest_first(conn, filters, limit)
+    results = results_page(conn, config.root, page, ParsedQuery(), filters)
     lap("by_date")
     return SearchResponse(
         query=query, results=results, mode=mode,
@@ -253,7 +254,7 @@ def _by_date(reader: Reader, query: str, when: SearchTime, limit: int, filters: 
         confidence="ok", terms=[], matched_all_terms=False, best_similarity=None,
         rrf_k=config.rrf_k, reranked=False, rerank_reason="not_requested",
         timings_ms=lap.total(), index_transition=transition, fusion="none", sort="date",
-        decay_applied=False, **_filter_fields(when, filters))
+        decay_applied=False, type_counts=counts, **_filter_fields(when, filters))
 
 
 def weights(config: Config) -> tuple[float, float | None]:

@@ -63,15 +63,18 @@ def _marker_split(open_mark: str, close_mark: str) -> re.Pattern:
 
 
 def build(text: str, matches: list[tuple[int, int]] | None = None, width: int = WIDTH,
-          lead: int = LEAD) -> Snippet:
+          lead: int = LEAD, start: int = 0) -> Snippet:
     """The snippet of ``text``: whitespace flattened, markdown emphasis turned into spans, a
     window of ``width`` characters starting ``lead`` characters (at a word start) before the
-    first of ``matches`` (offsets into ``text``), cut with "…" at either end."""
+    first of ``matches`` (offsets into ``text``), cut with "…" at either end. Nothing before
+    ``start`` is shown (a chat window's first message inside a date filter)."""
+    if start:
+        matches = [m for m in matches or () if m[0] >= start]
     # only the stretch around the first match is read (a chunk can be many KB): ~1.7 ms per
     # 2,000 characters otherwise, times every row of a 200-row page
     full = len(text)
-    first_raw = min((s for s, _ in matches or ()), default=0)
-    cut = max(0, first_raw - 8 * lead)
+    first_raw = min((s for s, _ in matches or ()), default=start)
+    cut = max(start, first_raw - 8 * lead)
     text = text[cut:first_raw + 2 * width]
     cut_end = cut + len(text) < full
     if not any(pattern.search(text) for _, pattern in _EMPHASIS):

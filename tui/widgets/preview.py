@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from engine.display import explain_lines, plain_summary, type_label
+from engine.display import explain_lines, plain_summary, plural, type_label
 from engine.library import parse_metadata
 
 from .. import keys
@@ -81,6 +81,19 @@ def metadata_block(metadata: dict | None) -> Content:
     if len(lines) == 1:
         lines.append(Content.styled("  none", "dim"))
     return Content("\n").join(lines)
+
+
+def in_range_body(content: str, inside: Any, terms: list[str]) -> Content:
+    """A chat window under a date filter opens at its messages inside the dates: those before
+    them are one line, those after them dim."""
+    parts: list[Content | str] = []
+    if inside.before:
+        parts += [Content.styled(f"… {plural(inside.before, 'earlier message')} of this window, "
+                                 "before the dates (c: the conversation)", "dim italic"), "\n"]
+    parts.append(highlight_terms(content[inside.start:inside.end], terms))
+    if inside.end < len(content):
+        parts.append(highlight_terms(content[inside.end:], terms, base_style="dim"))
+    return Content.assemble(*parts, strip_control_codes=False)
 
 
 def profile_card(person: Any, fallback: str) -> Content:
@@ -158,6 +171,8 @@ class Preview(VerticalScroll, can_focus=True):
         title = self._title(self.chunk, result)
         if result.injected:
             body = profile_card(person, result.content)
+        elif result.in_range is not None:
+            body = in_range_body(result.content, result.in_range, terms)
         else:
             body = highlight_terms(result.content, terms)
         self._set(title, body, metadata_block(result.metadata),
@@ -181,7 +196,8 @@ class Preview(VerticalScroll, can_focus=True):
         label = plain(type_label(chunk["source_type"]))
         parts: list[Content | str | tuple[str, str]] = [
             type_badge(chunk["source_type"], len(label), text=label), " ",
-            (chunk.get("content_date") or "undated", "bold"), "  ",
+            ((result.date_shown if result is not None else chunk.get("content_date"))
+             or "undated", "bold"), "  ",
         ]
         if result is not None and result.decay is not None:
             parts += [decay_badge(result.decay), "  "]
@@ -191,5 +207,10 @@ class Preview(VerticalScroll, can_focus=True):
             parts.append(safe(one_line(chunk_id[len(path):]), "dim"))
         else:
             parts += ["\n", safe(one_line(chunk_id), "dim")]
+        inside = result.in_range if result is not None else None
+        if inside is not None:
+            parts += ["\n", (f"{plural(inside.messages, 'message')} inside the dates: "
+                             f"{inside.label}", "$text-accent"),
+                      (f"  (window to {chunk.get('content_date')})", "dim")]
         parts.append("\n")
         return Content.assemble(*parts, strip_control_codes=False)

@@ -17,8 +17,9 @@ from .vim_list import VimOptionList
 SCORE_BAR_WIDTH = 6
 
 
-def result_row(rank: int, result: Any, top_score: float) -> Content:
-    """Line 1: rank, score bar, decay, type, date, arms, file; line 2: the snippet."""
+def result_row(rank: int, result: Any, top_score: float, date_width: int = 10) -> Content:
+    """Line 1: rank, score bar, decay, type, date (of its messages inside a date filter),
+    arms, file; line 2: the snippet."""
     fraction = (result.score / top_score) if top_score > 0 else 0.0
     decay = result.decay
     head = [
@@ -29,7 +30,7 @@ def result_row(rank: int, result: Any, top_score: float) -> Content:
         " ",
         type_badge(result.source_type),
         " ",
-        ((result.content_date or "undated").ljust(10), "" if result.content_date else "dim"),
+        ((result.date_shown or "undated").ljust(date_width), "" if result.date_shown else "dim"),
         " ",
         arms_badge(result.found_by, result.injected),
         " ",
@@ -71,7 +72,9 @@ class ResultList(VimOptionList):
         top = max((r.score for r in results), default=0.0)
         self.results = list(results)
         self.jump_to_end = False
-        self.set_options(Option(result_row(i, r, top)) for i, r in enumerate(results, 1))
+        width = max((len(r.date_shown or "") for r in results), default=10)
+        self.set_options(Option(result_row(i, r, top, max(width, 10)))
+                         for i, r in enumerate(results, 1))
         if results:
             self.highlighted = next((i for i, r in enumerate(results) if r.id == keep), 0)
         self._placed = self.highlighted
