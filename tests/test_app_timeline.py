@@ -309,3 +309,24 @@ async def test_browsing_a_month_shows_the_days_of_the_messages_in_it(demo_root):
         first = spill.content[spill.in_range.start:].split("\n", 1)[0]
         assert body.startswith(first if not spill.in_range.before else "… ")
         assert first in body and f"inside the dates: {spill.in_range.label}" in title
+
+
+@aio
+async def test_c_opens_a_window_at_its_first_message_inside_the_dates(demo_root):  # noqa: F811 - the imported fixture
+    app = make_app(demo_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await search(pilot, "what did I do on 2026-03-01")
+        results = app.main.results
+        at, late = next((i, r) for i, r in enumerate(results.results)
+                        if r.in_range and r.in_range.before and r.source_type == "slack")
+        results.focus()
+        results.highlighted = at
+        await pilot.pause()
+        await pilot.press("c")
+        conv = await conversation_loaded(pilot)
+        listing = conv.query_one("#conv-messages")
+        opened = conv.messages[listing.highlighted]
+        assert (opened.time, opened.position) == (late.in_range.first, conv.target)
+        first = late.metadata["lines"][0]  # the window's own first message is earlier
+        assert any(m.position == first for m in conv.messages) and first < opened.position

@@ -25,15 +25,18 @@ EDGE = 2  # rows from either end at which the next page loads
 
 
 class ConversationScreen(Screen[None]):
-    """``ConversationScreen(chunk_id, hit_ids)``: ``hit_ids`` are the current query's results
-    (marked where they are in this file, and what n / N step through)."""
+    """``ConversationScreen(chunk_id, hit_ids, skip)``: ``hit_ids`` are the current query's
+    results (marked where they are in this file, and what n / N step through); ``skip``: the
+    chunk's messages before the one to open at (a window's first message inside the dates of
+    a date filter)."""
 
     BINDINGS = keys.CONVERSATION
 
-    def __init__(self, chunk_id: str, hit_ids: Sequence[str] = ()) -> None:
+    def __init__(self, chunk_id: str, hit_ids: Sequence[str] = (), skip: int = 0) -> None:
         super().__init__()
         self.chunk_id = chunk_id
         self.origin = chunk_id  # where the view was opened: c comes back here after n / N
+        self.skip = skip
         self.hit_ids = tuple(hit_ids)
         self.page = None  # the first page (file, type, title, hits, stale)
         self.messages: list = []
@@ -84,7 +87,8 @@ class ConversationScreen(Screen[None]):
         self.chunk_id, self.page = chunk_id, page
         self.messages = list(page.messages)
         self.before, self.after = page.before, page.after
-        self.target = _target(page.messages, chunk)
+        self.target = _target(page.messages, chunk,
+                              self.skip if chunk_id == self.origin else 0)
         self._title()
         self._fill(self.target)
         self.loaded = True
@@ -186,10 +190,11 @@ class ConversationScreen(Screen[None]):
         self.dismiss(None)
 
 
-def _target(messages, chunk) -> int | None:
-    """The position of the first message of the chunk opened at: a log window's first line,
-    else the first marked message."""
+def _target(messages, chunk, skip: int = 0) -> int | None:
+    """The position of the message opened at: a log window's first line (``skip`` messages
+    on), else the first marked message."""
     lines = (chunk.metadata or {}).get("lines") if chunk is not None else None
     if isinstance(lines, list) and len(lines) == 2:
-        return next((m.position for m in messages if m.position >= lines[0]), None)
+        ours = [m.position for m in messages if m.position >= lines[0]]
+        return ours[min(skip, len(ours) - 1)] if ours else None
     return next((m.position for m in messages if m.hit), None)

@@ -52,4 +52,6 @@ class TimeActions:
         from .conversation import ConversationScreen
 
         hits = [r.id for r in self.results.results if not r.injected]
-        self.app.push_screen(ConversationScreen(chunk["id"], hits))
+        inside = getattr(self.preview.result, "in_range", None)  # opens at those messages
+        self.app.push_screen(ConversationScreen(chunk["id"], hits,
+                                                inside.before if inside is not None else 0))
