@@ -47,6 +47,10 @@ def cmd_stats(args) -> int:
         print(f"cut: {one_line(c['source_file'])}: {one_line(c['notice'])}")
     if len(st.cut) > NOT_READ_SHOWN:
         print(f"cut: {len(st.cut) - NOT_READ_SHOWN:,} more (memlens stats --json)")
+    for name in st.no_chunk[:NOT_READ_SHOWN]:
+        print(f"no chunk: {one_line(name)}: read, holds nothing its source type indexes")
+    if len(st.no_chunk) > NOT_READ_SHOWN:
+        print(f"no chunk: {len(st.no_chunk) - NOT_READ_SHOWN:,} more (memlens stats --json)")
     return 0
 
 

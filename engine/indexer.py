@@ -65,6 +65,11 @@ def _one_line(exc: BaseException) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
+ROOT_WARNING = "(root)"  # a warning about the whole root, not one of its files
+NO_ROUTED_FILE = ("no file under the root matches a route: `memlens discover` lists the "
+                  "routes, README \"Data layer formats\" what each source type holds")
+
+
 def _scan(conn, config: Config, stats: IndexStats) -> list[SourceFile]:
     """Walk the root, report what it refused, remove what is known to be gone."""
     problems: list[WalkProblem] = []
@@ -76,6 +81,8 @@ def _scan(conn, config: Config, stats: IndexStats) -> list[SourceFile]:
                                     problems)
     for p in problems + kept:
         (stats.errors if p.unlisted else stats.warnings).append(FileError(p.path, p.message))
+    if not files and not problems:  # "indexed 0 files" alone reads as success
+        stats.warnings.append(FileError(ROOT_WARNING, NO_ROUTED_FILE))
     stats.unlisted_dirs = sum(p.unlisted for p in problems)
     for rel in remove:
         try:

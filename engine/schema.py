@@ -29,7 +29,7 @@ from engine.extractors.bounds import CHUNK_MAX_CHARS, METADATA_MAX_CHARS
 from engine.retrieval.cjk import GLOB, has_unsegmented
 from engine.storage.db import Connection, IndexUnavailable, OperationalError, connect, transaction
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 # two characters after the text: every 1-2 character string in it starts a trigram
 CJK_PAD = "char(10, 10)"
@@ -202,6 +202,14 @@ MIGRATIONS: dict[int, list[str | Callable[[Connection, MigrationProgress | None]
         "UPDATE index_state SET mtime = -1, resume = NULL WHERE source_file IN (SELECT "
         f"source_file FROM chunks WHERE length(content) > {CHUNK_MAX_CHARS} "
         f"OR length(metadata) > {METADATA_MAX_CHARS})"],
+    # a file that holds no chunk is read again: notes of only headings or only frontmatter
+    # yield one now (engine/extractors/markdown.py), and so do files with a number out of
+    # range (engine/extractors/reading.py); a vector of zeros (a broken provider's, refused
+    # now: engine/embed/embedder_openai.py) is asked for again
+    9: ["UPDATE index_state SET mtime = -1, resume = NULL WHERE NOT EXISTS (SELECT 1 FROM "
+        "chunks c WHERE c.source_file = index_state.source_file)",
+        "UPDATE chunks SET embedding = NULL "
+        "WHERE embedding IS NOT NULL AND embedding = zeroblob(length(embedding))"],
 }
 
 

@@ -270,6 +270,12 @@ def test_auth_and_other_4xx_are_provider_error_without_retry(http_server, status
                          {"index": 1, "embedding": [0, 1, 0, 0]}]}),  # not numbers
     Reply(200, {"data": [{"index": 0, "embedding": [1, 0, 0]},
                          {"index": 1, "embedding": [0, 1, 0]}]}),  # wrong dimension
+    Reply(200, body='{"data": [{"index": 0, "embedding": [1, NaN, 0, 0]}, '
+                    '{"index": 1, "embedding": [0, 1, 0, 0]}]}'),  # not finite
+    Reply(200, {"data": [{"index": 0, "embedding": [0, 0, 0, 0]},
+                         {"index": 1, "embedding": [0, 1, 0, 0]}]}),  # zero length
+    Reply(200, {"data": [{"index": 0, "embedding": [1e-9, 0, 0, 0]},
+                         {"index": 1, "embedding": [0, 1, 0, 0]}]}),  # almost zero
 ], ids=lambda r: (r.body or json.dumps(r.json))[:40])
 def test_malformed_response_is_provider_error(http_server, reply):
     server = http_server(reply, default=embeddings())

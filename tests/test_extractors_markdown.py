@@ -176,12 +176,16 @@ def test_note_leading_rule_without_closing_is_not_frontmatter(tmp_path):
 
 
 def test_note_frontmatter_only_and_empty_files(tmp_path):
+    """A note of only frontmatter or only headings is one chunk of those; an empty one none."""
     write(tmp_path, "notes/fm.md", "---\ntitle: Only metadata\n---\n")
-    assert run("note", tmp_path, "notes/fm.md") == ([], [])
+    (chunk,), problems = run("note", tmp_path, "notes/fm.md")
+    assert (chunk.id, chunk.content, problems) == (
+        "notes/fm.md#s0", "Only metadata\n\ntitle: Only metadata", [])
     write(tmp_path, "notes/empty.md", "")
     assert run("note", tmp_path, "notes/empty.md") == ([], [])
     write(tmp_path, "notes/headings.md", "# A\n## B\n")
-    assert run("note", tmp_path, "notes/headings.md") == ([], [])
+    (chunk,), _ = run("note", tmp_path, "notes/headings.md")
+    assert chunk.content == "A\nA > B" and chunk.metadata["section"] == 0
 
 
 def test_note_invalid_utf8_and_nul(tmp_path):

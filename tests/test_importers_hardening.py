@@ -143,6 +143,23 @@ def test_zip_slip_entries_are_reported_with_escaped_names(tmp_path):
     assert [p.name for p in files_under(tmp_path)] == ["ok.md", "vault.zip"]
 
 
+def test_a_symbolic_link_stored_in_a_zip_is_skipped_and_said(tmp_path):
+    src = tmp_path / "in" / "vault.zip"
+    src.parent.mkdir()
+    link = zipfile.ZipInfo("vault/passwd.md")
+    link.create_system = 3  # Unix: the mode is in the high bits of the external attributes
+    link.external_attr = (0o120777 << 16)  # a symbolic link; its bytes are its target
+    with zipfile.ZipFile(src, "w") as zf:
+        zf.writestr("vault/ok.md", "# fine\n")
+        zf.writestr(link, "/etc/passwd")
+    root = tmp_path / "in" / "root"
+    report = imp("obsidian", src, root)
+    assert report.files_written == ["notes/vault/ok.md"]
+    assert [m for f, _, m in report.problems if f == "vault.zip"] == [
+        "entry 'vault/passwd.md' is a symbolic link, not a file of the export; skipped"]
+    assert b"/etc/passwd" not in b"".join(p.read_bytes() for p in files_under(root))
+
+
 # --------------------------------------------------------------------------- links
 
 def test_obsidian_never_follows_links_out_of_the_vault(tmp_path):

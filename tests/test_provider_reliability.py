@@ -278,3 +278,24 @@ def test_a_searcher_warming_up_probes_the_dimension_once_within_the_budget(tmp_p
         response.semantic_detail and response.results
     assert len(server.requests) == 1
     searcher.close()
+
+
+def zeros(request: Request) -> Reply:
+    return Reply(200, {"data": [{"index": i, "embedding": [0.0] * DIM}
+                                for i, _ in enumerate(request.json()["input"])]})
+
+
+def test_zero_vectors_are_refused_and_a_healthy_provider_embeds_them_later(tmp_path,
+                                                                           http_server):
+    broken = http_server(default=zeros, max_requests=1000)
+    root = provider_root(tmp_path, broken, "max_retries = 0\n")
+    stats = reindex(config=load_config(root))
+    assert stats.chunks > 0 and stats.embedded == 0
+    assert stats.pending_embeddings == stats.chunks  # nothing counted done
+    assert any("zero length" in e for e in stats.embedding_errors)
+
+    healthy = http_server(default=embeddings, max_requests=1000)
+    (root / "memlens.toml").write_text((root / "memlens.toml").read_text().replace(
+        broken.url, healthy.url))
+    again = reindex(config=load_config(root))
+    assert again.embedded == stats.chunks and again.pending_embeddings == 0

@@ -12,9 +12,17 @@ import pytest
 import engine.extractors.markdown as markdown
 import engine.extractors.messaging as messaging
 import engine.indexer as indexer
+from engine.config import load_config
 from engine.indexer import reindex
 from engine.storage.db import connect
-from tests.conftest import CountingEmbedder, assert_consistent, slack_lines
+from tests.conftest import (
+    CountingEmbedder,
+    assert_consistent,
+    make_root,
+    migrate_from,
+    run_cli,
+    slack_lines,
+)
 
 LOG = "data/slack/general.jsonl"
 
@@ -276,3 +284,125 @@ def test_a_log_that_changes_during_every_read_is_indexed_and_read_again(config, 
     stats = reindex(config=config, embedder=CountingEmbedder())
     assert stats.files == 1 and messages_indexed(config, LOG) == 98
     assert reindex(config=config, embedder=CountingEmbedder()).skipped == 3
+
+
+def test_an_older_index_reads_notes_left_without_a_chunk_and_asks_again_for_zero_vectors(
+        tmp_path):
+    """Migration v9: what earlier versions left out silently is read again, without a
+    whole rebuild."""
+    root = make_root(tmp_path / "root")
+    (root / "notes/todo.md").write_text("# buy oat milk and zucchini tomorrow\n")
+    config = load_config(root)
+    reindex(config=config)
+    conn = connect(config.db_path)
+    # as an earlier version left it: the note without its chunk, one vector of zeros
+    conn.execute("DELETE FROM chunks WHERE source_file = 'notes/todo.md'")
+    zero_id = conn.execute("SELECT id FROM chunks WHERE embedding IS NOT NULL LIMIT 1"
+                           ).fetchone()[0]
+    conn.execute("UPDATE chunks SET embedding = zeroblob(length(embedding)) WHERE id = ?",
+                 (zero_id,))
+    conn.commit()
+    conn.close()
+    migrate_from(config.db_path, 8, ())
+    stats = reindex(config=config)
+    assert stats.files == 1 and stats.embedded == 2  # the note, and the zero vector again
+    conn = connect(config.db_path)
+    try:
+        assert conn.execute("SELECT content FROM chunks WHERE source_file = 'notes/todo.md'"
+                            ).fetchall()[0][0] == "buy oat milk and zucchini tomorrow"
+        assert conn.execute("SELECT embedding = zeroblob(length(embedding)) FROM chunks "
+                            "WHERE id = ?", (zero_id,)).fetchone()[0] == 0
+    finally:
+        conn.close()
+
+
+BIG = "1" + "0" * 400  # 10^400: float() of it raises
+
+
+def hostile_numbers(root) -> dict[str, str]:
+    """Valid JSON with one number no field can hold, per document type: path -> text that
+    must still be found in its chunks."""
+    files = {
+        "data/health/cgm/2026-05-05.json": ('{"date": "2026-05-05", "readings": [98, 1e400]}',
+                                            "1 readings"),
+        "data/health/cgm/2026-05-06.json": ('{"date": "2026-05-06", "readings": [98, NaN, 120],'
+                                            ' "mean": Infinity}', "2 readings"),
+        "data/health/garmin/2026-05-07.json": (f'{{"date": "2026-05-07", "steps": {BIG}, '
+                                               '"resting_hr": 55}', "resting HR 55"),
+        "data/meetings/processed/sync.json": (
+            '{"title": "Sync", "date": "2026-05-05", "segments": [{"speaker": "Ana", "start": '
+            '1e400, "text": "hello there"}, {"speaker": "Ben", "start": 5, "text": "budget '
+            'review"}]}', "budget review"),
+        "data/voice/memo.json": ('{"title": "memo", "date": "2026-05-05", "segments": '
+                                 '[{"start": -1e400, "text": "call the plumber"}]}',
+                                 "call the plumber"),
+        "data/interviews/sessions/s1.json": (f'{{"date": "2026-05-05", "duration_min": {BIG}, '
+                                             '"question_count": 12, "topic": "values"}',
+                                             "values\nDuration: 12 questions"),
+        "data/journal/2026.jsonl": (f'{{"date": "2026-05-05", "text": "rode to the coast", '
+                                    f'"mood": {BIG}}}\n', "rode to the coast"),
+    }
+    for rel, (text, _) in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return {rel: found for rel, (_, found) in files.items()}
+
+
+def test_a_number_out_of_range_leaves_out_that_value_and_keeps_the_file(tmp_path):
+    root = make_root(tmp_path / "root")
+    expected = hostile_numbers(root)
+    stats = reindex(config=load_config(root))
+    assert not stats.errors and stats.retry_files == 0
+    warned = {w.source_file: w.message for w in stats.warnings}
+    conn = connect(load_config(root).db_path)
+    try:
+        for rel, found in expected.items():
+            text = "\n".join(r[0] for r in conn.execute(
+                "SELECT content FROM chunks WHERE source_file = ?", (rel,)))
+            assert found in text, (rel, text)
+            assert "out of range" in warned[rel] and "read as missing" in warned[rel]
+        # recorded as done: the next run reads none of them again
+        assert reindex(config=load_config(root)).files == 0
+    finally:
+        conn.close()
+
+
+def test_a_note_of_only_headings_or_frontmatter_is_indexed_and_nothing_goes_unnamed(
+        tmp_path, capsys):
+    root = make_root(tmp_path / "root")
+    notes = {"notes/todo.md": "# buy oat milk and zucchini tomorrow\n",
+             "notes/outline.md": "# Trip\n\n## Bookings\n\n## Packing\n",
+             "notes/props.md": "---\ntitle: Reading list\ntags: [books, later]\n---\n",
+             "notes/blank.md": "\n  \n"}
+    for rel, text in notes.items():
+        (root / rel).write_text(text)
+    stats = reindex(config=load_config(root))
+    conn = connect(load_config(root).db_path)
+    try:
+        contents = {r[0]: r[1] for r in conn.execute(
+            "SELECT source_file, content FROM chunks WHERE source_file IN (?, ?, ?, ?)",
+            list(notes))}
+    finally:
+        conn.close()
+    assert contents["notes/todo.md"] == "buy oat milk and zucchini tomorrow"
+    assert contents["notes/outline.md"] == "Trip\nTrip > Bookings\nTrip > Packing"
+    assert contents["notes/props.md"] == "Reading list\n\ntitle: Reading list\ntags: books, later"
+    # the one file that holds nothing to index is named in the run and in the statistics
+    assert "notes/blank.md" not in contents
+    assert [w.source_file for w in stats.warnings] == ["notes/blank.md"]
+    code, out, _ = run_cli(capsys, "stats", "--root", str(root))
+    assert code == 0 and "no chunk: notes/blank.md: read, holds nothing" in out
+    code, out, _ = run_cli(capsys, "stats", "--root", str(root), "--json")
+    assert json.loads(out)["no_chunk"] == ["notes/blank.md"]
+
+
+def test_a_root_where_no_file_matches_a_route_says_so(tmp_path, capsys):
+    root = tmp_path / "root"
+    (root / "stuff").mkdir(parents=True)
+    (root / "stuff/todo.txt").write_text("buy oat milk\n")  # no route reads .txt there
+    code, out, err = run_cli(capsys, "reindex", "--root", str(root))
+    assert code == 0 and out.startswith("indexed 0 files")
+    assert ("warning: (root): no file under the root matches a route: `memlens discover` "
+            "lists the routes") in err
+    code, out, _ = run_cli(capsys, "reindex", "--root", str(root), "--json")
+    assert [w["source_file"] for w in json.loads(out)["warnings"]] == ["(root)"]

@@ -42,6 +42,8 @@ from engine.embed.redact import scrub
 if TYPE_CHECKING:
     import openai
 
+ZERO_NORM = 1e-6  # an embedding this short has no direction
+
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 OPENAI_DEFAULT_MODEL = "text-embedding-3-small"
 # native output sizes of OpenAI's embedding models (used when `dimensions` is not configured)
@@ -344,6 +346,11 @@ class OpenAIEmbedder(Embedder):
             raise bad("embeddings are not equal-length lists of numbers")
         if not np.isfinite(vectors).all():
             raise bad("embeddings hold non-finite numbers")
+        # a vector of (almost) zero length points nowhere: kept, it would be "embedded" and
+        # never asked for again, yet match nothing
+        zero = int((np.linalg.norm(vectors, axis=1) <= ZERO_NORM).sum())
+        if zero:
+            raise bad(f"{zero} of {len(vectors)} embeddings have zero length")
         with self._lock:
             if self.dim == 0:
                 self.dim = int(vectors.shape[1])

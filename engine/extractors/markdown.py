@@ -94,6 +94,15 @@ def parse_markdown(text: str, problems: Problems) -> MarkdownDoc:
     return MarkdownDoc(frontmatter, sections, first_h1, body_lines, fenced)
 
 
+def _flat(value: Any) -> str:
+    """A frontmatter value as one line of text: a list's items joined, a mapping as JSON."""
+    if isinstance(value, list):
+        return ", ".join(_flat(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return "" if value is None else str(value)
+
+
 # --------------------------------------------------------------------------- tags
 
 
@@ -182,7 +191,7 @@ class MarkdownExtractor(BaseExtractor):
         if timestamp:
             base["timestamp"] = timestamp
         base.update(self.extra_metadata(path, source_file, fm))
-        long_headings = 0
+        long_headings = yielded = 0
         for section in doc.sections:
             body = "\n".join(section.lines).strip("\n")
             # a title or heading that chunks repeat is shortened there; its whole text is
@@ -208,10 +217,25 @@ class MarkdownExtractor(BaseExtractor):
                     suffix += f".{k}"
                 yield make_chunk(f"{source_file}#{suffix}", source_file, self.source_type,
                                  f"{heading_line}\n\n{part}", meta, content_date)
+                yielded += 1
+        if not yielded:  # only headings or only frontmatter: the note is those (a to-do
+            # written as one heading line is found like any other note)
+            meta = {**base, "section_path": [], "section": 0}
+            yield make_chunk(f"{source_file}#s0", source_file, self.source_type,
+                             self._outline(doc, fm, title, full_title), meta, content_date)
         if long_headings:
             problems.cut(f"{long_headings:,} title or heading(s) over {FIELD_MAX_CHARS} "
                          "characters shortened where each chunk repeats them (the whole text "
                          "is indexed once, in its section)")
+
+    def _outline(self, doc: MarkdownDoc, fm: dict[str, Any], title: str,
+                 full_title: str) -> str:
+        """A note without a line of text: its headings, one heading line each (the title
+        alone when it has none), then its frontmatter as ``key: value`` lines."""
+        lines = [self.heading_line(title, [short(p) for p in s.path], full_title)
+                 for s in doc.sections if s.path] or [self.heading_line(title, [], full_title)]
+        props = [f"{key}: {_flat(value)}" for key, value in json_safe(fm).items()]
+        return "\n".join(lines) + ("\n\n" + "\n".join(props) if props else "")
 
     @staticmethod
     def _kept_frontmatter(fm: dict[str, Any], problems: Problems) -> dict[str, Any]:

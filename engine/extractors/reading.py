@@ -10,9 +10,11 @@ propagates, and the indexer retries the file on its next run (docs/reliability.m
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -29,6 +31,53 @@ _CONTROL_BYTES = [bytes([b]) for b in range(32) if b not in (8, 9, 10, 11, 12, 1
 # .json values nested deeper than this are dropped (the stdlib parser recurses on nesting)
 MAX_JSON_DEPTH = 64
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+class _Numbers(threading.local):
+    """What a JSON number no field can hold was read as: NaN, Infinity, one past the float
+    range (1e400) or past a 64-bit integer (10^400, which ``float()`` cannot take and SQLite's
+    JSON cannot keep) becomes null, the element's field missing, and is noted here for the
+    file's problems: one bad number never fails the whole file."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def constant(self, name: str) -> None:
+        self.seen.append(name)
+
+    def float_(self, text: str) -> float | None:
+        value = float(text)
+        if math.isfinite(value):
+            return value
+        self.seen.append(text)
+        return None
+
+    def int_(self, text: str) -> int | None:
+        if len(text) <= 18:  # inside 64 bits whatever its digits
+            return int(text)
+        value = int(text) if len(text) < 4000 else None  # Python caps int() at 4,300 digits
+        if value is not None and -2**63 <= value < 2**63:
+            return value
+        self.seen.append(text)
+        return None
+
+
+_NUMBERS = _Numbers()
+_DECODER = json.JSONDecoder(parse_float=_NUMBERS.float_, parse_int=_NUMBERS.int_,
+                            parse_constant=_NUMBERS.constant)
+
+
+def loads(text: str, problems: Problems, line: int | None = None) -> Any:
+    """``json.loads`` with numbers out of range read as null and reported (:class:`_Numbers`)."""
+    _NUMBERS.seen = []
+    try:
+        return _DECODER.decode(text)
+    finally:
+        if _NUMBERS.seen:
+            shown = ", ".join(f"{t:.24}" for t in _NUMBERS.seen[:3])
+            problems.add(f"{len(_NUMBERS.seen)} number(s) out of range ({shown}"
+                         f"{', …' if len(_NUMBERS.seen) > 3 else ''}) read as missing",
+                         line=line)
 
 
 def decode_bytes(data: bytes) -> tuple[str, bool]:
@@ -123,7 +172,7 @@ def iter_jsonl(path: Path, problems: Problems, offset: int = 0,
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = loads(line, problems, n)
         except ValueError as exc:
             bad += 1
             problems.add(f"invalid JSON ({short_message(exc)}); line skipped", line=n)
@@ -150,13 +199,13 @@ def load_json_document(path: Path, problems: Problems) -> dict[str, Any] | None:
         return None
     try:
         try:
-            obj = json.loads(text)
+            obj = loads(text, problems)
         except RecursionError:
             text, lines = drop_deep_json(text)
             for line in lines:
                 problems.add(f"a value nested deeper than {MAX_JSON_DEPTH} levels was dropped",
                              line=line)
-            obj = json.loads(text)
+            obj = loads(text, problems)
     except (ValueError, RecursionError) as exc:
         raise ExtractError(f"{path.name}: not valid JSON ({short_message(exc)})") from None
     if not isinstance(obj, dict):

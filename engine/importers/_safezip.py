@@ -10,6 +10,7 @@ headers claimed.
 from __future__ import annotations
 
 import re
+import stat
 import zipfile
 import zlib
 
@@ -48,6 +49,17 @@ def unsafe_entry(name: str) -> str:
     """The problem line for an entry :func:`entry_rel` refused (the name escaped)."""
     return (f"entry {name!r} would land outside the export (a '..', absolute or drive "
             "path); skipped")
+
+
+def is_link(info: zipfile.ZipInfo) -> bool:
+    """A symbolic link stored as an entry (Unix mode in the high bits of its external
+    attributes): its bytes are the link's target path, not a file of the export."""
+    return info.create_system == 3 and stat.S_ISLNK(info.external_attr >> 16)
+
+
+def link_entry(name: str) -> str:
+    """The problem line for an entry :func:`is_link` refused (the name escaped)."""
+    return f"entry {name!r} is a symbolic link, not a file of the export; skipped"
 
 
 class ZipBudget:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from engine.config import CONFIG_FILENAME, DB_RELATIVE_PATH
 
-from ._safezip import Refused, ZipBudget, entry_rel, unsafe_entry
+from ._safezip import Refused, ZipBudget, entry_rel, is_link, link_entry, unsafe_entry
 from ._util import ImportFailed
 
 ProblemFn = Callable[[str, int | None, str], None]
@@ -128,6 +128,9 @@ class SourceTree:
             rel = entry_rel(info.filename)
             if rel is None:
                 self.problem(self.path.name, None, unsafe_entry(info.filename))
+                continue
+            if is_link(info):
+                self.problem(self.path.name, None, link_entry(info.filename))
                 continue
             if info.is_dir() or _ignored(rel) or rel in self._zip_names:
                 continue

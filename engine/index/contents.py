@@ -45,6 +45,9 @@ class IndexStatistics:
     # files whose chunks a bound split or cut, each {"source_file", "notice"} (kept until the
     # file is read again; engine/extractors/bounds.py)
     cut: list[dict] = field(default_factory=list)
+    # files read that hold no chunk (empty, or nothing their source type indexes): kept
+    # apart from the errors, never left out without a word
+    no_chunk: list[str] = field(default_factory=list)
 
     @property
     def not_read(self) -> list[dict]:
@@ -52,7 +55,8 @@ class IndexStatistics:
         refused links, protected names, odd files (its warnings about files, kept with the
         run; those about the index itself are named "(index)")."""
         warnings = (self.last_reindex or {}).get("warnings") or []
-        read = {c["source_file"] for c in self.cut}  # read, only bounded: listed as cut
+        # read, only bounded or holding nothing: listed as cut or no chunk
+        read = {c["source_file"] for c in self.cut} | set(self.no_chunk)
         return [w for w in warnings if w.get("source_file") not in read | {"(index)"}]
 
     def to_dict(self) -> dict:
@@ -141,4 +145,7 @@ def index_statistics(conn: Connection, db_path: Path) -> IndexStatistics:
             "SELECT count(*) FROM message_vectors WHERE length(vectors) > 0").fetchone()[0],
         cut=[{"source_file": r[0], "notice": r[1]} for r in conn.execute(
             "SELECT source_file, notice FROM index_state WHERE notice IS NOT NULL ORDER BY 1")],
+        no_chunk=[r[0] for r in conn.execute(
+            "SELECT source_file FROM index_state s WHERE error IS NULL AND NOT EXISTS (SELECT "
+            "1 FROM chunks c WHERE c.source_file = s.source_file) ORDER BY 1")],
     )

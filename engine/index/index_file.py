@@ -218,6 +218,9 @@ def _index_once(conn: Connection, f: SourceFile, embed: EmbedStage, config: Conf
         if batch:
             _write_batch(conn, batch, embed, indexed_at)
             written += len(batch)
+        if not seen and resume is None and st.st_size and not problems:  # never without a word
+            problems.add("no chunk: it holds nothing this source type indexes "
+                         "(docs/data-layer.md)")
         deleted = _delete_ids(conn, existing.keys() - seen)
         point = getattr(extractor, "resume_point", None)
         prefix = prefix_hash(f.path, point.offset) if point else None

@@ -28,7 +28,7 @@ from engine.extractors.bounds import short
 from engine.extractors.common import fmt_clock, fmt_minute
 from engine.extractors.documents import HEADER_MAX_CHARS
 from engine.extractors.markdown import parse_markdown
-from engine.extractors.reading import load_json_document, read_text
+from engine.extractors.reading import load_json_document, loads, read_text
 from engine.extractors.segments import pack_segments, parse_segments
 from engine.extractors.splitting import code_lines
 from engine.library_types import parse_metadata
@@ -208,8 +208,8 @@ def _parse_line(extractor, line: int, offset: int, data: bytes,
     if not text.strip():
         return None
     try:
-        record = json.loads(text)
-    except ValueError:
+        record = loads(text, Problems())  # numbers out of range read as the extractor reads them
+    except (ValueError, RecursionError):
         return None
     if not isinstance(record, dict):
         return None

@@ -66,9 +66,10 @@ def writer_lock(db_path: Path, purpose: str) -> Iterator[None]:
 def active_writer(db_path: Path) -> str | None:
     """What is writing to the index right now (e.g. ``"reindex"``), or None."""
     path = lock_path(db_path)
-    if not path.exists():
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # none, or not ours to read: searching takes no lock, it goes on
         return None
-    fd = os.open(path, os.O_RDONLY)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)

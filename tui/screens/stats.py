@@ -89,7 +89,10 @@ class StatsScreen(Screen[None]):
                              [(w["source_file"], w["message"]) for w in st.not_read])
                  + file_list("Files indexed in part (split or cut to the bounds)",
                              "bold $text-warning",
-                             [(c["source_file"], c["notice"]) for c in st.cut]))
+                             [(c["source_file"], c["notice"]) for c in st.cut])
+                 + file_list("Files read that hold nothing to index", "bold $text-warning",
+                             [(name, "empty, or nothing its source type indexes")
+                              for name in st.no_chunk]))
         self.query_one("#stats-errors", Static).update(Content("\n").join(lines))
 
     def action_maintenance(self) -> None:
