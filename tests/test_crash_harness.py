@@ -1,0 +1,168 @@
+"""Every writer killed with SIGKILL mid-work, then run again, leaves the index a clean rebuild
+would make: the same chunks, vectors, message days and day counts, the same files recorded
+(docs/reliability.md, "How each promise is checked"). The writers: reindex, a re-embed,
+maintenance (the vector index rebuilt and VACUUM) and the watcher's reindex. Each is a real
+process killed at a point the test waits for; a run that finished before it could be killed
+fails the test rather than passing it untested."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from engine.config import load_config
+from engine.indexer import reindex
+from engine.storage.db import connect
+from tests.conftest import assert_consistent, make_root, slack_lines
+
+REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+
+WRITERS = {
+    "reindex": "from engine import reindex\nreindex(config=load_config(root))",
+    "re-embed": "from engine import reindex\nreindex(config=load_config(root), re_embed=True)",
+    "maintenance": "from engine.maintenance import rebuild_vec_index\n"
+                   "rebuild_vec_index(load_config(root).db_path)",
+}
+
+
+def build_root(root: Path) -> Path:
+    """Notes, small logs, twelve logs of 200 windows, and a chat whose windows span days."""
+    make_root(root)
+    for i in range(12):
+        (root / f"data/slack/channel{i:02}.jsonl").write_text(slack_lines(2000, start=i))
+    (root / "data/telegram").mkdir(parents=True)
+    (root / "data/telegram/ana.jsonl").write_text("".join(json.dumps(
+        {"date": f"2026-03-{1 + 3 * (i // 4):02}T{8 + i % 4}:00:00+00:00",
+         "from": ("Ana", "Ben")[i % 2], "text": f"pottery class note {i}"}) + "\n"
+        for i in range(40)))
+    return root
+
+
+def fingerprint(db: Path) -> dict:
+    """What the index holds, without the times it was written at."""
+    conn = connect(db)
+    try:
+        def rows(sql: str) -> list[tuple]:
+            return sorted(tuple(r) for r in conn.execute(sql))
+        return {
+            "chunks": rows("SELECT id, source_file, source_type, content_hash, content_date, "
+                           "first_date, metadata, embedding, embedding_truncated FROM chunks"),
+            "message_days": rows("SELECT c.id, m.day, m.messages, m.first_time, m.marks "
+                                 "FROM message_days m JOIN chunks c ON c.rowid = m.chunk_rowid"),
+            "day_counts": rows("SELECT source_type, day, entries, messages FROM day_counts"),
+            "files": rows("SELECT source_file, error, notice FROM index_state"),
+            "fts": conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0],
+        }
+    finally:
+        conn.close()
+
+
+def clean_rebuild(root: Path, tmp_path: Path) -> dict:
+    fresh = tmp_path / "fresh"
+    shutil.copytree(root, fresh, ignore=shutil.ignore_patterns("search"))
+    reindex(config=load_config(fresh))
+    return fingerprint(load_config(fresh).db_path)
+
+
+def count(db: Path, sql: str) -> int:
+    try:
+        conn = connect(db)
+    except Exception:  # noqa: BLE001 - not created yet
+        return -1
+    try:
+        return conn.execute(sql).fetchone()[0]
+    except Exception:  # noqa: BLE001 - no schema yet
+        return -1
+    finally:
+        conn.close()
+
+
+def kill_when(argv: list[str], ready: Callable[[], bool], what: str) -> None:
+    """Start ``argv``, SIGKILL it once ``ready()`` holds; fail if it ends first."""
+    child = subprocess.Popen(argv, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 180
+        while not ready():
+            if child.poll() is not None:
+                pytest.fail(f"the {what} finished before it could be killed")
+            if time.monotonic() > deadline:
+                pytest.fail(f"the {what} never reached the point to kill it at")
+            time.sleep(0.005)
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.wait()
+    assert child.returncode == -signal.SIGKILL
+
+
+def run_writer(name: str, root: Path) -> list[str]:
+    return [sys.executable, "-c", "import sys\nfrom engine.config import load_config\n"
+            f"root = sys.argv[1]\n{WRITERS[name]}\n", str(root)]
+
+
+@pytest.mark.parametrize("after_files", [1, 7])
+def test_a_killed_reindex_then_a_reindex_equals_a_clean_rebuild(tmp_path, after_files):
+    root = build_root(tmp_path / "root")
+    db = load_config(root).db_path
+    kill_when(run_writer("reindex", root),
+              lambda: count(db, "SELECT count(*) FROM index_state") >= after_files, "reindex")
+    assert_consistent(db)
+    reindex(config=load_config(root))
+    assert_consistent(db)
+    assert fingerprint(db) == clean_rebuild(root, tmp_path)
+
+
+def test_a_killed_re_embed_then_a_reindex_equals_a_clean_rebuild(tmp_path):
+    root = build_root(tmp_path / "root")
+    db = load_config(root).db_path
+    reindex(config=load_config(root))
+    total = count(db, "SELECT count(*) FROM chunks")
+    kill_when(run_writer("re-embed", root), lambda: 0 < count(
+        db, "SELECT count(*) FROM chunks WHERE embedding IS NOT NULL") < total // 2,
+        "re-embed")
+    assert_consistent(db)
+    reindex(config=load_config(root))
+    assert_consistent(db)
+    assert fingerprint(db) == clean_rebuild(root, tmp_path)
+
+
+def test_a_killed_maintenance_then_maintenance_equals_a_clean_rebuild(tmp_path):
+    from engine.maintenance import rebuild_vec_index
+
+    root = build_root(tmp_path / "root")
+    db = load_config(root).db_path
+    reindex(config=load_config(root))
+    lock = Path(f"{db}.lock")
+    kill_when(run_writer("maintenance", root),
+              lambda: '"maintenance"' in (lock.read_text() if lock.exists() else ""),
+              "maintenance")
+    assert_consistent(db)
+    rebuild_vec_index(db)
+    assert_consistent(db)
+    assert fingerprint(db) == clean_rebuild(root, tmp_path)
+
+
+def test_a_killed_watcher_then_a_reindex_equals_a_clean_rebuild(tmp_path):
+    root = build_root(tmp_path / "root")
+    db = load_config(root).db_path
+    reindex(config=load_config(root))
+    done = count(db, "SELECT count(*) FROM chunks")
+    for i in range(12):  # every log grows while the watcher runs
+        with (root / f"data/slack/channel{i:02}.jsonl").open("a") as fh:
+            fh.write(slack_lines(400, start=5000 + i))
+    kill_when([sys.executable, "-m", "cli", "watch", "--root", str(root)],
+              lambda: count(db, "SELECT count(*) FROM chunks") > done, "watcher")
+    assert_consistent(db)
+    reindex(config=load_config(root))
+    assert_consistent(db)
+    assert fingerprint(db) == clean_rebuild(root, tmp_path)
