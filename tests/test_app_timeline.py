@@ -42,6 +42,17 @@ async def conversation_of_a_middle_window(pilot, root) -> ConversationScreen:
     return await conversation_loaded(pilot)
 
 
+async def result_highlighted(pilot, query: str, wanted) -> tuple[int, object]:
+    """Search ``query`` and put the cursor on the first result ``wanted`` accepts."""
+    await search(pilot, query)
+    results = pilot.app.main.results
+    at, found = next((i, r) for i, r in enumerate(results.results) if wanted(r))
+    results.focus()
+    results.highlighted = at
+    await pilot.pause()
+    return at, found
+
+
 def shown(screen) -> TimeRange:
     return screen.timeline.range
 
@@ -290,19 +301,15 @@ async def test_browsing_a_month_shows_the_days_of_the_messages_in_it(demo_root):
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await search(pilot, "what did I do in March")
-        results = app.main.results.results
+        # a window running into April is listed by its March messages, and opens at them
+        at, spill = await result_highlighted(
+            pilot, "what did I do in March",
+            lambda r: r.in_range and r.content_date > "2026-03-31")
         # the facets count what is listed, though no arm ranked it
         facets = app.main.query_one(FacetList)
-        assert sum(facets.counts.values()) >= len(results) > 0
-        # a window running into April is listed by its March messages, and opens at them
-        at, spill = next((i, r) for i, r in enumerate(results)
-                         if r.in_range and r.content_date > "2026-03-31")
+        assert sum(facets.counts.values()) >= len(app.main.results.results) > 0
         row = app.main.results.get_option_at_index(at).prompt.plain
         assert spill.in_range.days in row and spill.content_date not in row
-        app.main.results.focus()
-        app.main.results.highlighted = at
-        await pilot.pause()
         preview = app.main.preview
         body = preview.query_one("#pv-body").render().plain
         title = preview.query_one("#pv-title").render().plain
@@ -316,13 +323,9 @@ async def test_c_opens_a_window_at_its_first_message_inside_the_dates(demo_root)
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await search(pilot, "what did I do on 2026-03-01")
-        results = app.main.results
-        at, late = next((i, r) for i, r in enumerate(results.results)
-                        if r.in_range and r.in_range.before and r.source_type == "slack")
-        results.focus()
-        results.highlighted = at
-        await pilot.pause()
+        _, late = await result_highlighted(
+            pilot, "what did I do on 2026-03-01",
+            lambda r: r.in_range and r.in_range.before and r.source_type == "slack")
         await pilot.press("c")
         conv = await conversation_loaded(pilot)
         listing = conv.query_one("#conv-messages")

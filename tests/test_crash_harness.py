@@ -110,59 +110,58 @@ def run_writer(name: str, root: Path) -> list[str]:
             f"root = sys.argv[1]\n{WRITERS[name]}\n", str(root)]
 
 
+def rerun_equals_a_clean_rebuild(root: Path, tmp_path: Path,
+                                 rerun: Callable[[Path], object] | None = None) -> None:
+    """After the kill: the index is consistent, and once ``rerun`` (a reindex unless given)
+    has run, holds what a fresh rebuild of the same files holds."""
+    db = load_config(root).db_path
+    assert_consistent(db)
+    (rerun or (lambda _db: reindex(config=load_config(root))))(db)
+    assert_consistent(db)
+    assert fingerprint(db) == clean_rebuild(root, tmp_path)
+
+
+def indexed_root(tmp_path: Path) -> tuple[Path, Path]:
+    root = build_root(tmp_path / "root")
+    reindex(config=load_config(root))
+    return root, load_config(root).db_path
+
+
 @pytest.mark.parametrize("after_files", [1, 7])
 def test_a_killed_reindex_then_a_reindex_equals_a_clean_rebuild(tmp_path, after_files):
     root = build_root(tmp_path / "root")
     db = load_config(root).db_path
     kill_when(run_writer("reindex", root),
               lambda: count(db, "SELECT count(*) FROM index_state") >= after_files, "reindex")
-    assert_consistent(db)
-    reindex(config=load_config(root))
-    assert_consistent(db)
-    assert fingerprint(db) == clean_rebuild(root, tmp_path)
+    rerun_equals_a_clean_rebuild(root, tmp_path)
 
 
 def test_a_killed_re_embed_then_a_reindex_equals_a_clean_rebuild(tmp_path):
-    root = build_root(tmp_path / "root")
-    db = load_config(root).db_path
-    reindex(config=load_config(root))
+    root, db = indexed_root(tmp_path)
     total = count(db, "SELECT count(*) FROM chunks")
     kill_when(run_writer("re-embed", root), lambda: 0 < count(
         db, "SELECT count(*) FROM chunks WHERE embedding IS NOT NULL") < total // 2,
         "re-embed")
-    assert_consistent(db)
-    reindex(config=load_config(root))
-    assert_consistent(db)
-    assert fingerprint(db) == clean_rebuild(root, tmp_path)
+    rerun_equals_a_clean_rebuild(root, tmp_path)
 
 
 def test_a_killed_maintenance_then_maintenance_equals_a_clean_rebuild(tmp_path):
     from engine.maintenance import rebuild_vec_index
 
-    root = build_root(tmp_path / "root")
-    db = load_config(root).db_path
-    reindex(config=load_config(root))
+    root, db = indexed_root(tmp_path)
     lock = Path(f"{db}.lock")
     kill_when(run_writer("maintenance", root),
               lambda: '"maintenance"' in (lock.read_text() if lock.exists() else ""),
               "maintenance")
-    assert_consistent(db)
-    rebuild_vec_index(db)
-    assert_consistent(db)
-    assert fingerprint(db) == clean_rebuild(root, tmp_path)
+    rerun_equals_a_clean_rebuild(root, tmp_path, rebuild_vec_index)
 
 
 def test_a_killed_watcher_then_a_reindex_equals_a_clean_rebuild(tmp_path):
-    root = build_root(tmp_path / "root")
-    db = load_config(root).db_path
-    reindex(config=load_config(root))
+    root, db = indexed_root(tmp_path)
     done = count(db, "SELECT count(*) FROM chunks")
     for i in range(12):  # every log grows while the watcher runs
         with (root / f"data/slack/channel{i:02}.jsonl").open("a") as fh:
             fh.write(slack_lines(400, start=5000 + i))
     kill_when([sys.executable, "-m", "cli", "watch", "--root", str(root)],
               lambda: count(db, "SELECT count(*) FROM chunks") > done, "watcher")
-    assert_consistent(db)
-    reindex(config=load_config(root))
-    assert_consistent(db)
-    assert fingerprint(db) == clean_rebuild(root, tmp_path)
+    rerun_equals_a_clean_rebuild(root, tmp_path)
