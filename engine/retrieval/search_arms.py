@@ -25,9 +25,6 @@ from engine.vectors.message_vectors import EDGE, Rescored
 from engine.vectors.sidecar_scan import SidecarIndex
 from engine.vectors.vec0_table import VectorIndex
 
-ROW_COLUMNS = ("c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
-               "c.first_date, c.metadata, c.embedding_truncated")
-
 
 def keyword_candidates(conn: Connection, parsed: ParsedQuery, depth: int, filters: Filters,
                        query: str, common_df: int) -> list[Candidate]:
@@ -117,15 +114,14 @@ def newest_first(conn: Connection, filters: Filters, limit: int
     if filters.month_days() is not None:
         best, counts = _newest_of_few(conn, filters, dated, args, limit)
     elif filters.person is not None:
-        best = _newest(conn, "chunks c", dated, args, filters, limit, chat=True)
+        best = _newest(conn, dated, args, filters, limit, chat=True)
         counts = dict(conn.execute(f"SELECT c.source_type, count(*) FROM chunks c WHERE {dated} "
                                    "GROUP BY c.source_type", args).fetchall())
     else:
         best, counts = [], {}
         for source_type in indexed_types(conn, filters.source_types):
-            found = _newest(conn, "chunks c", f"{dated} AND c.source_type = ?",
-                            [*args, source_type], filters, limit,
-                            chat=source_type in chat_types())
+            found = _newest(conn, f"{dated} AND c.source_type = ?", [*args, source_type],
+                            filters, limit, chat=source_type in chat_types())
             # fewer than a page: that is all of them
             counts[source_type] = len(found) if len(found) < limit else conn.execute(
                 f"SELECT count(*) FROM chunks c WHERE {dated} AND c.source_type = ?",
@@ -137,25 +133,25 @@ def newest_first(conn: Connection, filters: Filters, limit: int
             {t: n for t, n in counts.items() if n})
 
 
-def _newest(conn: Connection, source: str, where: str, args: list, filters: Filters,
-            limit: int, *, chat: bool) -> list[tuple[str, int]]:
-    """(time, rowid) of the ``limit`` chunks of ``source`` passing ``where`` newest by their
-    time inside the filter (``chat``: rows may be windows, whose time is their last message
+def _newest(conn: Connection, where: str, args: list, filters: Filters, limit: int, *,
+            chat: bool) -> list[tuple[str, int]]:
+    """(time, rowid) of the ``limit`` chunks passing ``where`` newest by their time inside
+    the filter (``chat``: rows may be windows, whose time is their last message
     inside the dates, never after their date). A window's time is read for the rows from the
     day of the ``limit``-th newest date on, and from earlier days only while the ``limit``-th
     newest time is earlier than those rows' dates."""
     order = "ORDER BY c.content_date DESC, c.rowid DESC"
     if not chat:
         return [(day, rowid) for rowid, day in conn.execute(
-            f"SELECT c.rowid, c.content_date FROM {source} WHERE {where} {order} LIMIT ?",
+            f"SELECT c.rowid, c.content_date FROM chunks c WHERE {where} {order} LIMIT ?",
             [*args, limit])]
-    nth = conn.execute(f"SELECT c.content_date FROM {source} WHERE {where} {order} "
+    nth = conn.execute(f"SELECT c.content_date FROM chunks c WHERE {where} {order} "
                        "LIMIT 1 OFFSET ?", [*args, limit - 1]).fetchone()
     floor = nth[0][:10] if nth else None
     time_inside, time_args = time_inside_sql(filters)
     while True:
         best = sorted((tuple(r) for r in conn.execute(
-            f"SELECT {time_inside}, c.rowid FROM {source} WHERE {where}"
+            f"SELECT {time_inside}, c.rowid FROM chunks c WHERE {where}"
             + (" AND c.content_date >= ?" if floor else ""),
             [*time_args, *args, *([floor] if floor else [])])), reverse=True)[:limit]
         # a row dated before ``floor`` has a time before it
