@@ -160,14 +160,12 @@ async def test_t_and_c_from_a_result_and_n_between_the_querys_hits(demo_root):  
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await search(pilot, "maya birthday dinner")
+        await result_highlighted(pilot, "maya birthday dinner",
+                                 lambda r: r.source_type == "telegram")
         main = app.main
         rows = main.results.results
         chats = [i for i, r in enumerate(rows) if r.source_type == "telegram"]
         assert len({rows[i].source_file for i in chats}) == 1 and len(chats) >= 2
-        main.results.focus()
-        main.results.highlighted = chats[0]
-        await pilot.pause()
         await pilot.press("t")
         tl = await timeline_loaded(pilot)
         day = date.fromisoformat(rows[chats[0]].content_date)
@@ -270,13 +268,8 @@ async def test_c_comes_back_to_the_message_opened_at_after_n_and_N(demo_root):  
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await search(pilot, "maya birthday dinner")
-        main = app.main
-        rows = main.results.results
-        chats = [i for i, r in enumerate(rows) if r.source_type == "telegram"]
-        main.results.focus()
-        main.results.highlighted = chats[0]
-        await pilot.pause()
+        await result_highlighted(pilot, "maya birthday dinner",
+                                 lambda r: r.source_type == "telegram")
         await pilot.press("c")
         conv = await conversation_loaded(pilot)
         first, target = conv.chunk_id, conv.target
