@@ -59,11 +59,16 @@ def _reindex(config, quiet: bool, **options):
 
 
 def cmd_reindex(args) -> int:
-    from engine.display import json_dumps, one_line, plural
-
     config = load_root_config(args)
     stats = _reindex(config, args.json, full=args.full, re_embed=args.re_embed)
-    if args.json:
+    return report_run(stats, args.json)
+
+
+def report_run(stats, as_json: bool) -> int:
+    """A reindex's result as lines (or one JSON document); the exit code it means."""
+    from engine.display import json_dumps, one_line, plural
+
+    if as_json:
         print(json_dumps(stats.to_dict()))
         return 1 if stats.failed else 0
     print(f"indexed {plural(stats.files, 'file')} in {stats.seconds:.1f}s "

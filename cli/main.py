@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import importer, index, inspect, search, timeline, watch
+from . import importer, index, inspect, search, sources, timeline, watch
 from .args import VersionAction, common_options, existing
 from .errors import CliError, OneLineParser, run
 
@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_parsers(sub, common)  # discover, stats
     importer.add_parser(sub, common)
     watch.add_parser(sub, common)
+    sources.add_parser(sub, common)
     timeline.add_parser(sub, common)
     p = sub.add_parser("mcp", parents=[common], help="serve search to AI agents over MCP (stdio)")
     p.set_defaults(func=cmd_mcp)

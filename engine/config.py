@@ -23,6 +23,7 @@ from engine.config_check import (
     show,
     suggest,
 )
+from engine.index.sources import Source, check_name, check_type, location, overlap
 
 DB_RELATIVE_PATH = "data/search/memlens.db"
 
@@ -71,7 +72,9 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
                  "query_timeout"),
     "reranker": ("url", "model", "timeout"),
     "keys": (),  # binding ids, checked by the app (tui/keys.py)
+    "sources": (),  # source names, each a table (engine/index/sources.py)
 }
+SOURCE_KEYS = ("path", "type", "ignore")
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,11 @@ class Config:
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
     reranker: RerankerConfig = field(default_factory=RerankerConfig)
     keys: dict[str, str] = field(default_factory=dict)
+    sources: tuple[Source, ...] = ()  # folders read in place (engine/index/sources.py)
+
+    def locate(self, rel: str) -> Path | None:
+        """Where the indexed file ``rel`` is on disk, unchecked (a stat, never a read)."""
+        return location(self.root, self.sources, rel)
 
     def half_life(self, source_type: str) -> float:
         return self.half_lives.get(source_type, self.default_half_life)
@@ -154,8 +162,8 @@ def _tables(data: dict) -> dict[str, Table]:
             raise fail(f"unknown {'table' if isinstance(data[name], dict) else 'key'} "
                        f"{name!r}{hint}")
     tables = {name: Table(data, name, keys) for name, keys in TABLE_KEYS.items()
-              if name not in ("routes", "keys")}
-    for name in ("routes", "keys"):  # their keys are checked by their own readers
+              if name not in ("routes", "keys", "sources")}
+    for name in ("routes", "keys", "sources"):  # their keys are checked by their readers
         value = data.get(name, {})
         if not isinstance(value, dict):
             raise fail(f"[{name}] must be a table (got {show(value)})")
@@ -186,6 +194,51 @@ def _keys(table: dict) -> dict[str, str]:
             raise fail(f"[keys] {binding} must be a key name such as \"f10\" (got {key!r})")
     return dict(table)
 
+
+def _sources(table: dict, root: Path) -> tuple[Source, ...]:
+    """``[sources.NAME]`` tables: ``path`` (absolute or ``~/...``), ``type`` (a source type),
+    ``ignore`` (gitignore-style globs). A source may not overlap the root or another source:
+    a file would be indexed twice, and the root's secrets would be read through it."""
+    sources: list[Source] = []
+    for name, spec in table.items():
+        if (why := check_name(name)) is not None:
+            raise fail(f"[sources] {why}")
+        where = f"[sources.{name}]"
+        if not isinstance(spec, dict):
+            raise fail(f"{where} must be a table with path and type (got {show(spec)})")
+        for key in spec:
+            if key not in SOURCE_KEYS:
+                raise fail(f"{where} unknown key {key!r}{suggest(key, SOURCE_KEYS)}")
+        path, source_type = spec.get("path"), spec.get("type")
+        if not isinstance(path, str) or not path.strip():
+            raise fail(f"{where} path must be a folder's path (got {show(path)})")
+        folder = Path(path).expanduser()
+        if not folder.is_absolute():
+            raise fail(f"{where} path must be absolute or start with ~ (got {show(path)})")
+        if (why := check_type(source_type)) is not None:
+            raise fail(f"{where} {why}")
+        ignore = spec.get("ignore", [])
+        if not isinstance(ignore, list) or not all(isinstance(g, str) for g in ignore):
+            raise fail(f"{where} ignore must be a list of globs (got {show(ignore)})")
+        source = Source(name, Path(os.path.normpath(folder)), source_type, tuple(ignore))
+        if (why := overlap_problem(source, root, sources)) is not None:
+            raise fail(f"{where} {why}")
+        sources.append(source)
+    return tuple(sources)
+
+
+def overlap_problem(source: Source, root: Path, others) -> str | None:
+    """Why ``source`` cannot sit where it is, or None: it may not contain the root, lie inside
+    it, or overlap another source."""
+    if overlap(source.path, root):
+        inside = Path(os.path.realpath(source.path)).is_relative_to(os.path.realpath(root))
+        return ("lies inside the data root: its files are the root's (add a [routes] glob "
+                "instead)" if inside else "contains the data root: its secrets and index "
+                "would be read through it")
+    for other in others:
+        if overlap(source.path, other.path):
+            return f"overlaps source {other.name!r}: its files would be indexed twice"
+    return None
 
 
 def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
@@ -248,6 +301,7 @@ def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
             timeout=rerank.number("timeout", 5.0, positive=True),
         ),
         keys=_keys(data.get("keys", {})),
+        sources=_sources(data.get("sources", {}), root),
     )
 
 

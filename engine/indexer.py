@@ -24,8 +24,14 @@ from engine.extractors import ExtractError
 from engine.index.embed_stage import EmbedStage, embed_messages, embed_pending
 from engine.index.index_file import NotRegular, index_file, now, record_state, remove_file
 from engine.index.run_report import FileError, IndexStats, Progress
-from engine.index.walk import WalkProblem, classify_missing
-from engine.scanner import SourceFile, discover, indexed_mtimes, needs_indexing
+from engine.index.walk import WalkProblem
+from engine.scanner import (
+    SourceFile,
+    classify_missing_files,
+    discover_files,
+    indexed_mtimes,
+    needs_indexing,
+)
 from engine.schema import (
     ensure_schema,
     ensure_vec_index,
@@ -71,16 +77,16 @@ NO_ROUTED_FILE = ("no file under the root matches a route: `memlens discover` li
 
 
 def _scan(conn, config: Config, stats: IndexStats) -> list[SourceFile]:
-    """Walk the root, report what it refused, remove what is known to be gone."""
+    """Walk the root and the sources, report what was refused, remove what is known to be gone
+    (the files of a source no longer declared among them)."""
     problems: list[WalkProblem] = []
-    files = list(discover(config.root, config.routes, db_path=config.db_path,
-                          problems=problems))
+    files = list(discover_files(config, problems))
     present = {f.rel for f in files}
     missing = [rel for rel in indexed_mtimes(conn) if rel not in present]
-    remove, kept = classify_missing(config.root, config.routes, config.db_path, missing,
-                                    problems)
+    remove, kept = classify_missing_files(config, missing, problems)
     for p in problems + kept:
-        (stats.errors if p.unlisted else stats.warnings).append(FileError(p.path, p.message))
+        serious = p.unlisted and not p.absent  # an unmounted source is a state, not a fault
+        (stats.errors if serious else stats.warnings).append(FileError(p.path, p.message))
     if not files and not problems:  # "indexed 0 files" alone reads as success
         stats.warnings.append(FileError(ROOT_WARNING, NO_ROUTED_FILE))
     stats.unlisted_dirs = sum(p.unlisted for p in problems)

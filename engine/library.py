@@ -35,6 +35,7 @@ from engine.index.contents import (
 )
 from engine.index.data_files import DataFiles, IndexedLookup
 from engine.index.routes import route_matches
+from engine.index.source_config import SourceState, source_states
 from engine.library_types import (
     Chunk,
     EmbedderMatch,
@@ -66,7 +67,14 @@ from engine.retrieval.entities import (
     person_to_content,
 )
 from engine.retrieval.people_filter import PersonFilter
-from engine.scanner import SourceFile, discover, indexed_mtimes, needs_indexing, vanished
+from engine.scanner import (
+    SourceFile,
+    all_routes,
+    discover_files,
+    indexed_mtimes,
+    needs_indexing,
+    vanished,
+)
 from engine.schema import check_readable, stored_embedder
 from engine.storage.db import Connection, connect
 from engine.storage.db import Error as DBError
@@ -159,6 +167,12 @@ class _Reads(TimeReads):
                 "SELECT 1 FROM chunks WHERE source_file >= ? AND source_file < ? LIMIT 1",
                 (prefix, prefix + "\U0010ffff")).fetchone() is not None
 
+    def sources(self) -> list[SourceState]:
+        """The sources in place (engine/index/sources.py): each one's folder state and what
+        the index holds of it."""
+        with self._reading() as conn:
+            return source_states(self.config, conn)
+
     # -- files ----------------------------------------------------------------------------
     def indexed_file(self, rel: str) -> tuple[str | None, float] | None:
         """(source type, mtime) recorded for ``rel`` by the last reindex, or None."""
@@ -170,7 +184,7 @@ class _Reads(TimeReads):
         with self._reading() as conn:
             if conn is None:
                 return set(source_files)
-            return scanner.stale_files(conn, self.config.root, source_files)
+            return scanner.stale_files(conn, self.config, source_files)
 
     def file_path(self, path: str) -> Path:
         """The absolute path of a data-layer file, checked by the rules of :meth:`read_file`
@@ -197,8 +211,8 @@ class _Reads(TimeReads):
     def route_counts(self, routed: Sequence[SourceFile] | None = None) -> list[RouteCount]:
         """Files each route claims (first route wins, as the scanner routes them), among
         ``routed`` (e.g. :attr:`PendingFiles.routed`) or what the disk holds now."""
-        files = list(discover(self.config.root, self.config.routes)) if routed is None else routed
-        routes = self.config.routes
+        files = list(discover_files(self.config)) if routed is None else routed
+        routes = all_routes(self.config)
         claimed = Counter(next((i for i, (pattern, source_type) in enumerate(routes)
                                 if source_type == f.source_type and route_matches(pattern, f.rel)),
                                None) for f in files)
@@ -207,7 +221,7 @@ class _Reads(TimeReads):
 
     def pending(self) -> PendingFiles:
         """New, changed and vanished files against the index (everything new without one)."""
-        files = list(discover(self.config.root, self.config.routes))
+        files = list(discover_files(self.config))
         with self._reading() as conn:
             mtimes = {} if conn is None else indexed_mtimes(conn)
         return _pending(files, mtimes)
@@ -238,7 +252,7 @@ class _Reads(TimeReads):
 
         status = IndexStatus(exists=False, db_path=str(self.config.db_path),
                              transition=active_writer(self.config.db_path))
-        files = list(discover(self.config.root, self.config.routes))
+        files = list(discover_files(self.config))
         with self._reading() as conn:
             if conn is None:
                 status.pending = _pending(files, {})
@@ -330,7 +344,7 @@ class Library(_Reads):
 
     def discover(self) -> list[SourceFile]:
         """Every file the routes take under the root, walked now (``memlens discover``)."""
-        return list(discover(self.config.root, self.config.routes))
+        return list(discover_files(self.config))
 
     @property
     def searcher(self):

@@ -10,16 +10,19 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.index import sources as source_paths
+from engine.index.protected import Protected
+
 # SOURCE_TYPES is public: ``engine.SOURCE_TYPES`` is this one
 from engine.index.routes import FILE_ROUTES, SOURCE_TYPES  # noqa: F401
-from engine.index.walk import Walker, WalkProblem
+from engine.index.walk import Walker, WalkProblem, classify_missing
 from engine.storage.db import Connection
 
 
 @dataclass(frozen=True)
 class SourceFile:
     path: Path  # absolute
-    rel: str  # POSIX path relative to the root: what chunks store as source_file
+    rel: str  # relative to the root, or ``@name/...`` in a source: chunks' source_file
     source_type: str
     mtime: float
     size: int
@@ -39,6 +42,71 @@ def discover(root: Path, routes: Iterable[tuple[str, str]] = FILE_ROUTES, *,
     finally:
         if problems is not None:
             problems.extend(walker.problems)
+
+
+def _source_walker(config, source, real: Path) -> Walker:
+    return Walker(real, source.routes, prefix=source.prefix, skip=source.ignore_rules(),
+                  protected=Protected(config.root, config.db_path, inside=real))
+
+
+def absent_source(source) -> WalkProblem:
+    return WalkProblem(source.prefix, f"source {source.name!r}: its folder is not there "
+                       "(not mounted?); its indexed files are kept until `memlens source "
+                       f"remove {source.name}`", unlisted=True, absent=True)
+
+
+def discover_files(config, problems: list[WalkProblem] | None = None) -> Iterator[SourceFile]:
+    """Every file the configuration takes: the routes' under the root, then each source's
+    (``@name/...``); a source folder that is not there is one problem, its files kept."""
+    yield from discover(config.root, config.routes, db_path=config.db_path, problems=problems)
+    for source in config.sources:
+        real = source.real_path()
+        if real is None:
+            if problems is not None:
+                problems.append(absent_source(source))
+            continue
+        walker = _source_walker(config, source, real)
+        try:
+            for found, source_type in walker.walk():
+                yield SourceFile(found.path, found.rel, source_type, found.st.st_mtime,
+                                 found.st.st_size)
+        finally:
+            if problems is not None:
+                problems.extend(walker.problems)
+
+
+def classify_missing_files(config, rels: Iterable[str], problems: list[WalkProblem]
+                           ) -> tuple[list[str], list[WalkProblem]]:
+    """engine/index/walk.py's classify_missing over the root and every source; the files of a
+    source no longer declared are removed, those of an absent source folder kept."""
+    by_source: dict[str, list[str]] = {}
+    for rel in rels:
+        parts = source_paths.split(rel)
+        by_source.setdefault("" if parts is None else parts[0], []).append(rel)
+    remove, kept = classify_missing(config.root, config.routes, config.db_path,
+                                    by_source.pop("", []), problems)
+    declared = {s.name: s for s in config.sources}
+    for name, names in sorted(by_source.items()):
+        source = declared.get(name)
+        if source is None:  # removed from the configuration on purpose
+            remove += names
+            continue
+        real = source.real_path()
+        if real is None:
+            continue  # reported by discover_files; nothing is deleted for a missing mount
+        r, k = classify_missing(real, source.routes, None, names, problems,
+                                prefix=source.prefix, skip=source.ignore_rules(),
+                                protected=Protected(config.root, config.db_path, inside=real))
+        remove += r
+        kept += k
+    return remove, kept
+
+
+def all_routes(config) -> tuple[tuple[str, str], ...]:
+    """The root's routes, then each source's globs as ``@name/<glob>`` (what discover shows)."""
+    return (*config.routes, *((source.prefix + pattern, source_type)
+                              for source in config.sources
+                              for pattern, source_type in source.routes))
 
 
 def indexed_mtimes(conn) -> dict[str, float]:
@@ -87,7 +155,7 @@ def indexed_mtimes_of(conn: Connection, source_files: Iterable[str]) -> dict[str
         "WHERE source_file IN (SELECT value FROM json_each(?))", (json.dumps(wanted),))}
 
 
-def stale_files(conn: Connection, root: Path, source_files: Iterable[str]) -> set[str]:
+def stale_files(conn: Connection, config, source_files: Iterable[str]) -> set[str]:
     """The files among ``source_files`` whose file on disk is not the one indexed: its mtime
     moved, it is gone or unreadable, or it was never indexed."""
     wanted = set(source_files)
@@ -95,7 +163,8 @@ def stale_files(conn: Connection, root: Path, source_files: Iterable[str]) -> se
     stale = set()
     for rel in wanted:
         try:
-            if rel not in mtimes or os.stat(Path(root) / rel).st_mtime != mtimes[rel]:
+            path = config.locate(rel)
+            if rel not in mtimes or path is None or os.stat(path).st_mtime != mtimes[rel]:
                 stale.add(rel)
         except (OSError, ValueError):  # gone, unreadable, or a name the OS refuses
             stale.add(rel)

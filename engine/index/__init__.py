@@ -1,10 +1,13 @@
 """Reindexing: walking the root, routing files, indexing them, embedding, watching, what a run
-reports. Front doors use :func:`engine.reindex` and, from here, watch mode's events."""
+reports. Front doors use :func:`engine.reindex` and, from here, watch mode's events and the
+editing of sources in place (``add_source``, ``remove_source``)."""
 
 from engine import lazy_exports
 
 _PUBLIC = {name: "watch" for name in
            ("Watcher", "Changed", "Failed", "Reindexed", "Stopped", "Waiting")}
 _PUBLIC["relative_path"] = "data_files"
+_PUBLIC.update(dict.fromkeys(("add_source", "remove_source", "SourceRefused", "SourceState"),
+                             "source_config"))
 __all__ = sorted(_PUBLIC)
 __getattr__, __dir__ = lazy_exports(__name__, _PUBLIC)

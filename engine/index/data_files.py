@@ -3,7 +3,9 @@
 Only files a route claims (or the index holds, or the people profile) are opened; nothing
 outside the root after links are resolved, and never ``secrets/``, the configuration or the
 index, whatever the routes say, under their own names or through a hard link
-(engine/index/protected.py). Every refusal is one :class:`ReadRefused` line that
+(engine/index/protected.py). A source's file (``@name/...``, engine/index/sources.py) is read
+inside its folder by the same rules: its globs, its ignore rules, no link leading out of it, no
+hard link to a protected file of the root. Every refusal is one :class:`ReadRefused` line that
 quotes the path as given (cut short), never an absolute path of the machine.
 """
 
@@ -15,8 +17,10 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from engine.config import Config
+from engine.index import sources
 from engine.index.protected import Protected
 from engine.index.routes import route_of
+from engine.index.walk import skipped_path
 from engine.library_types import FileText, ReadRefused
 from engine.retrieval.entities import PROFILE_RELATIVE_PATH
 
@@ -70,6 +74,7 @@ class DataFiles:
     """Which files of one root may be opened, and as what source type."""
 
     def __init__(self, config: Config):
+        self.config = config
         self.root = config.root.resolve()
         self.routes = config.routes
         self.protected = Protected(self.root, config.db_path)
@@ -79,6 +84,8 @@ class DataFiles:
         return rel in self.protected
 
     def source_type(self, rel: str, indexed: IndexedLookup) -> str | None:
+        if sources.split(rel) is not None:
+            return self._source_file_type(rel, indexed)
         if self.forbidden(rel):
             return None
         if rel == PROFILE_RELATIVE_PATH:
@@ -88,6 +95,32 @@ class DataFiles:
             return routed
         found = indexed(rel)  # indexed under an older route
         return None if found is None else (found[0] or "file")
+
+    def _source_file_type(self, rel: str, indexed: IndexedLookup) -> str | None:
+        """A declared source's file its walk would take (or the index holds), else None."""
+        found = sources.find(self.config.sources, rel)
+        if found is None or not found[1]:
+            return None
+        source, inner = found
+        if skipped_path(inner, source.ignore_rules()):
+            return None
+        routed = route_of(inner, source.routes)
+        if routed is not None:
+            return routed
+        known = indexed(rel)
+        return None if known is None else (known[0] or "file")
+
+    def _folder(self, rel: str) -> tuple[Path, str, str, Protected]:
+        """(folder, path inside it, what it is called, its protection) of a readable path."""
+        found = sources.find(self.config.sources, rel)
+        if found is None:
+            return self.root, rel, "the data root", self.protected
+        source, inner = found
+        real = source.real_path()
+        if real is None:
+            raise ReadRefused(f"source {source.name!r} is not there now (not mounted?): "
+                              f"{quote(rel)}")
+        return real, inner, "the source", Protected(self.root, self.config.db_path, inside=real)
 
     def resolve(self, value: object, indexed: IndexedLookup) -> tuple[Path, str, str]:
         """(absolute path, root-relative path, source type) of a data-layer file, or
@@ -100,24 +133,24 @@ class DataFiles:
         source_type = self.source_type(rel, indexed)
         if source_type is None:
             raise not_layer
+        folder, inner, where, protected = self._folder(rel)
         try:
-            resolved = (self.root / rel).resolve()
-            if not resolved.is_relative_to(self.root):
-                raise ReadRefused(f"path leaves the data root (through a symlink): "
-                                  f"{quote(rel)}")
+            resolved = (folder / inner).resolve()
+            if not resolved.is_relative_to(folder):
+                raise ReadRefused(f"path leaves {where} (through a symlink): {quote(rel)}")
             if not resolved.exists():
-                raise ReadRefused(f"no such file in the data root: {quote(rel)}")
+                raise ReadRefused(f"no such file in {where}: {quote(rel)}")
             if not resolved.is_file():
                 raise ReadRefused(f"not a file: {quote(rel)}")
         except ReadRefused:
             raise
         except (OSError, RuntimeError, ValueError):  # a loop of links, a name the OS refuses
             raise ReadRefused(f"path cannot be resolved: {quote(rel)}") from None
-        real_rel = resolved.relative_to(self.root).as_posix()
+        real_rel = rel[:len(rel) - len(inner)] + resolved.relative_to(folder).as_posix()
         if real_rel != rel and self.source_type(real_rel, indexed) is None:
             raise not_layer  # a routed name that is a link to, say, secrets/
         try:
-            why = self.protected.refusal(resolved.stat())  # a hard link: the name says nothing
+            why = protected.refusal(resolved.stat())  # a hard link: the name says nothing
         except OSError:
             raise ReadRefused(f"path cannot be resolved: {quote(rel)}") from None
         if why is not None:

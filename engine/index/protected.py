@@ -8,6 +8,9 @@ name and by identity (docs/reliability.md, "Links"):
 - by identity: a regular file that is the same file (st_dev, st_ino) as one of those is a hard
   link to it; a file with more than one link is served only when every one of its links is
   found inside the root, since a hard link to a file outside it looks like any other file.
+
+A source folder (engine/index/sources.py) is checked by identity against the same root's
+protected files, its hard links counted inside the source; the root's names mean nothing there.
 """
 
 from __future__ import annotations
@@ -32,8 +35,10 @@ def _identity(st: os.stat_result) -> Identity:
 class Protected:
     """The protected names and files of one root; identities are read on first need."""
 
-    def __init__(self, root: Path, db_path: Path | None):
+    def __init__(self, root: Path, db_path: Path | None, inside: Path | None = None):
+        """``inside``: the folder read, when it is a source folder rather than the root."""
         self.root = Path(root)
+        self.inside = Path(inside) if inside is not None else self.root
         self.db = Path(db_path) if db_path is not None else self.root / DB_RELATIVE_PATH
         self.files = {CONFIG_FILENAME}
         dirs = list(PROTECTED_DIRS)
@@ -49,6 +54,9 @@ class Protected:
         self._links_inside: dict[Identity, int] | None = None
 
     def __contains__(self, rel: str) -> bool:
+        """Whether the path relative to the folder read is protected by its name."""
+        if self.inside != self.root:
+            return False
         return rel in self.files or (rel + "/").startswith(self.dirs)
 
     def refusal(self, st: os.stat_result) -> str | None:
@@ -59,8 +67,9 @@ class Protected:
             return "a hard link to a protected file (secrets, config or index); not read"
         inside = self.links_inside().get(_identity(st), 0)
         if inside < st.st_nlink:
-            return (f"a hard link with {st.st_nlink} names, {inside} of them inside the data "
-                    "root: the others may be anywhere; not read (copy the file instead)")
+            where = "the data root" if self.inside == self.root else "the source"
+            return (f"a hard link with {st.st_nlink} names, {inside} of them inside {where}: "
+                    "the others may be anywhere; not read (copy the file instead)")
         return None
 
     def identities(self) -> set[Identity]:
@@ -81,11 +90,11 @@ class Protected:
         return self._identities
 
     def links_inside(self) -> dict[Identity, int]:
-        """How many names each multiply-linked regular file has inside the root (one walk of
-        the whole root, without following links, done only when such a file is met)."""
+        """How many names each multiply-linked regular file has inside the folder read (one
+        walk of all of it, without following links, done only when such a file is met)."""
         if self._links_inside is None:
             counts: dict[Identity, int] = {}
-            for path in _files_under(self.root):
+            for path in _files_under(self.inside):
                 try:
                     st = os.lstat(path)
                 except OSError:

@@ -14,7 +14,10 @@ The rules (docs/reliability.md):
   files under it are kept (see :func:`classify_missing`).
 
 Globs follow ``pathlib`` (case-sensitive ``fnmatch`` segments, ``**`` = zero or more folders,
-hidden folders walked, hidden files skipped).
+hidden folders walked, hidden files skipped). A top-level name of the root starting with ``@``
+is never indexed: ``@<name>/`` is where a source's files are known (engine/index/sources.py).
+The same walker walks a source folder, with its paths prefixed by ``@<name>/``, its ignore rules
+applied, and no link leading out of the source.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import errno
 import fnmatch
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +44,7 @@ class WalkProblem:
     message: str
     unlisted: bool = False  # a folder whose listing failed: what was indexed under it stays
     refused: bool = False  # a file that may not be read: what was indexed from it goes
+    absent: bool = False  # a source folder that is not there now (unmounted): a warning
 
 
 @dataclass(frozen=True)
@@ -99,17 +103,25 @@ class Walker:
     """One walk of the root: listings are cached across routes, problems collected once."""
 
     def __init__(self, root: Path, routes: Iterable[tuple[str, str]],
-                 db_path: Path | None = None):
+                 db_path: Path | None = None, *, prefix: str = "",
+                 skip: Callable[[str, bool], bool] | None = None,
+                 protected: Protected | None = None):
+        """``root`` is the folder walked: the data root, or a source folder with ``prefix``
+        (``@name/``) before every path, ``skip`` its ignore rules and ``protected`` the data
+        root's protected files (engine/index/sources.py)."""
         self.root = Path(root)
         self.routes = tuple(routes)
-        self.protected = Protected(self.root, db_path)
+        self.protected = protected or Protected(self.root, db_path)
+        self.prefix = prefix
+        self.skip = skip
+        self.where = "the source" if prefix else "the data root"
         self.problems: list[WalkProblem] = []
         self._said: set[str] = set()
         self._listings: dict[str, list[_Entry] | None] = {}
 
     def report(self, rel: str, message: str, unlisted: bool = False,
                refused: bool = False) -> None:
-        shown = display_path(rel)
+        shown = display_path(self.prefix + rel)
         if shown not in self._said:
             self._said.add(shown)
             self.problems.append(WalkProblem(shown, message, unlisted, refused))
@@ -192,8 +204,21 @@ class Walker:
             elif stat.S_ISLNK(entry.mode) and self._points_to_dir(rel):
                 self._folder_link(rel)
 
+    def _skipped(self, dir_rel: str, rel: str, folder: bool, quiet: bool) -> bool:
+        """A source's ignored name, or a top-level ``@`` name of the root (said once)."""
+        if self.skip is not None:
+            return self.skip(rel, folder)
+        if not dir_rel and rel.startswith("@"):
+            if not quiet:
+                self.report(rel, "a top-level name starting with '@' is where sources' files "
+                            "are known; not indexed (rename it)")
+            return True
+        return False
+
     def _subdir(self, dir_rel: str, entry: _Entry, quiet: bool) -> str | None:
         rel = _join(dir_rel, entry.name)
+        if self._skipped(dir_rel, rel, True, quiet):
+            return None
         if not _valid_name(entry.name):
             self.report(rel, "folder name is not valid UTF-8; not indexed (rename it)")
             return None
@@ -211,10 +236,12 @@ class Walker:
 
     def _folder_link(self, rel: str) -> None:
         self.report(rel, "symlinked folder not walked (a route must name the real folder "
-                    "inside the data root)")
+                    f"inside {self.where})")
 
     def _file(self, rel: str, entry: _Entry) -> Found | None:
         if entry.name.startswith(".") or entry.st is None or stat.S_ISDIR(entry.mode):
+            return None
+        if self._skipped(rel.rpartition("/")[0], rel, False, False):
             return None
         if not _valid_name(entry.name):
             self.report(rel, "file name is not valid UTF-8; not indexed (rename it)")
@@ -233,7 +260,7 @@ class Walker:
         if why is not None:
             self.report(rel, why, refused=True)
             return None
-        return Found(rel, self.root / rel, entry.st)
+        return Found(self.prefix + rel, self.root / rel, entry.st)
 
     def _file_link(self, rel: str) -> None:
         """A symlinked file is never indexed under its own name; say why unless it is a
@@ -247,7 +274,7 @@ class Walker:
             return
         real = Path(os.path.realpath(path))
         if not real.is_relative_to(self.root):
-            self.report(rel, "symlink leads outside the data root; not read")
+            self.report(rel, f"symlink leads outside {self.where}; not read")
             return
         real_rel = real.relative_to(self.root).as_posix()
         if real_rel in self.protected:
@@ -273,7 +300,9 @@ class Walker:
 
 
 def classify_missing(root: Path, routes: Iterable[tuple[str, str]], db_path: Path | None,
-                     rels: Iterable[str], problems: list[WalkProblem]
+                     rels: Iterable[str], problems: list[WalkProblem], *, prefix: str = "",
+                     skip: Callable[[str, bool], bool] | None = None,
+                     protected: Protected | None = None
                      ) -> tuple[list[str], list[WalkProblem]]:
     """Indexed files the walk did not find: (those to remove, those kept with a reason).
 
@@ -281,21 +310,24 @@ def classify_missing(root: Path, routes: Iterable[tuple[str, str]], db_path: Pat
     refused to read (a hard link, see engine/index/protected.py), or whose path now leads through a
     link (out of the root, to a protected file, or to an alias). Kept: a file
     under a folder that could not be listed, one that cannot be stat'ed, and one that is now a
-    FIFO, socket or folder (a walk error never deletes anything).
+    FIFO, socket or folder (a walk error never deletes anything). A source's paths (``prefix``,
+    ``skip``, ``protected`` as for :class:`Walker`) are looked up inside its folder ``root``;
+    one its ignore rules skip now is removed.
     """
     root = Path(root)
     routes = tuple(routes)
-    protected = Protected(root, db_path)
+    protected = protected or Protected(root, db_path)
     unlisted = tuple(p.path for p in problems if p.unlisted)
     said = {p.path for p in problems}
     refused = {p.path for p in problems if p.refused}
     remove: list[str] = []
     kept: list[WalkProblem] = []
     for rel in sorted(rels):
+        inner = rel[len(prefix):]
         if rel in refused:  # e.g. now a hard link to a secret: its chunks must not be served
             remove.append(rel)
             continue
-        path = root / rel
+        path = root / inner
         try:
             st = os.lstat(path)
         except OSError as exc:
@@ -306,8 +338,8 @@ def classify_missing(root: Path, routes: Iterable[tuple[str, str]], db_path: Pat
                                         "indexed chunks are kept"))
             continue
         real = Path(os.path.realpath(path))
-        if (stat.S_ISLNK(st.st_mode) or real != path or rel in protected
-                or route_of(rel, routes) is None):
+        if (stat.S_ISLNK(st.st_mode) or real != path or inner in protected
+                or route_of(inner, routes) is None or skipped_path(inner, skip)):
             remove.append(rel)
         elif any(rel == u or rel.startswith(u.rstrip("/") + "/") for u in unlisted):
             continue  # its folder's walk error is reported once
@@ -316,3 +348,11 @@ def classify_missing(root: Path, routes: Iterable[tuple[str, str]], db_path: Pat
                 f"now {_kind(st.st_mode)}")
             kept.append(WalkProblem(rel, f"{what}; its indexed chunks are kept"))
     return remove, kept
+
+
+def skipped_path(inner: str, skip: Callable[[str, bool], bool] | None) -> bool:
+    """Whether a source's ignore rules skip the file or any folder on its way."""
+    if skip is None:
+        return False
+    parts = inner.split("/")
+    return any(skip("/".join(parts[:i]), True) for i in range(1, len(parts))) or skip(inner, False)

@@ -30,7 +30,9 @@ from engine.config import Config
 from engine.display import one_line, plural
 from engine.embedder import Embedder, get_embedder
 from engine.index.protected import INDEX_SUFFIXES
-from engine.index.routes import glob_regex
+from engine.index.routes import glob_regex, route_matches
+from engine.index.sources import Source
+from engine.index.walk import skipped_path
 from engine.indexer import IndexStats, reindex
 from engine.storage.db import Error as DBError
 from engine.storage.db import describe_db_error, describe_os_error
@@ -141,11 +143,44 @@ class PathFilter:
         self._roots = tuple(sorted(roots, key=len, reverse=True))
         db = str(self.db_path)
         self._index_files = frozenset(db + suffix for suffix in INDEX_SUFFIXES)
+        self._source_dirs = []
+        for source in self.sources:  # as configured and with links resolved: either is seen
+            skip = source.ignore_rules()
+            for folder in dict.fromkeys((str(source.path), os.path.realpath(source.path))):
+                self._source_dirs.append((folder.rstrip("/"), source, skip))
+
+    sources: tuple[Source, ...] = ()
+    _source_dirs: list[tuple[str, Source, Callable[[str, bool], bool]]] = field(init=False)
+
+    def source_folders(self) -> list[Path]:
+        """The source folders there now (watched beside the root)."""
+        return [Path(folder) for folder in dict.fromkeys(f for f, _, _ in self._source_dirs)
+                if os.path.isdir(folder)]
+
+    def _in_source(self, path: str, change: int) -> str | None:
+        for folder, source, skip in self._source_dirs:
+            if not path.startswith(folder + "/"):
+                continue
+            inner = path[len(folder) + 1:]
+            name = inner.rsplit("/", 1)[-1]
+            if name.endswith(TEMP_SUFFIXES) or name.startswith(("~", "#")):
+                return None
+            if skipped_path(inner, skip):
+                return None
+            if any(route_matches(pattern, inner) for pattern, _ in source.routes):
+                return source.prefix + inner
+            if change == DELETED or (change == ADDED and os.path.isdir(path)):
+                return source.prefix + inner + "/"  # its globs reach every depth
+            return None
+        return None
 
     def relative(self, path: str, change: int = MODIFIED) -> str | None:
-        """The path relative to the root if this change can matter to the index, else None."""
+        """The path relative to the root (``@name/...`` in a source) if this change can matter
+        to the index, else None."""
         if path in self._index_files:
             return None
+        if self._source_dirs and (found := self._in_source(path, change)) is not None:
+            return found
         for root in self._roots:
             if path.startswith(root.rstrip("/") + "/"):
                 rel = path[len(root.rstrip("/")) + 1:]
@@ -188,7 +223,7 @@ class Watcher:
         self.max_latency_ms = max(max_latency_ms, quiet_ms)
         self.retry_s = retry_s
         self.catch_up = catch_up
-        self.filter = PathFilter(config.root, config.routes, config.db_path)
+        self.filter = PathFilter(config.root, config.routes, config.db_path, config.sources)
         self.runs = 0
         self.error: str | None = None  # why watching itself failed (not a run: those go on)
         self._reindex = reindex_fn
@@ -240,7 +275,7 @@ class Watcher:
             # or a busy index would postpone the quiet period for ever. rust_timeout makes an
             # empty yield after quiet_ms without any change.
             for changes in watchfiles.watch(
-                    self.config.root, watch_filter=None, debounce=self.max_latency_ms,
+                    self.config.root, *self.filter.source_folders(), watch_filter=None, debounce=self.max_latency_ms,
                     step=STEP_MS, stop_event=self._stop, rust_timeout=self.quiet_ms,
                     yield_on_timeout=True, raise_interrupt=False, ignore_permission_denied=True):
                 now = time.monotonic()

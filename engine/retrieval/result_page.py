@@ -4,9 +4,8 @@ highlight spans (engine/retrieval/snippets.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from engine import scanner
+from engine.config import Config
 from engine.dates.message_days import chat_types
 from engine.extractors.bounds import CHUNK_MAX_CHARS
 from engine.rank.candidates import Candidate
@@ -23,11 +22,11 @@ from engine.storage.db import Connection
 SCAN_MAX_CHARS = 2 * CHUNK_MAX_CHARS
 
 
-def results_page(conn: Connection, root: Path, ranked: list[Candidate],
+def results_page(conn: Connection, config: Config, ranked: list[Candidate],
                  parsed: ParsedQuery, filters: Filters | None = None) -> list[SearchResult]:
     """The page as results, with stale flags (one query for the page), the messages of each
     chat window inside the date filter, and snippets (opening at those messages)."""
-    stale = scanner.stale_files(conn, root, {c.source_file for c in ranked if not c.injected})
+    stale = scanner.stale_files(conn, config, {c.source_file for c in ranked if not c.injected})
     results = [_result(c, parsed, c.source_file in stale and not c.injected) for c in ranked]
     if filters is not None:
         inside = messages_in_range(conn, ((r.rowid, r.content) for r in results

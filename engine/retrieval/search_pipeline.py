@@ -126,7 +126,7 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
     if sort == "date":
         ranked = sort_by_date(ranked)
 
-    results = results_page(reader.connection(), config.root, ranked, parsed, filters)
+    results = results_page(reader.connection(), config, ranked, parsed, filters)
     for r in results:
         if r.decay is None and not r.injected:
             r.decay_off = decay_off
@@ -246,7 +246,7 @@ def _by_date(reader: Reader, query: str, when: SearchTime, limit: int, filters: 
     config = reader.config
     conn = reader.connection()
     page, counts = newest_first(conn, filters, limit)
-    results = results_page(conn, config.root, page, ParsedQuery(), filters)
+    results = results_page(conn, config, page, ParsedQuery(), filters)
     lap("by_date")
     return SearchResponse(
         query=query, results=results, mode=mode,

@@ -1,0 +1,142 @@
+"""Adding, listing and removing sources in place (engine/index/sources.py): the one
+implementation behind ``memlens source`` and the app's menu.
+
+A change edits ``<root>/memlens.toml`` with ``tomlkit`` (the user's comments and layout kept),
+is checked by reading the whole file back as every command will, and is written atomically
+(a temporary file renamed over it): a refused change leaves the file as it was. Indexing the
+change is the caller's next step, an ordinary reindex (a removed source's chunks are deleted
+by it, engine/scanner.py).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.config import Config, ConfigError, is_demo_root, load_config, overlap_problem
+from engine.config_check import FILENAME
+from engine.display import UnknownSourceType, resolve_source_type
+from engine.index.routes import SOURCE_TYPES
+from engine.index.sources import PREFIX, Source, check_name, default_name
+
+
+class SourceRefused(ConfigError):
+    """A source that cannot be added or removed, as one line."""
+
+
+@dataclass(frozen=True)
+class SourceState:
+    """A declared source as `memlens source list` and the app's menu show it."""
+
+    name: str
+    source_type: str
+    path: str  # as configured
+    present: bool  # its folder is there now
+    files: int  # indexed files
+    chunks: int  # indexed chunks
+    ignore: tuple[str, ...] = ()
+
+
+def add_source(config: Config, path: str | Path, source_type: str, name: str | None = None,
+               ignore: tuple[str, ...] = ()) -> Source:
+    """Declare the folder ``path`` as a source of ``source_type``; returns it as loaded."""
+    if is_demo_root(config.root):
+        raise SourceRefused("the demo root owns its configuration: add sources to a root of "
+                            "your own (--root PATH)")
+    folder = Path(os.path.abspath(Path(path).expanduser()))
+    if not folder.is_dir():
+        raise SourceRefused(f"not a folder: {folder}")
+    try:
+        source_type = resolve_source_type(source_type, SOURCE_TYPES)
+    except UnknownSourceType as exc:
+        raise SourceRefused(str(exc)) from None
+    taken = {s.name for s in config.sources}
+    name = name or default_name(folder, taken)
+    if (why := check_name(name)) is not None:
+        raise SourceRefused(why)
+    if name in taken:
+        raise SourceRefused(f"a source named {name!r} exists; choose another --name")
+    source = Source(name, folder, source_type, tuple(ignore))
+    if (why := overlap_problem(source, config.root, config.sources)) is not None:
+        raise SourceRefused(f"{folder} {why}")
+
+    def change(doc) -> None:
+        import tomlkit
+
+        table = tomlkit.table()
+        table["path"] = str(folder)
+        table["type"] = source_type
+        if ignore:
+            table["ignore"] = list(ignore)
+        if "sources" not in doc:
+            doc["sources"] = tomlkit.table(is_super_table=True)
+        doc["sources"][name] = table
+
+    loaded = _edit(config, change)
+    return next(s for s in loaded.sources if s.name == name)
+
+
+def remove_source(config: Config, name: str) -> Source:
+    """Forget the source ``name``; its chunks go at the next reindex."""
+    source = next((s for s in config.sources if s.name == name), None)
+    if source is None:
+        known = ", ".join(s.name for s in config.sources) or "none"
+        raise SourceRefused(f"no source named {name!r} (sources: {known})")
+
+    def change(doc) -> None:
+        del doc["sources"][name]
+        if not doc["sources"]:
+            del doc["sources"]
+
+    _edit(config, change)
+    return source
+
+
+def source_states(config: Config, conn=None) -> list[SourceState]:
+    """Each declared source with its folder's state and what the index holds of it."""
+    counts: dict[str, tuple[int, int]] = {}
+    if conn is not None:  # '@' < 'A': the source paths are one range of the index
+        for name, files, chunks in conn.execute(
+                "SELECT substr(source_file, 2, instr(source_file, '/') - 2) AS name, "
+                "count(DISTINCT source_file), count(*) FROM chunks "
+                "WHERE source_file >= ? AND source_file < ? GROUP BY name", (PREFIX, "A")):
+            counts[name] = (files, chunks)
+    return [SourceState(s.name, s.source_type, str(s.path), s.real_path() is not None,
+                        *counts.get(s.name, (0, 0)), ignore=s.ignore)
+            for s in config.sources]
+
+
+def _edit(config: Config, change) -> Config:
+    """Apply ``change`` to the parsed memlens.toml, check the result loads, write it."""
+    import tomlkit
+
+    path = config.root / FILENAME
+    try:
+        before = path.read_text(encoding="utf-8") if path.exists() else ""
+        doc = tomlkit.parse(before)
+    except (OSError, ValueError) as exc:
+        raise SourceRefused(f"{FILENAME}: cannot be read ({exc})") from None
+    change(doc)
+    after = tomlkit.dumps(doc)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".memlens-", suffix=".toml", dir=config.root)
+    except OSError as exc:
+        raise SourceRefused(f"{FILENAME}: cannot be written ({exc.strerror or exc})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(after)
+            out.flush()
+            os.fsync(out.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise SourceRefused(f"{FILENAME}: cannot be written ({exc.strerror or exc})") from None
+    try:
+        return load_config(config.root, config.db_path)
+    except ConfigError:
+        path.write_text(before, encoding="utf-8")  # never leave a file no command can read
+        raise
