@@ -32,6 +32,11 @@ def cmd_stats(args) -> int:
               f"({human_bytes(b.dead_bytes)}), fill {b.slot_fill:.0%}"
               + ("  -> run `memlens maintenance`" if b.suggest_maintenance else ""))
     print(f"reindexed  {st.last_reindex_at or 'never'}")
+    for source in st.sources:  # folders indexed where they live
+        missing = "" if source.present else "  (missing: not mounted?)"
+        print(f"source     {source.name} ({type_label(source.source_type)}): "
+              f"{plural(source.files, 'file')}, {plural(source.chunks, 'chunk')}  "
+              f"{one_line(source.path)}{missing}")
     width = max((len(type_label(t)) for t in st.per_type), default=0)
     top = max(st.per_type.values(), default=1)
     for source_type, count in st.per_type.items():

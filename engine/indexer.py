@@ -89,7 +89,7 @@ def _scan(conn, config: Config, stats: IndexStats) -> list[SourceFile]:
         (stats.errors if serious else stats.warnings).append(FileError(p.path, p.message))
     if not files and not problems:  # "indexed 0 files" alone reads as success
         stats.warnings.append(FileError(ROOT_WARNING, NO_ROUTED_FILE))
-    stats.unlisted_dirs = sum(p.unlisted for p in problems)
+    stats.unlisted_dirs = sum(p.unlisted and not p.absent for p in problems)
     for rel in remove:
         try:
             stats.deleted_chunks += remove_file(conn, rel)

@@ -243,7 +243,9 @@ class _Reads(TimeReads):
 
     def statistics(self) -> IndexStatistics:
         with self._index() as conn:
-            return index_statistics(conn, self.config.db_path)
+            statistics = index_statistics(conn, self.config.db_path)
+            statistics.sources = source_states(self.config, conn)
+            return statistics
 
     def status(self, configured: Any = None) -> IndexStatus:
         """Statistics, pending files, the embedder match (against ``configured``, default

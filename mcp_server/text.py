@@ -9,6 +9,7 @@ machine never reaches the agent: the data root shows as root-relative paths.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -45,12 +46,17 @@ def cap(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
 
 
-def machine_paths(root: Path, resolved_root: Path, db_path: Path) -> list[tuple[re.Pattern, str]]:
+def machine_paths(root: Path, resolved_root: Path, db_path: Path,
+                  sources=()) -> list[tuple[re.Pattern, str]]:
     """What an answer shows instead of an absolute path of the machine: root-relative paths
-    for the data root, ``<index folder>`` for an index kept outside it, ``~`` for home."""
+    for the data root, ``@name/`` paths for a source's folder, ``<index folder>`` for an
+    index kept outside it, ``~`` for home."""
     shown: dict[str, str] = {}
     for r in {str(root), str(resolved_root)}:
         shown[r + "/"], shown[r] = "", "."
+    for source in sources:
+        for folder in {str(source.path), os.path.realpath(source.path)}:
+            shown[folder + "/"], shown[folder] = source.prefix, source.prefix.rstrip("/")
     for folder in {str(db_path.parent), str(db_path.parent.resolve())}:
         if not (folder + "/").startswith(tuple(r + "/" for r in (str(root), str(resolved_root)))):
             shown[folder] = "<index folder>"

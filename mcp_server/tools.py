@@ -68,7 +68,8 @@ class MemlensTools:
         self.config = config
         self.root = config.root.resolve()
         self.library = Library(config)
-        self._machine_paths = machine_paths(config.root, self.root, config.db_path)
+        self._machine_paths = machine_paths(config.root, self.root, config.db_path,
+                                            config.sources)
         # the first call should not pay for loading the vector index (seconds at 500k)
         threading.Thread(target=self.library.searcher.warm_up, name="memlens-warm-up",
                          daemon=True).start()
@@ -112,7 +113,8 @@ class MemlensTools:
 
     def _exists(self, rel: str) -> bool:
         try:
-            return (self.root / rel).exists()
+            path = self.config.locate(rel)
+            return path is not None and path.exists()
         except OSError:
             return False
 

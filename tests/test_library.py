@@ -286,7 +286,7 @@ def test_stale_files_is_one_query_for_a_whole_page(library):
     statements = []
     conn.set_trace_callback(statements.append)
     page = files * 50 + [f"data/slack/x{i}.jsonl" for i in range(200)]
-    stale = scanner.stale_files(conn, root, page)
+    stale = scanner.stale_files(conn, library.config, page)
     conn.close()
     assert len(statements) == 1 and len(stale) == 202
 

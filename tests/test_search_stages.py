@@ -109,11 +109,11 @@ def test_results_page_flags_changed_files_stale_but_never_a_profile_row(index):
     before = garden.stat()
     os.utime(garden, ns=(before.st_atime_ns, before.st_mtime_ns + 10**9))
     try:
-        page = results_page(conn, config.root, [*found, profile], parsed)
+        page = results_page(conn, config, [*found, profile], parsed)
     finally:
         os.utime(garden, ns=(before.st_atime_ns, before.st_mtime_ns))
     hit, injected = page[0], page[-1]
     assert hit.stale and not injected.stale
     assert hit.keyword_rank == 1 and hit.matched_terms == ["dahlias"]
     assert [hit.snippet[a:b].lower() for a, b in hit.highlights] == ["dahlias"]
-    assert results_page(conn, config.root, found, parsed)[0].stale is False
+    assert results_page(conn, config, found, parsed)[0].stale is False

@@ -48,6 +48,7 @@ class IndexStatistics:
     # files read that hold no chunk (empty, or nothing their source type indexes): kept
     # apart from the errors, never left out without a word
     no_chunk: list[str] = field(default_factory=list)
+    sources: list = field(default_factory=list)  # SourceState of each source in place
 
     @property
     def not_read(self) -> list[dict]:

@@ -204,20 +204,19 @@ class Walker:
             elif stat.S_ISLNK(entry.mode) and self._points_to_dir(rel):
                 self._folder_link(rel)
 
-    def _skipped(self, dir_rel: str, rel: str, folder: bool, quiet: bool) -> bool:
+    def _skipped(self, dir_rel: str, rel: str, folder: bool) -> bool:
         """A source's ignored name, or a top-level ``@`` name of the root (said once)."""
         if self.skip is not None:
             return self.skip(rel, folder)
-        if not dir_rel and rel.startswith("@"):
-            if not quiet:
-                self.report(rel, "a top-level name starting with '@' is where sources' files "
-                            "are known; not indexed (rename it)")
+        if not dir_rel and rel.startswith("@"):  # said even under "**": it looks indexed
+            self.report(rel, "a top-level name starting with '@' is where sources' files "
+                        "are known; not indexed (rename it)")
             return True
         return False
 
     def _subdir(self, dir_rel: str, entry: _Entry, quiet: bool) -> str | None:
         rel = _join(dir_rel, entry.name)
-        if self._skipped(dir_rel, rel, True, quiet):
+        if self._skipped(dir_rel, rel, True):
             return None
         if not _valid_name(entry.name):
             self.report(rel, "folder name is not valid UTF-8; not indexed (rename it)")
@@ -241,7 +240,7 @@ class Walker:
     def _file(self, rel: str, entry: _Entry) -> Found | None:
         if entry.name.startswith(".") or entry.st is None or stat.S_ISDIR(entry.mode):
             return None
-        if self._skipped(rel.rpartition("/")[0], rel, False, False):
+        if self._skipped(rel.rpartition("/")[0], rel, False):
             return None
         if not _valid_name(entry.name):
             self.report(rel, "file name is not valid UTF-8; not indexed (rename it)")

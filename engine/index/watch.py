@@ -1,4 +1,4 @@
-"""Watch mode: reindex the files of the data root shortly after they change.
+"""Watch mode: reindex the files of the data root and its sources shortly after they change.
 
 :class:`Watcher` listens to the file system (``watchfiles``: inotify/FSEvents, no polling) for
 changes to routed files only (engine/scanner.py's routes; never ``data/search/``,
@@ -11,7 +11,11 @@ watcher waits and retries every ``retry_s`` seconds, it never gives up on the ch
 
 Progress is reported as events (:class:`Started`, :class:`Changed`, :class:`Reindexed`,
 :class:`Waiting`, :class:`Failed`, :class:`Stopped`; each has ``line()``), to a callback that
-runs on the watcher's thread. The app uses ``Watcher(config, on_event).start()`` / ``.stop()``;
+runs on the watcher's thread. A change of ``memlens.toml`` is read at once (:class:`Reconfigured`):
+a source added by ``memlens source add`` or the app is watched and indexed, a removed one's
+chunks go; a file that no longer loads is one ``error:`` line and the last good one stays in
+force. A source folder missing at that moment is not watched until the next change of the
+configuration or a restart (its chunks are kept). The app uses ``Watcher(config, on_event).start()`` / ``.stop()``;
 ``memlens watch`` calls :meth:`Watcher.run` in the foreground.
 """
 
@@ -26,7 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.config import Config
+from engine.config import CONFIG_FILENAME, Config, ConfigError, load_config
 from engine.display import one_line, plural
 from engine.embedder import Embedder, get_embedder
 from engine.index.protected import INDEX_SUFFIXES
@@ -88,6 +92,15 @@ class Reindexed:
 
 
 @dataclass(frozen=True)
+class Reconfigured:
+    sources: tuple[str, ...]  # the sources watched now, by name
+
+    def line(self) -> str:
+        names = ", ".join(self.sources) if self.sources else "none"
+        return f"memlens.toml changed: reindexing; sources watched: {names}"
+
+
+@dataclass(frozen=True)
 class Waiting:
     holder: str  # what holds the writer lock, e.g. "reindex"
 
@@ -111,7 +124,7 @@ class Stopped:
         return f"stopped after {self.runs} reindex run{'s' * (self.runs != 1)}"
 
 
-WatchEvent = Started | Changed | Reindexed | Waiting | Failed | Stopped
+WatchEvent = Started | Changed | Reconfigured | Reindexed | Waiting | Failed | Stopped
 EventCallback = Callable[[WatchEvent], None]
 
 
@@ -269,38 +282,64 @@ class Watcher:
         due = self.catch_up  # a run is owed without a change (the catch-up, a busy retry)
         waiting, last_try = False, 0.0
         quiet_s, max_s = self.quiet_ms / 1000, self.max_latency_ms / 1000
+        config_file = str(self.config.root / CONFIG_FILENAME)
         try:
-            # Every raw change is yielded (watch_filter=None) and filtered here: changes the
-            # filter drops (the index's own writes, a searcher's) must still hand control back,
-            # or a busy index would postpone the quiet period for ever. rust_timeout makes an
-            # empty yield after quiet_ms without any change.
-            for changes in watchfiles.watch(
-                    self.config.root, *self.filter.source_folders(), watch_filter=None, debounce=self.max_latency_ms,
-                    step=STEP_MS, stop_event=self._stop, rust_timeout=self.quiet_ms,
-                    yield_on_timeout=True, raise_interrupt=False, ignore_permission_denied=True):
-                now = time.monotonic()
-                new = {rel for change, path in changes
-                       if (rel := self.filter.relative(path, change)) is not None}
-                if new:
-                    pending |= new
-                    first, last = first or now, now
-                if self._stop.is_set() or not (pending or due):
-                    continue
-                quiet = last is None or now - last >= quiet_s * 0.95
-                if not quiet and not (first is not None and now - first >= max_s):
-                    continue
-                if waiting and now - last_try < self.retry_s:
-                    continue
-                last_try = now
-                waiting = self._run_once(pending, waiting)
-                due = waiting
-                if not pending:
-                    first = last = None
+            reconfigured = True
+            while reconfigured and not self._stop.is_set():
+                reconfigured = False
+                # Every raw change is yielded (watch_filter=None) and filtered here: changes
+                # the filter drops (the index's own writes, a searcher's) must still hand
+                # control back, or a busy index would postpone the quiet period for ever.
+                # rust_timeout makes an empty yield after quiet_ms without any change.
+                for changes in watchfiles.watch(
+                        self.config.root, *self.filter.source_folders(), watch_filter=None,
+                        debounce=self.max_latency_ms, step=STEP_MS, stop_event=self._stop,
+                        rust_timeout=self.quiet_ms, yield_on_timeout=True,
+                        raise_interrupt=False, ignore_permission_denied=True):
+                    if any(path == config_file for _, path in changes) and self._reload():
+                        reconfigured = due = True  # watch the new folders, then index them
+                        first = first or time.monotonic()
+                        last = first
+                        break
+                    now = time.monotonic()
+                    new = {rel for change, path in changes
+                           if (rel := self.filter.relative(path, change)) is not None}
+                    if new:
+                        pending |= new
+                        first, last = first or now, now
+                    if self._stop.is_set() or not (pending or due):
+                        continue
+                    quiet = last is None or now - last >= quiet_s * 0.95
+                    if not quiet and not (first is not None and now - first >= max_s):
+                        continue
+                    if waiting and now - last_try < self.retry_s:
+                        continue
+                    last_try = now
+                    waiting = self._run_once(pending, waiting)
+                    due = waiting
+                    if not pending:
+                        first = last = None
         except Exception as exc:  # noqa: BLE001 - the watcher reports, the caller goes on
             self.error = _describe(exc, self.config.db_path)
             self._emit(Failed(self.error))
         finally:
             self._emit(Stopped(self.runs))
+
+    def _reload(self) -> bool:
+        """Read memlens.toml again; whether the root's routes or sources changed (a file
+        that does not load is one error, the configuration in force stays)."""
+        try:
+            fresh = load_config(self.config.root, self.config.db_path)
+        except (ConfigError, OSError) as exc:
+            self._emit(Failed(f"{one_line(str(exc))} (still watching with the previous one)"))
+            return False
+        if (fresh.routes, fresh.sources) == (self.config.routes, self.config.sources):
+            self.config = fresh
+            return False
+        self.config = fresh
+        self.filter = PathFilter(fresh.root, fresh.routes, fresh.db_path, fresh.sources)
+        self._emit(Reconfigured(tuple(s.name for s in fresh.sources)))
+        return True
 
     def _run_once(self, pending: set[str], waiting: bool) -> bool:
         """One reindex for ``pending`` (emptied unless the lock was busy); returns whether the
