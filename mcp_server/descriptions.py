@@ -6,7 +6,8 @@ The search page these describe is built in :mod:`mcp_server.page`; keep the two 
 _FILTER_ARGS = """\
 Args: query: What you are looking for — words, a phrase or a question. limit: Maximum number of \
 results (default 10, at most 50). folder: Optional path prefix, relative to the data root like \
-every row's path (e.g. "notes/work/" or "data/slack/"). tags: Optional list of tag names; only \
+every row's path (e.g. "notes/work/", "data/slack/" or "@Vault/" for a folder indexed in \
+place). tags: Optional list of tag names; only \
 notes carrying ALL listed tags match. frontmatter: Optional dict of frontmatter key/value pairs; \
 strict type matching — string "0" does not match integer 0 (e.g. {"status": "active"}); values \
 must be strings, numbers, booleans or null. source_types: Optional list of source types to keep \
@@ -136,8 +137,9 @@ Read a file of the data layer: a whole note (or chat log, record file...), or on
 a markdown file.
 
 path is relative to the data root, exactly as search rows show it (e.g. \
-"notes/work/atlas/migration-plan.md"); absolute paths, ".." and files outside the data layer \
-are refused. section (markdown only) is "#N" as in a row's § field: "#0" is the text above the \
+"notes/work/atlas/migration-plan.md"; a folder indexed in place shows as "@name/...", e.g. \
+"@Vault/Daily/2026-03-14.md"); absolute paths, ".." and files outside the data layer are \
+refused. section (markdown only) is "#N" as in a row's § field: "#0" is the text above the \
 first heading, "#1", "#2"… the headings in order. A markdown file read whole lists its \
 sections. The header says the file's source type, whether it is stale (changed since it was \
 indexed, so section numbers in older rows may have moved) and which characters are shown; a \

@@ -274,3 +274,25 @@ def test_watch_follows_a_source_added_while_it_runs_and_its_edits(layout):
     finally:
         watcher.stop()
     assert watcher.error is None
+
+
+def test_a_broken_config_while_watching_is_one_error_and_the_last_good_one_stays(added):
+    from engine.index.watch import Failed
+
+    root, vault = added
+    events = Events()
+    watcher = Watcher(load_config(root), events, quiet_ms=200, max_latency_ms=800).start()
+    try:
+        events.wait_for(lambda e: isinstance(e, Reindexed), "catch-up run")
+        good = (root / "memlens.toml").read_text()
+        (root / "memlens.toml").write_text(good + "\n[sources.bad]\npath = 3\n")
+        events.wait_for(lambda e: isinstance(e, Failed) and "[sources.bad] path must be"
+                        in e.message and "previous one" in e.message, "the config error")
+        write(vault / "Daily/glaze.md", "# Glaze\n\nTenmoku on the big bowl.\n")
+        events.wait_for(lambda e: isinstance(e, Reindexed) and any(
+            "glaze" in p for p in e.paths), "the edit indexed with the last good config")
+        (root / "memlens.toml").write_text(good)  # every command refuses the broken one
+        assert paths_found(root, "tenmoku") == ["@Vault/Daily/glaze.md"]
+    finally:
+        watcher.stop()
+    assert watcher.error is None

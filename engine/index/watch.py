@@ -56,9 +56,14 @@ ADDED, MODIFIED, DELETED = 1, 2, 3  # watchfiles.Change values
 @dataclass(frozen=True)
 class Started:
     root: Path
+    sources: tuple[str, ...] = ()  # the sources watched beside the root, by name
+    missing: tuple[str, ...] = ()  # sources whose folder is not there (not watched)
 
     def line(self) -> str:
-        return f"watching {one_line(str(self.root))} (ctrl+c stops)"
+        also = f" and {plural(len(self.sources), 'source')} ({', '.join(self.sources)})" \
+            if self.sources else ""
+        gone = f"; not there, not watched: {', '.join(self.missing)}" if self.missing else ""
+        return f"watching {one_line(str(self.root))}{also} (ctrl+c stops){gone}"
 
 
 @dataclass(frozen=True)
@@ -164,6 +169,12 @@ class PathFilter:
 
     sources: tuple[Source, ...] = ()
     _source_dirs: list[tuple[str, Source, Callable[[str, bool], bool]]] = field(init=False)
+
+    def watched_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(sources whose folder is there, sources whose folder is not), by name."""
+        there = {s.name: os.path.isdir(s.path) for s in self.sources}
+        return (tuple(n for n, ok in there.items() if ok),
+                tuple(n for n, ok in there.items() if not ok))
 
     def source_folders(self) -> list[Path]:
         """The source folders there now (watched beside the root)."""
@@ -276,7 +287,7 @@ class Watcher:
         # its "N changes detected" lines would reach stderr once anything calls basicConfig
         # (wordllama does, at INFO): the events are the progress report
         logging.getLogger("watchfiles").setLevel(logging.WARNING)
-        self._emit(Started(self.config.root))
+        self._emit(Started(self.config.root, *self.filter.watched_names()))
         pending: set[str] = set()  # routed paths changed since the last run
         first = last = None  # when the oldest and the newest of them changed
         due = self.catch_up  # a run is owed without a change (the catch-up, a busy retry)
