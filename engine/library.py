@@ -69,6 +69,7 @@ from engine.retrieval.entities import (
 from engine.retrieval.people_filter import PersonFilter
 from engine.scanner import (
     SourceFile,
+    absent_prefixes,
     all_routes,
     discover_files,
     indexed_mtimes,
@@ -224,7 +225,7 @@ class _Reads(TimeReads):
         files = list(discover_files(self.config))
         with self._reading() as conn:
             mtimes = {} if conn is None else indexed_mtimes(conn)
-        return _pending(files, mtimes)
+        return _pending(files, mtimes, absent_prefixes(self.config))
 
     # -- the index as a whole -------------------------------------------------------------
     def overview(self) -> IndexOverview:
@@ -261,7 +262,8 @@ class _Reads(TimeReads):
                 return status
             status.exists = True
             status.statistics = index_statistics(conn, self.config.db_path)
-            status.pending = _pending(files, indexed_mtimes(conn))
+            status.pending = _pending(files, indexed_mtimes(conn),
+                                      absent_prefixes(self.config))
             stored = stored_embedder(conn)
         status.embedder = embedder_match(
             stored, configured if configured is not None else self._configured_embedder())
@@ -291,12 +293,14 @@ def index_unavailable(config: Config) -> IndexUnavailable:
     return IndexMissing(f"no index yet at {_where(config)}: run `memlens reindex` first")
 
 
-def _pending(files: list[SourceFile], mtimes: dict[str, float]) -> PendingFiles:
-    """The scanner's change detection, split into new and changed files."""
+def _pending(files: list[SourceFile], mtimes: dict[str, float],
+             absent: tuple[str, ...] = ()) -> PendingFiles:
+    """The scanner's change detection, split into new and changed files; ``absent``: the
+    prefixes of missing source folders, whose files a reindex keeps."""
     todo = needs_indexing(files, mtimes)
     return PendingFiles(routed=files, new=[f for f in todo if f.rel not in mtimes],
                         changed=[f for f in todo if f.rel in mtimes],
-                        vanished=vanished(files, mtimes))
+                        vanished=vanished(files, mtimes, absent))
 
 
 def embedder_match(stored: Any, configured: Any) -> EmbedderMatch:

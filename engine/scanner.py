@@ -118,10 +118,17 @@ def needs_indexing(files: Iterable[SourceFile], mtimes: dict[str, float]) -> lis
     return [f for f in files if mtimes.get(f.rel) != f.mtime]
 
 
-def vanished(files: Iterable[SourceFile], mtimes: dict[str, float]) -> list[str]:
-    """Indexed files that no route claims on disk any more."""
+def vanished(files: Iterable[SourceFile], mtimes: dict[str, float],
+             absent: tuple[str, ...] = ()) -> list[str]:
+    """Indexed files that no route claims on disk any more; those under ``absent`` (the
+    prefixes of sources whose folder is not there) are kept by a reindex, so not listed."""
     present = {f.rel for f in files}
-    return sorted(rel for rel in mtimes if rel not in present)
+    return sorted(rel for rel in mtimes if rel not in present and not rel.startswith(absent))
+
+
+def absent_prefixes(config) -> tuple[str, ...]:
+    """``@name/`` of each source whose folder is not there now (an unmounted disk)."""
+    return tuple(s.prefix for s in config.sources if s.real_path() is None)
 
 
 def pending_files(files: list[SourceFile], db_path: Path) -> tuple[list[SourceFile], list[str]]:

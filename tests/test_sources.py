@@ -296,3 +296,13 @@ def test_a_broken_config_while_watching_is_one_error_and_the_last_good_one_stays
     finally:
         watcher.stop()
     assert watcher.error is None
+
+
+def test_discover_pending_never_lists_a_missing_sources_files_as_removed(added, tmp_path):
+    root, vault = added
+    vault.rename(tmp_path / "unmounted")
+    pending = ok(root, "discover", "--pending")
+    assert "(removed)" not in pending and "0 of" in pending
+    ok(root, "source", "remove", "Vault", "--no-index")
+    removed = ok(root, "discover", "--pending")  # removed on purpose: now they go
+    assert "(removed)       @Vault/Daily/bread.md" in removed

@@ -68,6 +68,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("import", "import_data", "Import…",
            "Import WhatsApp, Slack, mbox… exports, then reindex", label="Import",
            job=JobKind.IMPORT, job_title="Import", menu=True),
+    Action("sources", "sources", "Sources…", "Folders outside the root, indexed where they "
+           "live: list, add, remove", label="Sources", menu=True),
     Action("full_rebuild", "full_rebuild", "Full rebuild",
            "Re-read every file (unchanged chunks keep vectors)", job=JobKind.FULL,
            menu=True),
@@ -107,7 +109,7 @@ ACTIONS: tuple[Action, ...] = (
     Action("person_filter", "person_filter", "Person",
            "Person filter (people from profile/relationships.json)", scope="main"),
     Action("clear_filters", "clear_filters", "Clear filters",
-           "Clear every filter (types, dates, person, mode)", scope="main"),
+           "Clear every filter (types, source, dates, person, mode)", scope="main"),
     Action("toggle_preview", "toggle_preview", "Toggle preview", "Show/hide the preview pane",
            label="Preview", scope="main"),
     Action("focus_query", "focus_query", "Go to the query", "Go to the query box",

@@ -2,9 +2,10 @@
 
 The App is kept small: it owns the engine objects (config, searcher) and the app-wide actions
 (menu, palette, help, stats, theme, editor). The one index job that may run at a time is in
-``tui/app_jobs``, the remembered state and watch mode in ``tui/app_state``; the screens and
-widgets live in ``tui/screens`` and ``tui/widgets``; work off the UI thread is in
-``tui/workers`` and only posts messages (``tui/messages``).
+``tui/app_jobs``, the remembered state and watch mode in ``tui/app_state``, the sources in
+place (and taking a changed configuration) in ``tui/app_sources``; the screens and widgets
+live in ``tui/screens`` and ``tui/widgets``; work off the UI thread is in ``tui/workers`` and
+only posts messages (``tui/messages``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from engine.config import Config, load_config
 
 from . import keys
 from .app_jobs import JobsMixin
+from .app_sources import SourcesMixin
 from .app_state import StateMixin
 from .commands import MemlensCommands
 from .messages import ExplainToggled, SourcesChanged
@@ -43,7 +45,7 @@ def _css_path() -> Path:
     return STYLES / "app.tcss"
 
 
-class MemlensApp(StateMixin, JobsMixin, App[int]):
+class MemlensApp(StateMixin, JobsMixin, SourcesMixin, App[int]):
     """``MemlensApp(config, now=None, searcher=None)``; tests also pass ``frozen=True`` (fixed
     theme, no blinking cursor, no timing numbers) and an ``embedder`` for index jobs."""
 

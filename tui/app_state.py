@@ -74,7 +74,7 @@ class StateMixin:
         self._show_watch()
         self.remember_state()
 
-    def _start_watch(self) -> None:
+    def _start_watch(self, catch_up: bool = True) -> None:
         from engine.index import Watcher
 
         if self.watcher is not None and self.watcher.running:
@@ -83,8 +83,9 @@ class StateMixin:
         post = self.post_message
         # catch up with what changed while the app was closed, but never build a first index
         # unasked (the empty state says how: ctrl+r)
+        catch_up = catch_up and self.config.db_path.exists()
         self.watcher = Watcher(self.config, lambda event: post(WatchReport(event)),
-                               embedder=embedder, catch_up=self.config.db_path.exists()).start()
+                               embedder=embedder, catch_up=catch_up).start()
         self.watch_label = "watching"
 
     def _stop_watch(self) -> None:

@@ -82,12 +82,15 @@ RESULTS = [
 ]
 
 FACETS = [
-    Binding("space", "select", "Toggle", id="facet_toggle", tooltip="Check/uncheck this type"),
+    Binding("space", "select", "Toggle", id="facet_toggle",
+            tooltip="Check/uncheck this type or source"),
     Binding("j,down", "cursor_down", "Down", id="facet_down", show=False),
     Binding("k,up", "cursor_up", "Up", id="facet_up", show=False),
-    Binding("a", "facets_all", "All", id="facet_all"),
+    Binding("a", "facets_all", "All", id="facet_all",
+            tooltip="Check every type, no source: search everything"),
     Binding("n", "facets_none", "None", id="facet_none"),
-    Binding("i", "facets_only", "Only this", id="facet_only", tooltip="Check only this type"),
+    Binding("i", "facets_only", "Only this", id="facet_only",
+            tooltip="Check only this type, or only this source"),
     Binding("l", "screen.pane(1)", "Results", id="facet_right", show=False,
             tooltip="To the results"),
 ]
@@ -175,6 +178,14 @@ DISCOVER = [
     Binding("r", "refresh", "Refresh", id="discover_refresh"),
 ]
 
+SOURCES = [  # the sources dialog (F2 → Sources…); esc closes it, as every dialog
+    Binding("a", "add", "Add", id="sources_add", tooltip="Add a folder, indexed where it lives"),
+    Binding("d,delete", "remove", "Remove", id="sources_remove",
+            tooltip="Remove the highlighted source (after a yes)"),
+    Binding("j,down", "cursor_down", "Down", id="sources_down", show=False),
+    Binding("k,up", "cursor_up", "Up", id="sources_up", show=False),
+]
+
 MODAL = [
     Binding("escape", "close", "Close", id="modal_close"),
 ]
@@ -198,6 +209,7 @@ SECTIONS: list[tuple[str, list[Binding]]] = [
     ("Timeline days and conversation messages", LIST),
     ("Index statistics", STATS),
     ("Discover", DISCOVER),
+    ("Sources", SOURCES),
     ("Dialogs", MODAL),
     ("Questions (cancel a job, quit during one, VACUUM)", CONFIRM),
 ]

@@ -36,6 +36,7 @@ class Overview(IndexOverview):
     people: list[Any] = field(default_factory=list)
     people_error: str | None = None
     error: str | None = None  # the index exists but could not be read
+    sources: list[Any] = field(default_factory=list)  # engine.index.SourceState, each source
 
     @property
     def semantic_coverage(self) -> float | None:
@@ -103,6 +104,15 @@ class JobFailed(Message):
 class StatsLoaded(Message):
     stats: Any = None
     error: BaseException | None = None
+    sources: list[Any] = field(default_factory=list)  # engine.index.SourceState, each source
+
+
+@dataclass
+class SourcesLoaded(Message):
+    """The sources in place (``engine.index.SourceState``) for the sources dialog."""
+
+    sources: list[Any] = field(default_factory=list)
+    error: BaseException | None = None
 
 
 @dataclass
@@ -111,6 +121,7 @@ class DiscoverLoaded(Message):
     pending: list[tuple[str, str]] = field(default_factory=list)
     total: int = 0
     error: BaseException | None = None
+    missing: list[str] = field(default_factory=list)  # the prefixes of missing sources
 
 
 # -- from the app to the main screen (it never reaches into the screen's members) -------------

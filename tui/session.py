@@ -11,8 +11,8 @@ A plain class (no Textual) so its decisions are tested on their own (tests/test_
   limit); at the end of the list the same search runs for the next page size and only its new
   results are appended (the rows shown stay: a deeper search may rank its head slightly
   differently), up to that page size;
-- the filters (mode, dates, person) that, with the query and the checked types, make the
-  request.
+- the filters (mode, dates, person) that, with the query, the checked types and the checked
+  source, make the request.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ class SearchRequest:
 
     query: str = ""
     source_types: tuple[str, ...] | None = None  # None: every type
+    path_prefix: str | None = None  # one source in place ("@vault/"); None: everywhere
     mode: str = "hybrid"
     since: str | None = None
     until: str | None = None
@@ -57,18 +58,22 @@ class SearchRequest:
 
 @dataclass
 class ChipFilters:
-    """Mode, date range and person: what the chips show (types live in the facets)."""
+    """Mode, date range and person: what the chips show (types and sources live in the
+    facets)."""
 
     mode: str = "hybrid"
     since: str | None = None
     until: str | None = None
     person: str | None = None
 
-    def summary(self, chosen_types: int | None, all_types: int) -> list[str]:
-        """The active filters in words ("types 3/25", "dates 2026-01-01 – …")."""
+    def summary(self, chosen_types: int | None, all_types: int,
+                source: str | None = None) -> list[str]:
+        """The active filters in words ("types 3/25", "source @vault", "dates 2026-01-01 – …")."""
         out = []
         if chosen_types is not None:
             out.append(f"types {chosen_types}/{all_types}")
+        if source:
+            out.append(f"source {source.rstrip('/')}")
         if self.since or self.until:
             out.append(f"dates {self.since or '…'} – {self.until or '…'}")
         if self.person:
@@ -105,10 +110,11 @@ class SearchSession:
     def searching(self) -> bool:
         return not self.idle
 
-    def request_for(self, query: str, source_types: tuple[str, ...] | None) -> SearchRequest:
+    def request_for(self, query: str, source_types: tuple[str, ...] | None,
+                    path_prefix: str | None = None) -> SearchRequest:
         f = self.filters
-        return SearchRequest(query=query, source_types=source_types, mode=f.mode,
-                             since=f.since, until=f.until, person=f.person)
+        return SearchRequest(query=query, source_types=source_types, path_prefix=path_prefix,
+                             mode=f.mode, since=f.since, until=f.until, person=f.person)
 
     # -- debounce -----------------------------------------------------------------------------
     def change(self, delay: float | None = None) -> float | None:

@@ -29,6 +29,7 @@ from .messages import (
     OverviewLoaded,
     SearchDone,
     SearchFailed,
+    SourcesLoaded,
     StatsLoaded,
 )
 from .session import SearchRequest
@@ -47,7 +48,7 @@ def search_job(library: Any, request: SearchRequest, seq: int, now: datetime | N
             request.engine_query, limit=request.limit,
             source_types=list(request.source_types) if request.source_types else None,
             mode=request.mode, since=request.since, until=request.until,
-            person=request.person, now=now)
+            path_prefix=request.path_prefix, person=request.person, now=now)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a message, never a crash
         post(SearchFailed(seq, exc))
         return
@@ -55,7 +56,8 @@ def search_job(library: Any, request: SearchRequest, seq: int, now: datetime | N
 
 
 def read_overview(config: Config) -> Overview:
-    """Counts per source type, chunks, embedder and size (the facade's overview), and people."""
+    """Counts per source type, chunks, embedder and size (the facade's overview), people and
+    the sources in place."""
     from engine.library import Library
 
     library = Library(config)
@@ -63,7 +65,8 @@ def read_overview(config: Config) -> Overview:
     ov = library.overview()
     return Overview(exists=ov.exists, db_path=ov.db_path, per_type=ov.per_type,
                     chunks=ov.chunks, embedder=ov.embedder, db_bytes=ov.db_bytes,
-                    pending_embeddings=ov.pending_embeddings, people=list(people.people), people_error=people.load_error)
+                    pending_embeddings=ov.pending_embeddings, people=list(people.people),
+                    people_error=people.load_error, sources=library.sources())
 
 
 def overview_job(config: Config, post: Post) -> None:
@@ -157,15 +160,29 @@ def stats_job(config: Config, post: Post) -> None:
     from engine.library import IndexUnavailable, Library
 
     try:
+        library = Library(config)
         try:
-            stats = Library(config).statistics()
+            stats = library.statistics()
         except IndexUnavailable:
             raise FileNotFoundError(
                 f"no index at {config.db_path} yet: press ctrl+r to build it") from None
+        sources = library.sources()
     except Exception as exc:  # noqa: BLE001
         post(StatsLoaded(error=exc))
         return
-    post(StatsLoaded(stats))
+    post(StatsLoaded(stats, sources=sources))
+
+
+def sources_job(config: Config, post: Post) -> None:
+    """The sources in place, each with its folder's state and what the index holds of it."""
+    from engine.library import Library
+
+    try:
+        sources = Library(config).sources()
+    except Exception as exc:  # noqa: BLE001 - shown in the dialog, never raised
+        post(SourcesLoaded(error=exc))
+        return
+    post(SourcesLoaded(sources))
 
 
 def discover_job(config: Config, post: Post) -> None:
@@ -176,12 +193,14 @@ def discover_job(config: Config, post: Post) -> None:
         files = library.pending()
         routes = [(c.pattern, c.source_type, c.files)
                   for c in library.route_counts(files.routed)]
-        pending = [(f.source_type, f.rel) for f in files.to_index]
-        pending += [("(removed)", rel) for rel in files.vanished]
+        absent = {s.name for s in library.sources() if not s.present}
     except Exception as exc:  # noqa: BLE001
         post(DiscoverLoaded(error=exc))
         return
-    post(DiscoverLoaded(routes, pending, len(files.routed)))
+    missing = [s.prefix for s in config.sources if s.name in absent]
+    pending = [(f.source_type, f.rel) for f in files.to_index]
+    pending += [("(removed)", rel) for rel in files.vanished]
+    post(DiscoverLoaded(routes, pending, len(files.routed), missing=missing))
 
 
 # -- the file viewer ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Discover: the routes (pattern → source type → files) and the files waiting to be indexed."""
+"""Discover: the routes (pattern → source type → files; a source in place's as ``@vault/**/*.md``,
+marked when its folder is missing) and the files waiting to be indexed."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ..widgets.footer import MemlensFooter
 from ..widgets.text import one_line, safe
 from ..workers import discover_job
 from .modals import describe_error
+from .sources import MISSING
 
 MAX_PENDING_ROWS = 5000
 
@@ -58,7 +60,7 @@ class DiscoverScreen(Screen[None]):
             summary.update(safe(describe_error(message.error), "$text-error"))
             return
         _fill(self.query_one("#routes", DataTable), ("source type", "pattern", "files"),
-              [(Text(type_label(source_type)), Text(one_line(pattern)),
+              [(Text(type_label(source_type)), _pattern(pattern, message.missing),
                 Text(f"{count:,}", style="bold" if count else "dim", justify="right"))
                for pattern, source_type, count in message.routes])
         _fill(self.query_one("#pending", DataTable), ("source type", "file"),
@@ -73,6 +75,14 @@ class DiscoverScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _pattern(pattern: str, missing: list[str]) -> Text:
+    """A route's pattern; a missing source's says so (its files count 0 while it is)."""
+    text = Text(one_line(pattern))
+    if any(pattern.startswith(prefix) for prefix in missing):
+        text.append(f"  {MISSING}", style="bold yellow")
+    return text
 
 
 def _fill(table: DataTable, labels: tuple[str, ...], rows: list[tuple[Text, ...]]) -> None:

@@ -1,5 +1,5 @@
 """The main screen's filters: mode, date range, person, and clearing them all (the checked
-types included); the filters and the query history the app remembers between runs."""
+types and source included); the filters and the query history the app remembers between runs."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ class FilterActions:
     def action_clear_filters(self) -> None:
         facets = self.query_one(FacetList)
         with self.prevent(SelectionList.SelectedChanged):
-            facets.select_all()
+            facets.search_everywhere()
         facets.refresh_subtitle()
         self.session.clear_filters(keep_mode=self.mismatch is not None)
         self._remove_time_phrase()
@@ -81,7 +81,7 @@ class FilterActions:
         facets = self.query_one(FacetList)
         chosen = facets.source_types
         return self.session.filters.summary(None if chosen is None else len(chosen),
-                                            len(facets.available))
+                                            len(facets.available), facets.path_prefix)
 
     def _show_chips(self) -> None:
         self.query_one(FilterChips).show(self.session.filters)

@@ -127,12 +127,21 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         self.show_infobar()
         all_types = list(dict.fromkeys(t for _, t in self.app.config.routes))
         facets = self.query_one(FacetList)
+        checked_source = facets.path_prefix
         with self.prevent(SelectionList.SelectedChanged):
-            facets.set_counts(overview.per_type, all_types)
+            facets.set_counts(overview.per_type, all_types, self._source_counts(overview))
+        if facets.path_prefix != checked_source:  # the checked source was removed
+            self.schedule_search(0)
         if not self.query_one(QueryInput).value.strip():
             self._show_idle()
         else:
             self._show_status()  # the semantic coverage may have changed
+
+    def _source_counts(self, overview: Overview) -> list[tuple[str, str, int]]:
+        """(prefix, source type, chunks) of each source the configuration declares now."""
+        chunks = {s.name: s.chunks for s in overview.sources}
+        return [(s.prefix, s.source_type, chunks.get(s.name, 0))
+                for s in self.app.config.sources]
 
     def show_infobar(self) -> None:
         self.query_one(InfoBar).show(self.app.config.root, self.overview, self.app.job_title)
@@ -194,8 +203,9 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
             self._show_status()
 
     def _current_request(self) -> SearchRequest:
+        facets = self.query_one(FacetList)
         return self.session.request_for(self.query_one(QueryInput).value,
-                                        self.query_one(FacetList).source_types)
+                                        facets.source_types, facets.path_prefix)
 
     def _fire(self, force: bool = False) -> None:
         self._timer = None

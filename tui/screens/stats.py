@@ -1,6 +1,9 @@
-"""Index statistics: chunks per type and per month as charts, size, bloat, pending, embedder."""
+"""Index statistics: chunks per type and per month as charts, size, bloat, pending, embedder,
+and the sources in place."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -8,15 +11,19 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from engine.display import type_label
+
 from .. import keys
 from ..actions import JobKind
 from ..messages import StatsLoaded
+from ..widgets.badges import type_colour
 from ..widgets.bars import display_path
 from ..widgets.charts import ColumnChart, HBarChart
 from ..widgets.footer import MemlensFooter
 from ..widgets.text import bar, human_bytes, plain, safe
 from ..workers import stats_job
 from .modals import describe_error
+from .sources import MISSING
 
 
 class StatsScreen(Screen[None]):
@@ -33,6 +40,7 @@ class StatsScreen(Screen[None]):
                      id="stats-title")
         with VerticalScroll(id="stats-body"):
             yield Static(Content.styled("loading…", "dim"), id="stats-summary")
+            yield Static(id="stats-sources")
             with Horizontal(id="stats-charts"):
                 with Vertical(classes="chart-box", id="types-box"):
                     yield HBarChart(colour_by_type=True, id="per-type")
@@ -80,6 +88,9 @@ class StatsScreen(Screen[None]):
                 else local_time(st.last_reindex_at))),
         ]
         summary.update(Content("\n").join(rows))
+        sources = self.query_one("#stats-sources", Static)
+        sources.display = bool(message.sources)
+        sources.update(sources_content(message.sources))
         self.query_one("#per-type", HBarChart).set_data(st.per_type)
         self.query_one("#per-month", ColumnChart).set_data(st.per_month)
         self.query_one("#health", Static).update(health_content(st))
@@ -139,6 +150,23 @@ def display_path_str(path: str) -> str:
     from pathlib import Path
 
     return display_path(Path(path))
+
+
+def sources_content(sources: list) -> Content:
+    """A line per source in place: name, type, files, chunks, folder, and whether it is
+    missing; nothing without sources."""
+    if not sources:
+        return Content("")
+    width = max(len(s.name) for s in sources)
+    lines = [Content.styled("Sources in place", "bold underline")]
+    for s in sources:
+        lines.append(Content.assemble(
+            f"  {s.name:<{width}}  ",
+            (f"{type_label(s.source_type):<14}", type_colour(s.source_type)),
+            f"{s.files:>7,} files {s.chunks:>9,} chunks  ",
+            safe(display_path(Path(s.path)), "$text-secondary"),
+            ("" if s.present else f"  {MISSING}", "bold $text-warning")))
+    return Content("\n").join(lines)
 
 
 def health_content(st) -> Content:

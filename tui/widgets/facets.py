@@ -1,12 +1,20 @@
-"""Source-type facets: every type with its count, all checked by default.
+"""Source-type facets: every type with its count, all checked by default; then, when
+memlens.toml declares sources in place, a row per source by name (``@vault``).
 
 The box shows its state as a glyph (☑ searched, ☐ not), not by colour alone. The counts are
 the index's (no query yet) or the current query's: how many of its candidates (after the
 filters, before the page is cut: ``SearchResponse.type_counts``) each checked type holds; the
 border says which.
+
+A source row narrows the search to that source's files (the engine's path-prefix filter,
+``@vault/``): unchecked by default (every file), and at most one checked, since the engine
+takes one prefix. Its count is what the index holds of it: the engine counts a query's
+candidates per type only.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from rich.segment import Segment
 from textual.content import Content
@@ -21,10 +29,12 @@ from .badges import type_colour
 
 NAME_WIDTH = 14
 CHECKED, UNCHECKED = "☑", "☐"
+SOURCES_HEADING = "@"  # the value of the row over the sources: no source's prefix
 
 
 class FacetList(SelectionList[str]):
-    """Checked types are searched. ``space`` toggles, ``a`` all, ``n`` none, ``i`` only this."""
+    """Checked types are searched, in the checked source if one is. ``space`` toggles, ``a``
+    all (no source), ``n`` none, ``i`` only this."""
 
     BINDINGS = keys.FACETS
 
@@ -32,16 +42,21 @@ class FacetList(SelectionList[str]):
         super().__init__(**kwargs)
         self.counts: dict[str, int] = {}  # the index's chunks per type
         self.query_counts: dict[str, int] | None = None  # the current query's, when shown
+        self.sources: dict[str, tuple[str, int]] = {}  # prefix -> (source type, its chunks)
         self.border_title = "Source types"
         self._glyph_lines: dict[tuple[int, str], tuple[Strip, Strip]] = {}  # see render_line
 
-    def set_counts(self, counts: dict[str, int], all_types: list[str]) -> None:
-        """Show every type (those with chunks first, by count); keep what the user unchecked."""
+    def set_counts(self, counts: dict[str, int], all_types: list[str],
+                   sources: Iterable[tuple[str, str, int]] = ()) -> None:
+        """Show every type (those with chunks first, by count), then each source (prefix,
+        source type, chunks) in the order declared; keep what the user (un)checked."""
         # what the user unchecked (types without chunks are never "unchecked": they had no box)
         unchecked = {t for t, n in self.counts.items() if n > 0 and t not in self.selected}
+        checked_source = self.path_prefix
         self.counts = {t: counts.get(t, 0) for t in all_types}
         for t, n in counts.items():
             self.counts.setdefault(t, n)
+        self.sources = {prefix: (source_type, n) for prefix, source_type, n in sources}
         order = sorted(self.counts, key=lambda t: (-self.counts[t], t))
         highlighted = self.highlighted
         self.clear_options()
@@ -50,33 +65,51 @@ class FacetList(SelectionList[str]):
                       initial_state=t not in unchecked and self.counts[t] > 0,
                       disabled=self.counts[t] == 0)
             for t in order])
+        self.add_options(self._source_rows(checked_source))
         if highlighted is not None and self.option_count:
             self.highlighted = min(highlighted, self.option_count - 1)
         self.refresh_subtitle()
+
+    def _source_rows(self, checked: str | None) -> list[Selection[str]]:
+        """A heading, then a row per source (none without sources)."""
+        if not self.sources:
+            return []
+        heading = Selection(Content.styled("sources", "dim italic"), SOURCES_HEADING,
+                            disabled=True)
+        return [heading, *(Selection(self._prompt(p, n), p, initial_state=p == checked,
+                                     disabled=n == 0)
+                           for p, (_, n) in self.sources.items())]
 
     def show_query_counts(self, counts: dict[str, int] | None) -> None:
         """The current query's counts per type (None: back to the index's); the order stays."""
         self.query_counts = None if counts is None else dict(counts)
         for i in range(self.option_count):
             value = self.get_option_at_index(i).value
-            self.replace_option_prompt_at_index(i, self._prompt(value, self._shown(value)))
+            if value != SOURCES_HEADING:
+                self.replace_option_prompt_at_index(i, self._prompt(value, self._shown(value)))
         self.refresh_subtitle()
 
-    def _shown(self, source_type: str) -> int | None:
-        """The count shown: the query's (None for a type the query did not search)."""
+    def _shown(self, value: str) -> int | None:
+        """The count shown for a type: the query's (None for a type the query did not
+        search); for a source: its chunks in the index."""
+        if value in self.sources:
+            return self.sources[value][1]
         if self.query_counts is None:
-            return self.counts.get(source_type, 0)
+            return self.counts.get(value, 0)
         chosen = self.source_types
-        if chosen is not None and source_type not in chosen:
+        if chosen is not None and value not in chosen:
             return None
-        return self.query_counts.get(source_type, 0)
+        return self.query_counts.get(value, 0)
 
-    @staticmethod
-    def _prompt(source_type: str, count: int | None) -> Content:
-        name = type_label(source_type)[:NAME_WIDTH].ljust(NAME_WIDTH)
+    def _prompt(self, value: str, count: int | None) -> Content:
+        """A type's row (its label), or a source's (its name as paths start: ``@vault``), in
+        the colour of its type."""
+        source = self.sources.get(value)
+        source_type = source[0] if source else value
+        name = value.rstrip("/") if source else type_label(value)
         shown = "—" if count is None else f"{count:,}"
         return Content.assemble(
-            ("▌", type_colour(source_type)), name,
+            ("▌", type_colour(source_type)), name[:NAME_WIDTH].ljust(NAME_WIDTH),
             (f"{shown:>6}", "" if count else "dim"), strip_control_codes=False)
 
     def render_line(self, y: int) -> Strip:
@@ -84,22 +117,32 @@ class FacetList(SelectionList[str]):
         line = super().render_line(y)
         segments = list(line)
         index = self.scroll_offset.y + y
-        if len(segments) < 2 or not 0 <= index < self.option_count:
+        if len(segments) < 4 or not 0 <= index < self.option_count:
             return line
-        value = self.get_option_at_index(index).value
-        glyph = CHECKED if value in self.selected else UNCHECKED
+        glyph = self._glyph(self.get_option_at_index(index).value)
         # a repaint asks for every line again: reuse the strip while the base line (cached by
         # Textual) and the mark are the same, so a busy screen does not starve worker threads
         key = (index, glyph)
         cached = self._glyph_lines.get(key)
         if cached is None or cached[0] is not line:
-            segments[1] = Segment(glyph, segments[1].style, segments[1].control)
-            cached = self._glyph_lines[key] = (line, Strip(segments, line.cell_length))
+            cached = self._glyph_lines[key] = (line, Strip(_with_box(segments, glyph),
+                                                           line.cell_length))
         return cached[1]
+
+    def _glyph(self, value: str) -> str:
+        """☑ or ☐; none for the sources' heading, which is no choice."""
+        if value == SOURCES_HEADING:
+            return ""
+        return CHECKED if value in self.selected else UNCHECKED
 
     @property
     def available(self) -> list[str]:
         return [t for t, n in self.counts.items() if n > 0]
+
+    @property
+    def path_prefix(self) -> str | None:
+        """The checked source's prefix (``@vault/``); None when none is (every file)."""
+        return next((p for p in self.sources if p in self.selected), None)
 
     @property
     def source_types(self) -> tuple[str, ...] | None:
@@ -113,21 +156,60 @@ class FacetList(SelectionList[str]):
         chosen = self.source_types
         total = len(self.available)
         state = "all" if chosen is None else f"{len(chosen)}/{total}"
+        if self.path_prefix:
+            state = f"{self.path_prefix.rstrip('/')} · {state}"
         which = "index counts" if self.query_counts is None else "query counts"
         self.border_subtitle = f"{state} · {which}"
 
     def on_selection_list_selected_changed(self) -> None:
         self.refresh_subtitle()
 
-    def action_facets_all(self) -> None:
+    def toggle(self, selection: Selection[str] | str) -> FacetList:
+        """space or a click; checking a source unchecks the other sources."""
+        value = selection.value if isinstance(selection, Selection) else selection
+        if value in self.sources and value not in self.selected:
+            self._check_source(value)
+            return self
+        return super().toggle(selection)
+
+    def _check_source(self, prefix: str) -> None:
+        for other in self.sources:
+            if other != prefix:
+                self.deselect(other)
+        self.select(prefix)
+
+    def search_everywhere(self) -> None:
+        """Every type checked and no source: no filter."""
         self.select_all()
+        for prefix in self.sources:
+            self.deselect(prefix)
+
+    def action_facets_all(self) -> None:
+        self.search_everywhere()
 
     def action_facets_none(self) -> None:
         self.deselect_all()
 
     def action_facets_only(self) -> None:
+        """Only this type (the checked source stays), or only this source (the types stay)."""
         option = self.highlighted_option
         if option is None or option.disabled:
             return
+        if option.value in self.sources:
+            self._check_source(option.value)
+            return
+        source = self.path_prefix
         self.deselect_all()
         self.select(option.value)
+        if source is not None:
+            self.select(source)
+
+
+def _with_box(segments: list[Segment], glyph: str) -> list[Segment]:
+    """A row's segments with ``glyph`` inside Textual's box (its first three segments); blank
+    where the box was without one (the sources' heading)."""
+    if not glyph:
+        width = sum(s.cell_length for s in segments[:3])
+        return [Segment(" " * width, segments[3].style), *segments[3:]]
+    segments[1] = Segment(glyph, segments[1].style, segments[1].control)
+    return segments
