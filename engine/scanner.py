@@ -34,7 +34,11 @@ def discover(root: Path, routes: Iterable[tuple[str, str]] = FILE_ROUTES, *,
     """Every regular file the routes claim inside the root, each once (first route wins), in
     a stable order. What the walk refuses or cannot list goes to ``problems`` (see
     ``engine/index/walk.py`` for the rules: no link leads out, secrets and the index never count)."""
-    walker = Walker(Path(root), routes, db_path)
+    yield from _walked(Walker(Path(root), routes, db_path), problems)
+
+
+def _walked(walker: Walker, problems: list[WalkProblem] | None) -> Iterator[SourceFile]:
+    """The walker's files as SourceFiles; its problems go to ``problems`` once it is done."""
     try:
         for found, source_type in walker.walk():
             yield SourceFile(found.path, found.rel, source_type, found.st.st_mtime,
@@ -65,14 +69,7 @@ def discover_files(config, problems: list[WalkProblem] | None = None) -> Iterato
             if problems is not None:
                 problems.append(absent_source(source))
             continue
-        walker = _source_walker(config, source, real)
-        try:
-            for found, source_type in walker.walk():
-                yield SourceFile(found.path, found.rel, source_type, found.st.st_mtime,
-                                 found.st.st_size)
-        finally:
-            if problems is not None:
-                problems.extend(walker.problems)
+        yield from _walked(_source_walker(config, source, real), problems)
 
 
 def classify_missing_files(config, rels: Iterable[str], problems: list[WalkProblem]

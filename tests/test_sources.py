@@ -10,8 +10,6 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -20,10 +18,10 @@ from engine.config import ConfigError, load_config
 from engine.index.watch import Reconfigured, Reindexed, Watcher
 from engine.library import Library
 from tests.conftest import make_root
+from tests.test_watch import Recorder
 
 REPO = Path(__file__).resolve().parents[1]
 KEY = "sk-proj-" + "Q7" * 20
-TIMEOUT = 60.0
 
 
 @pytest.fixture(autouse=True)
@@ -231,29 +229,10 @@ def test_the_viewer_and_editor_path_is_inside_the_source(added):
 
 # -- watch ---------------------------------------------------------------------------------------
 
-class Events:
-    def __init__(self):
-        self.seen: list = []
-        self.lock = threading.Lock()
-
-    def __call__(self, event) -> None:
-        with self.lock:
-            self.seen.append(event)
-
-    def wait_for(self, predicate, what: str):
-        deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline:
-            with self.lock:
-                if any(predicate(e) for e in self.seen):
-                    return
-            time.sleep(0.05)
-        raise AssertionError(f"no {what} within {TIMEOUT:.0f}s: {self.seen}")
-
-
 def test_watch_follows_a_source_added_while_it_runs_and_its_edits(layout):
     root, vault = layout
     ok(root, "reindex")
-    events = Events()
+    events = Recorder()
     watcher = Watcher(load_config(root), events, quiet_ms=200, max_latency_ms=800).start()
     try:
         events.wait_for(lambda e: isinstance(e, Reindexed), "catch-up run")
@@ -280,7 +259,7 @@ def test_a_broken_config_while_watching_is_one_error_and_the_last_good_one_stays
     from engine.index.watch import Failed
 
     root, vault = added
-    events = Events()
+    events = Recorder()
     watcher = Watcher(load_config(root), events, quiet_ms=200, max_latency_ms=800).start()
     try:
         events.wait_for(lambda e: isinstance(e, Reindexed), "catch-up run")
