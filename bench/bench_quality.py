@@ -9,7 +9,7 @@ clock and "now at end", where recency decay acts as a person meets it, plus that
 decay. Prints a summary (each collection's headline metric), a markdown table per collection
 (for docs/benchmarks.md) and, with --json, one JSON line per row.
 
-    python bench/bench_quality.py [--embedders local,minilm] [--collections LoCoMo-dev,LISA]
+    python bench/bench_quality.py [--embedders local,minilm,e5] [--collections LoCoMo-dev,LISA]
                                   [--work <folder>]
                                   [--set semantic_weight=0.3 --set message_share=0.6]
 
@@ -41,7 +41,8 @@ MODES = ("keyword", "semantic", "hybrid")
 
 
 def installed_embedders() -> list[str]:
-    """local always; minilm when its runtime imports (never installed by this script)."""
+    """local always; minilm when its runtime imports (never installed by this script). e5 only
+    when asked (--embedders e5): embedding SciFact alone takes about half an hour here."""
     found = ["local"]
     if importlib.util.find_spec("sentence_transformers") is not None:
         found.append("minilm")

@@ -58,7 +58,7 @@ DIVERSITY_LAMBDA = 0.7
 MAX_PER_SOURCE_TYPE = 3
 # a query word found in at least this many chunks counts as common (see engine/retrieval/keyword_arm.py)
 KEYWORD_COMMON_DF = 2000
-PROVIDERS = ("local", "minilm", "openai", "openai-compatible")
+PROVIDERS = ("local", "minilm", "e5", "openai", "openai-compatible")
 QUERY_TIMEOUT = 2.0  # seconds a search waits for a remote provider (engine/embed/provider_guard.py)
 
 # what each table of memlens.toml may hold
@@ -79,7 +79,7 @@ SOURCE_KEYS = ("path", "type", "ignore")
 
 @dataclass(frozen=True)
 class EmbedderConfig:
-    provider: str = "local"  # local | minilm | openai | openai-compatible
+    provider: str = "local"  # local | minilm | e5 | openai | openai-compatible
     model: str | None = None
     base_url: str | None = None
     dimensions: int | None = None
@@ -266,7 +266,7 @@ def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
     if override:
         if override not in PROVIDERS:
             raise ConfigError(f"$MEMLENS_EMBEDDER: unknown embedder {override!r}: use "
-                              "local, minilm, openai or openai-compatible")
+                              "local, minilm, e5, openai or openai-compatible")
         provider = override
 
     return Config(

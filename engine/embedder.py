@@ -116,6 +116,10 @@ def get_embedder(config: EmbedderConfig | None = None, root: Path | None = None)
         from engine.embed.embedder_openai import OpenAIEmbedder
 
         return OpenAIEmbedder.from_config(config, root)
+    if config.provider == "e5":
+        from engine.embed.embedder_e5 import E5Embedder
+
+        return E5Embedder()
     if config.provider == "minilm":
         from engine.embed.embedder_minilm import MiniLMEmbedder
 

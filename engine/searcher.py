@@ -93,7 +93,7 @@ class Searcher:
         (1-12 s at 500k chunks, depending on the page cache). Meant for a background thread
         at start; failures are left for the first search to report."""
         try:
-            if self.config.embedder.provider in ("local", "minilm"):
+            if self.config.embedder.provider in ("local", "minilm", "e5"):
                 self.embedder.embed(["memlens"])
             with self._lock:
                 if self.config.db_path.exists():

