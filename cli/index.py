@@ -33,7 +33,11 @@ def progress_printer(quiet: bool):
     task = bar.add_task("scanning", total=None, detail="")
 
     def update(p) -> None:
-        if p.phase in ("pending", "messages"):
+        if p.phase == "re-embed":
+            bar.update(task, description="re-embedding (searches use the current vectors)",
+                       total=p.pending_total or None, completed=p.pending_done,
+                       detail=f"{p.chunks_embedded} embedded")
+        elif p.phase in ("pending", "messages"):
             what = "embedding pending" if p.phase == "pending" else "embedding chat messages"
             bar.update(task, description=what, total=p.pending_total or None,
                        completed=p.pending_done, detail=f"{p.chunks_embedded} embedded")
@@ -82,6 +86,11 @@ def report_run(stats, as_json: bool) -> int:
         print(f"warning: {one_line(w.source_file)}: {one_line(w.message)}", file=sys.stderr)
     for e in stats.embedding_errors:
         print(f"embedding: {one_line(e)}", file=sys.stderr)
+    if stats.re_embedded:
+        print("re-embedded: every chunk has the configured embedder's vector now")
+    elif stats.re_embed:
+        print(f"{one_line(stats.re_embed)}; searches use the current vectors until it covers "
+              "every chunk: run `memlens reindex` to go on")
     if stats.cancelled:
         print("cancelled: run `memlens reindex` again to finish", file=sys.stderr)
     return 1 if stats.failed else 0

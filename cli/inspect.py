@@ -23,6 +23,8 @@ def cmd_stats(args) -> int:
     messages = (f"; message vectors for {plural(st.message_vectors, 'chat window')}"
                 if st.message_vectors else "")
     print(f"embedder   {one_line(st.embedder or '(none yet)')}{messages}")
+    if st.re_embed:  # staged beside the vectors above, which serve until it covers the index
+        print(f"re-embed   {one_line(st.re_embed)}  -> `memlens reindex` goes on")
     print(f"chunks     {st.chunks:,} in {plural(st.files, 'file')}; "
           f"{plural(st.pending_embeddings, 'pending embedding')}, {st.truncated_embeddings:,} "
           "truncated")

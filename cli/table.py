@@ -53,6 +53,7 @@ def _header(response, width: int) -> list[str]:
     parts += [one_line(x) for x in (response.time, response.person) if x]
     parts += [f"arms: {one_line(response.arms)}", f"confidence: {response.confidence}"]
     parts += [f"depth: {depth}"] if depth else []
+    parts += [one_line(x) for x in vectors_notes(response)]
     lines = [parts[0]]
     for part in parts[1:]:
         if cell_len(lines[-1]) + 3 + cell_len(part) <= width:
@@ -60,6 +61,17 @@ def _header(response, width: int) -> list[str]:
         else:
             lines.append(part)
     return [_fit(line, width) for line in lines]
+
+
+def vectors_notes(response) -> list[str]:
+    """The index's vectors searched for another configured embedder, a re-embed's progress."""
+    notes = []
+    if response.serving_embedder:
+        notes.append(f"vectors: {response.serving_embedder} (the configured embedder takes "
+                     "over when a re-embed covers the index)")
+    if response.re_embed:
+        notes.append(response.re_embed)
+    return notes
 
 
 def search_lines(response, width: int, explain: bool) -> list[str]:

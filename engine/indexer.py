@@ -21,6 +21,7 @@ from pathlib import Path
 from engine.config import Config, load_config, resolve_root
 from engine.embedder import Embedder, EmbeddingError, get_embedder
 from engine.extractors import ExtractError
+from engine.index import re_embed as re_embedding
 from engine.index.embed_stage import EmbedStage, embed_messages, embed_pending
 from engine.index.index_file import NotRegular, index_file, now, record_state, remove_file
 from engine.index.run_report import FileError, IndexStats, Progress
@@ -33,13 +34,13 @@ from engine.scanner import (
     needs_indexing,
 )
 from engine.schema import (
+    EmbedderInfo,
     ensure_schema,
     ensure_vec_index,
     needs_migration,
     optimize_text_indexes,
     set_meta,
     stored_embedder,
-    switch_embedder,
 )
 from engine.storage.db import Error as DBError
 from engine.storage.db import averages, connect, transaction
@@ -128,8 +129,8 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
     """Bring the index in step with the data root; returns what was done.
 
     ``full`` re-reads every file regardless of mtime (chunks whose hash is unchanged are still
-    not re-embedded); ``re_embed`` drops every vector and embeds all chunks with ``embedder``
-    (resumable: an interrupted re-embed continues on the next run). Raises
+    not re-embedded); ``re_embed`` embeds every chunk again with ``embedder`` (staged beside the current vectors, which keep serving, and swapped in when complete:
+    engine/index/re_embed.py; an interrupted re-embed continues on the next run). Raises
     :class:`~engine.storage.lock.WriterBusy` if another writer holds the index and
     :class:`~engine.schema.EmbedderMismatch` if the index holds another embedder's vectors.
     """
@@ -158,11 +159,12 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
                 report(Progress("migrate"))
             ensure_schema(conn, lambda done, total: report(
                 Progress("migrate", pending_total=total, pending_done=done)))
-            if re_embed and stored_embedder(conn) is not None:
-                switch_embedder(conn, embedder.info)
+            staging = _staging(conn, embedder.info, re_embed)
+            if staging:
+                re_embedding.begin(conn, embedder.info)
             else:
                 ensure_vec_index(conn, embedder.info)
-            embed = EmbedStage(embedder, config, stats)
+            embed = EmbedStage(embedder, config, stats, hold_files=staging)
 
             report(Progress("scan"))
             files = _scan(conn, config, stats)
@@ -184,10 +186,14 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
 
             if not stats.cancelled:
                 try:
-                    embed_pending(conn, embed, progress=progress, cancelled=cancelled,
-                                  base=Progress("pending", len(todo), files_done))
-                    embed_messages(conn, embed, progress=progress, cancelled=cancelled,
-                                   base=Progress("messages", len(todo), files_done))
+                    if staging:
+                        _re_embed(conn, embed, stats, progress, cancelled,
+                                  Progress("re-embed", len(todo), files_done))
+                    else:
+                        embed_pending(conn, embed, progress=progress, cancelled=cancelled,
+                                      base=Progress("pending", len(todo), files_done))
+                        embed_messages(conn, embed, progress=progress, cancelled=cancelled,
+                                       base=Progress("messages", len(todo), files_done))
                 except DBError as exc:  # the vectors not written stay pending for next run
                     stats.errors.append(FileError("(index)", "embedding pending chunks "
                                                   f"stopped: {_one_line(exc)}"))
@@ -207,6 +213,30 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
         finally:
             conn.close()
     return stats
+
+
+def _staging(conn, info: EmbedderInfo, re_embed: bool) -> bool:
+    """Whether this run stages ``info``'s vectors (engine/index/re_embed.py): asked to
+    re-embed an index that has vectors, or a re-embed for ``info`` is staged already (an
+    interrupted one: any run with that embedder goes on with it). A re-embed staged for
+    another embedder is dropped: its vectors would never be used."""
+    current = re_embedding.staged(conn)
+    if current is not None and current.embedder != info:
+        re_embedding.discard(conn)
+        current = None
+    return stored_embedder(conn) is not None and (re_embed or current is not None)
+
+
+def _re_embed(conn, embed: EmbedStage, stats: IndexStats, progress: ProgressCallback | None,
+              cancelled: Callable[[], bool], base: Progress) -> None:
+    """Stage the configured embedder's vectors; swap them in when they cover the index."""
+    complete = re_embedding.stage(conn, embed, progress=progress, cancelled=cancelled,
+                                  base=base)
+    if complete and re_embedding.swap(conn, embed.embedder.info, embed.per_message):
+        stats.re_embedded = True
+    else:
+        state = re_embedding.staged(conn)
+        stats.re_embed = state.describe() if state is not None else None
 
 
 def _update_sidecar(conn, db_path: Path, stats: IndexStats) -> None:

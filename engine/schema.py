@@ -258,7 +258,8 @@ class EmbedderMismatch(RuntimeError):
         super().__init__(
             f"the index was embedded with {stored.describe()} but the configured embedder is "
             f"{configured.describe()}; vectors are never mixed: run `memlens reindex --re-embed` "
-            f"to re-embed every chunk, or switch the embedder back")
+            f"to re-embed every chunk (searches use the current vectors until it is done), or "
+            f"switch the embedder back")
 
 
 class SchemaMismatch(IndexUnavailable):
@@ -387,21 +388,6 @@ def ensure_vec_index(conn: Connection, info: EmbedderInfo) -> None:
     if not has_vec_table(conn):
         with transaction(conn):
             create_vec_index(conn, info)
-
-
-def switch_embedder(conn: Connection, info: EmbedderInfo) -> None:
-    """Forget every vector and start over with ``info`` (all chunks become pending).
-
-    One transaction, so a crash leaves either the old embedder's index or the new empty one;
-    the pending pass of the next reindex then (re-)embeds whatever is left.
-    """
-    with transaction(conn):
-        drop_vec_index(conn)
-        conn.execute("UPDATE chunks SET embedding = NULL, embedding_truncated = 0 "
-                     "WHERE embedding IS NOT NULL")
-        conn.execute("DELETE FROM message_vectors")
-        conn.execute("DELETE FROM meta WHERE key = ?", (MESSAGES_DONE_KEY,))
-        create_vec_index(conn, info)
 
 
 def mirror_new_rows(conn: Connection, after_rowid: int) -> None:

@@ -76,6 +76,11 @@ class SearchResponse(Sequence):
     # provider_error | provider_input_rejected | provider_timeout | embedder_mismatch
     semantic_error: str | None = None
     semantic_detail: str | None = None  # the full message (e.g. how to re-embed)
+    # the embedder whose vectors the semantic arm searched when it is not the configured one
+    # (another embedder was configured and the index is not re-embedded yet: its own serve)
+    serving_embedder: str | None = None
+    # a re-embed staged in the index: 're-embedding with e5:… (384-d): 1,200 of 5,744 chunks (20%)'
+    re_embed: str | None = None
     fusion: str = ""  # how the arms' scores were combined, for front doors to print
     sort: str = "relevance"  # "relevance" | "date" (the page's best results, newest first)
     decay_applied: bool = False

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,13 @@ from engine.retrieval.fts_query import ParsedQuery
 from engine.retrieval.people_filter import close_people, nobody_named, person_filter
 from engine.retrieval.search_arms import keyword_candidates, knn_mask
 from engine.retrieval.search_pipeline import run_query
-from engine.schema import EmbedderMismatch, has_vec_table, open_reader, stored_embedder
+from engine.schema import (
+    EmbedderInfo,
+    EmbedderMismatch,
+    has_vec_table,
+    open_reader,
+    stored_embedder,
+)
 from engine.search_options import MAX_LIMIT, MODES, SORTS
 from engine.search_response import SearchResponse
 from engine.storage.db import Connection
@@ -53,19 +60,39 @@ class Searcher:
 
     def __init__(self, config: Config, embedder: Embedder | None = None):
         _one_blas_thread()
-        self.config = config
+        self.configured = config
         self._embedder = embedder
+        # while the index holds another embedder's vectors (a switch not yet re-embedded):
+        # that embedder and the config ranking as it, so the semantic arm keeps working
+        self._serving: tuple[Config, Embedder] | None = None
         self._conn: Connection | None = None
         self._vectors: VectorIndex | SidecarIndex | None = None
+        self._vectors_of: EmbedderInfo | None = None  # whose vectors ``_vectors`` holds
         self._lock = threading.RLock()
         self._refreshed_at = 0.0
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlens-knn")
 
     @property
+    def config(self) -> Config:
+        """The configuration searches rank by: the configured one, with the embedder whose
+        vectors the index holds while a switch of embedder is being re-embedded."""
+        return self._serving[0] if self._serving else self.configured
+
+    @property
     def embedder(self) -> Embedder:
+        """The embedder queries are embedded with (see :attr:`config`)."""
+        return self._serving[1] if self._serving else self.configured_embedder
+
+    @property
+    def configured_embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = get_embedder(self.config.embedder, self.config.root)
+            self._embedder = get_embedder(self.configured.embedder, self.configured.root)
         return self._embedder
+
+    @property
+    def serving(self) -> EmbedderInfo | None:
+        """The index's embedder when it is not the configured one and serves searches."""
+        return self._serving[1].info if self._serving else None
 
     def connection(self) -> Connection:
         """The read-only connection (opened on first use; a reader never migrates: see
@@ -93,11 +120,11 @@ class Searcher:
         (1-12 s at 500k chunks, depending on the page cache). Meant for a background thread
         at start; failures are left for the first search to report."""
         try:
-            if self.config.embedder.provider in ("local", "minilm", "e5"):
-                self.embedder.embed(["memlens"])
-            with self._lock:
+            with self._lock:  # first: it picks the embedder whose vectors the index holds
                 if self.config.db_path.exists():
                     self.vector_index()
+            if self.config.embedder.provider in ("local", "minilm", "e5"):
+                self.embedder.embed(["memlens"])
         except Exception:  # noqa: BLE001 - the first search reports what is broken
             pass
 
@@ -122,12 +149,17 @@ class Searcher:
         if not has_vec_table(conn):
             return None
         info = stored_embedder(conn)
-        if not self.embedder.dim:
-            self.embedder.discover_dim()
-        if info != self.embedder.info:
-            raise EmbedderMismatch(info, self.embedder.info)
-        if self._vectors is None:  # the mapped sidecar, else vec0 read into memory
+        configured = self.configured_embedder
+        if not configured.dim:
+            configured.discover_dim()
+        if info == configured.info:
+            self._serving = None
+        elif self.serving != info:
+            self._serving = self._serve(info, configured)
+        if self._vectors is None or self._vectors_of != info:  # new, or a re-embed swapped
+            # the mapped sidecar, else vec0 read into memory
             self._vectors = open_vector_index(self.config.db_path, conn, info.dim)
+            self._vectors_of = info
         elif (time.monotonic() - self._refreshed_at < REFRESH_DURING_WRITE_S
               and (active_writer(self.config.db_path) if writing is None else writing)):
             # a reindex commits every file: re-assembling the matrix for each one would make
@@ -136,6 +168,21 @@ class Searcher:
         self._vectors = refreshed(self._vectors, self.config.db_path, conn)
         self._refreshed_at = time.monotonic()
         return self._vectors
+
+    def _serve(self, info: EmbedderInfo, configured: Embedder) -> tuple[Config, Embedder]:
+        """Search the index's vectors with the embedder that made them (it must be buildable
+        here: a local model, or a remote one with its key); else EmbedderMismatch."""
+        settings = replace(self.configured.embedder, provider=info.provider, model=info.model,
+                           dimensions=info.dim)
+        try:
+            embedder = get_embedder(settings, self.configured.root)
+            if not embedder.dim:
+                embedder.discover_dim()
+        except Exception as exc:  # noqa: BLE001 - not available here: keyword-only, as before
+            raise EmbedderMismatch(info, configured.info) from exc
+        if embedder.info != info:
+            raise EmbedderMismatch(info, configured.info)
+        return replace(self.configured, embedder=settings), embedder
 
     def vector_hits(self, index: VectorIndex | SidecarIndex | None, query_vec: np.ndarray,
                     depth: int, filters: Filters) -> Future | None:
@@ -245,7 +292,7 @@ def get_searcher(root: str | Path | None = None, config: Config | None = None) -
         config = load_config(resolve_root(root)[0])
     with _default_lock:
         searcher = _default.get(config.db_path)
-        if searcher is None or searcher.config != config:
+        if searcher is None or searcher.configured != config:
             searcher = _default[config.db_path] = Searcher(config)
         return searcher
 

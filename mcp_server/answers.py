@@ -104,12 +104,15 @@ def _embedder_line(status: IndexStatus) -> str:
     if match.state == "none_yet":
         return f"none yet (configured: {configured})"
     stored = match.stored.describe()
+    staged = status.statistics.re_embed if status.statistics else None
+    staged = f"; {staged}" if staged else ""
     if match.state == "same":
-        return f"{stored} (configured: same)"
+        return f"{stored} (configured: same){staged}"
     if match.state == "same_model":
-        return f"{stored} (configured: same model; dimension not checked)"
-    return (f"{stored} — configured: {configured}: MISMATCH, semantic search is unavailable "
-            "until `memlens reindex --re-embed`")
+        return f"{stored} (configured: same model; dimension not checked){staged}"
+    return (f"{stored} — configured: {configured}: MISMATCH, searches use the index's vectors "
+            "with their own embedder (keyword-only where it cannot run) until `memlens "
+            f"reindex --re-embed` covers the index{staged}")
 
 
 def _last_reindex(st) -> str:

@@ -192,6 +192,11 @@ def header_lines(response, threshold: float | None = None) -> list[str]:
     lines.append(f"arm_depth: {', '.join(depth)} chunks")
     if response.semantic_error is not None and response.semantic_detail:
         lines.append(f"semantic_unavailable: {one_line(response.semantic_detail)}")
+    if response.serving_embedder:  # another embedder configured, not re-embedded yet
+        lines.append(f"vectors: {one_line(response.serving_embedder)} (searched with their own "
+                     "embedder until a re-embed covers the index)")
+    if response.re_embed:
+        lines.append(one_line(response.re_embed))
     for applied in (getattr(response, "time", None), getattr(response, "person", None)):
         if applied:  # 'time: 2026-03-09..2026-03-15 (from "last week")', 'person: Maya Chen'
             lines.append(one_line(applied))

@@ -13,12 +13,13 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
-from textual.widgets import TextArea
+from textual.widgets import Static, TextArea
 
 from engine.config import load_config
 from engine.demo import generate_demo_root
 from engine.embedder import EmbeddingError, LocalEmbedder
 from engine.indexer import reindex
+from engine.schema import EmbedderMismatch
 from engine.searcher import Searcher
 from engine.storage.lock import writer_lock
 from tests.conftest import make_root
@@ -753,7 +754,11 @@ async def test_writer_busy_shows_an_error_modal(writable_root):
 
 
 @aio
-async def test_embedder_mismatch_offers_re_embed(demo_root):
+async def test_embedder_mismatch_offers_re_embed(demo_root, monkeypatch):
+    def unreadable(self, info, configured):  # vectors of a model no embedder here makes
+        raise EmbedderMismatch(info, configured.info)
+
+    monkeypatch.setattr(Searcher, "_serve", unreadable)
     config = load_config(demo_root)
     app = make_app(demo_root, searcher=Searcher(config, OtherEmbedder()))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -768,6 +773,25 @@ async def test_embedder_mismatch_offers_re_embed(demo_root):
         status = app.main.query_one("#status").render().plain
         assert "keyword-only (semantic unavailable: embedder_mismatch)" in status
         assert "Re-embed" in status
+        await search(pilot, "tile cache")  # offered once per session
+        assert app.screen is app.main
+
+
+@aio
+async def test_another_embedder_configured_keeps_hybrid_search_and_offers_re_embed(demo_root):
+    config = load_config(demo_root)
+    app = make_app(demo_root, searcher=Searcher(config, OtherEmbedder()))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "climbing")
+        await wait_for(pilot, lambda: isinstance(app.screen, MismatchScreen))
+        text = " ".join(w.render().plain for w in app.screen.query_one(".dialog").query(Static))
+        assert "Re-embed" in text and "local:wordllama" in text and "stays hybrid" in text
+        await pilot.press("tab", "enter")  # "Later"
+        await wait_for(pilot, lambda: app.screen is app.main and app.main.idle)
+        assert app.main.results.option_count > 0
+        status = app.main.query_one("#status").render().plain
+        assert "arms: both" in status and "vectors: local (F2 → Re-embed)" in status
         await search(pilot, "tile cache")  # offered once per session
         assert app.screen is app.main
 

@@ -167,15 +167,17 @@ def test_module_level_search_uses_the_root(searcher, monkeypatch):
     assert list(r)[0] is r[0]
 
 
-def test_another_embedder_never_mixes_vectors(searcher):
+def test_another_embedder_searches_the_index_vectors_with_their_own(searcher):
     class Other(CountingEmbedder):
         model = "other-model"
 
-    other = Searcher(searcher.config, embedder=Other())
+    configured = Other()
+    other = Searcher(searcher.config, embedder=configured)
     r = other.search("harbor bridge", now=NOW)
-    assert r.arms == "keyword-only (semantic unavailable: embedder_mismatch)"
-    assert "memlens reindex --re-embed" in r.semantic_detail
-    assert r.results and all(x.semantic_rank is None for x in r)
+    # the index holds the local model's vectors: queries are embedded by it, never by Other
+    assert r.arms == "both" and configured.texts == []
+    assert r.serving_embedder.startswith("local:") and r.re_embed is None
+    assert r.fusion.startswith("convex (local)")
     other.close()
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from engine.config import load_config
+from engine.index import re_embed as re_embedding
 from engine.indexer import reindex
 from engine.schema import (
     EmbedderInfo,
@@ -18,7 +19,7 @@ from engine.schema import (
     ensure_schema,
     mirror_new_rows,
     open_reader,
-    switch_embedder,
+    stored_embedder,
 )
 from engine.searcher import Searcher
 from engine.storage.db import connect, transaction
@@ -108,18 +109,24 @@ def test_sidecar_never_serves_a_deleted_changed_or_reused_rowids_old_vector(db):
             float(new_vec @ vectors[20]), abs=1e-3)
 
 
-def test_re_embedding_masks_every_old_vector(db):
+def test_a_re_embed_swap_replaces_every_old_vector(db):
     path, conn = db
     update_sidecar(conn, path)
-    switch_embedder(conn, INFO)  # every vector dropped: all chunks pending
-    reader, index = fresh(path)
-    assert len(index) == 0 and index.search(clustered(1, seed=1)[0], 10) == []
     other = clustered(3000, seed=5)
-    with transaction(conn):
-        conn.executemany("UPDATE chunks SET embedding = ? WHERE id = ?",
-                         [(v.tobytes(), f"c{i}") for i, v in enumerate(other)])
+    new_info = EmbedderInfo("test", "other-clusters", DIM)
+    re_embedding.begin(conn, new_info)
+    with transaction(conn):  # what the staging pass writes (engine/index/re_embed.py)
+        conn.executemany(
+            "INSERT INTO staged_vectors(chunk_rowid, embedding) VALUES (?, ?)",
+            [(rowid_of(conn, f"c{i}"), v.tobytes()) for i, v in enumerate(other)])
+    reader, index = fresh(path)  # staged: the old vectors still serve
+    assert top(index, clustered(3000, seed=1)[7])[0][0] == rowid_of(conn, "c7")
+    assert re_embedding.swap(conn, new_info, per_message=False)
+    update_sidecar(conn, path)
     reader, index = fresh(path)
+    assert len(index) == 3000
     assert top(index, other[7])[0] == (rowid_of(conn, "c7"), pytest.approx(1.0, abs=1e-3))
+    assert stored_embedder(conn) == new_info and re_embedding.staged(conn) is None
 
 
 def test_torn_or_mismatched_sidecar_is_ignored(db):

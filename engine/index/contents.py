@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.index import re_embed as re_embedding
 from engine.schema import get_meta, has_vec_table, stored_embedder
 from engine.storage.db import Connection
 
@@ -49,6 +50,8 @@ class IndexStatistics:
     # apart from the errors, never left out without a word
     no_chunk: list[str] = field(default_factory=list)
     sources: list = field(default_factory=list)  # SourceState of each source in place
+    # a re-embed staged beside the index's vectors (engine/index/re_embed.py): how far it got
+    re_embed: str | None = None
 
     @property
     def not_read(self) -> list[dict]:
@@ -149,4 +152,5 @@ def index_statistics(conn: Connection, db_path: Path) -> IndexStatistics:
         no_chunk=[r[0] for r in conn.execute(
             "SELECT source_file FROM index_state s WHERE error IS NULL AND NOT EXISTS (SELECT "
             "1 FROM chunks c WHERE c.source_file = s.source_file) ORDER BY 1")],
+        re_embed=staged.describe() if (staged := re_embedding.staged(conn)) else None,
     )

@@ -38,7 +38,8 @@ class EmbedStage:
     """Embeds texts for one run; remembers when the provider is down so a dead provider costs
     one failed call per run, not one per batch."""
 
-    def __init__(self, embedder: Embedder, config: Config, stats: IndexStats):
+    def __init__(self, embedder: Embedder, config: Config, stats: IndexStats, *,
+                 hold_files: bool = False):
         self.embedder = embedder
         self.batch_size = max(1, config.embedding_batch_size)
         self.max_chars = config.max_embed_chars
@@ -46,6 +47,9 @@ class EmbedStage:
         self.provider_down = False
         self.isolation = BatchIsolation(embedder)
         self.defer_part_batches = bool(getattr(embedder, "prefers_full_batches", False))
+        # a staged re-embed (engine/index/re_embed.py): a file's chunks get no vector of this
+        # embedder in the index; the staging pass gives them theirs
+        self.hold_files = hold_files
         # chat windows also get a vector per message (engine/vectors/message_vectors.py), as this
         # embedder's calibration says unless the config turns them off
         self.per_message = message_share(config, embedder.provider) > 0
@@ -75,13 +79,15 @@ class EmbedStage:
         """A vector (and a chat window's message vectors) per (chunk id, content).
 
         For an embedder that prefers full batches, a part batch of a file is left pending
-        unless ``gathered``: the pending pass embeds it with other files' chunks. A window
+        unless ``gathered``: the pending pass embeds it with other files' chunks (every file's
+        chunk is left so while a re-embed is staged: ``hold_files``). A window
         whose messages could not be embedded because the provider went down stays pending
         whole, so the next run embeds both.
         """
         texts = [semantic_text(content) for _, content in chunks]
         truncated = [len(t) > self.max_chars for t in texts]
-        if self.defer_part_batches and not gathered and len(texts) < self.batch_size:
+        held = self.hold_files or (self.defer_part_batches and len(texts) < self.batch_size)
+        if held and not gathered:
             return [Embedded(None, t) for t in truncated]
         vectors = self._embed_texts([t[: self.max_chars] for t in texts])
         messages: list[bytes | None] = [None] * len(chunks)

@@ -27,6 +27,9 @@ class IndexStats:
     retry_files: int = 0  # files that failed for a reason other than their content: next run
     unlisted_dirs: int = 0  # folders the walk could not list (their files were kept)
     cancelled: bool = False
+    re_embedded: bool = False  # a staged re-embed covered the index and took its place
+    # a re-embed still staged after the run (engine/index/re_embed.py): how far it got
+    re_embed: str | None = None
     seconds: float = 0.0
 
     @property
@@ -42,7 +45,8 @@ class IndexStats:
 @dataclass(frozen=True)
 class Progress:
     # "migrate" (an older index upgraded, once) | "scan" | "remove" | "index" | "pending" |
-    # "messages" (engine/vectors/message_vectors.py) | "done"
+    # "messages" (engine/vectors/message_vectors.py) | "re-embed" (engine/index/re_embed.py:
+    # pending_done of pending_total chunks staged) | "done"
     phase: str
     files_total: int = 0
     files_done: int = 0

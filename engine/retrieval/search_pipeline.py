@@ -21,6 +21,7 @@ from engine.config import Config
 from engine.dates.timephrase import SearchTime
 from engine.embed.provider_guard import query_vector
 from engine.embedder import Embedder, EmbeddingError
+from engine.index.re_embed import staged
 from engine.rank.calibration import calibration_for
 from engine.rank.candidates import Candidate
 from engine.rank.convex import REF_RANK, convex_merge, describe
@@ -36,7 +37,7 @@ from engine.retrieval.filters import Filters
 from engine.retrieval.fts_query import FTS5_STOP_WORDS, ParsedQuery, parse_query
 from engine.retrieval.result_page import results_page
 from engine.retrieval.search_arms import full_matches, newest_first, semantic_candidates
-from engine.schema import EmbedderMismatch
+from engine.schema import EmbedderInfo, EmbedderMismatch
 from engine.search_response import SearchResponse, SearchResult
 from engine.storage.db import Connection
 from engine.storage.lock import active_writer
@@ -56,6 +57,9 @@ class Reader(Protocol):
     def connection(self) -> Connection: ...
 
     def vector_index(self, writing: bool | None = None) -> VectorIndex | SidecarIndex | None: ...
+
+    @property
+    def serving(self) -> EmbedderInfo | None: ...
 
     def vector_hits(self, index: VectorIndex | SidecarIndex | None, query_vec: np.ndarray,
                     depth: int, filters: Filters) -> Future | None: ...
@@ -99,6 +103,7 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
     query_vec = index = semantic_error = semantic_detail = None
     if mode in ("hybrid", "semantic") and text.strip():
         query_vec, index, semantic_error, semantic_detail = _embed(reader, text, transition)
+        config = reader.config  # ranks as the embedder whose vectors were searched
         lap("embed")
     keyword, semantic, sim_ref = _both_arms(reader, parsed, text, mode, depth, filters,
                                             query_vec, index, lap)
@@ -144,6 +149,7 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
         reranked=reranked, rerank_reason=None if reranked else rerank_reason,
         timings_ms=timings, index_transition=transition,
         semantic_error=semantic_error, semantic_detail=semantic_detail,
+        **_vectors_fields(reader, mode, semantic_error),
         fusion=fusion_text(config, "hybrid" if not pure_arm else
                            ("keyword" if mode == "hybrid" else mode),
                            mixed=any(c.message_mix is not None for c in semantic)),
@@ -154,17 +160,28 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
 def _embed(reader: Reader, text: str, writing: str | None):
     """(query vector, vector index, error kind, error message): the vector and the index, or
     why the semantic arm cannot run (the keyword arm runs either way)."""
-    config = reader.config
     try:
+        # first: it picks the embedder whose vectors the index holds (reader.embedder) or
+        # refuses another embedder's vectors it cannot embed queries for
+        index = reader.vector_index(bool(writing))
+        config = reader.config
         # within a time budget, behind a breaker shared by the process
         query_vec = query_vector(reader.embedder, text[: config.max_embed_chars],
                                  config.embedder.query_timeout)
-        # refuses another embedder's vectors before they are used
-        return query_vec, reader.vector_index(bool(writing)), None, None
+        return query_vec, index, None, None
     except EmbeddingError as exc:
         return None, None, exc.kind, str(exc)
     except EmbedderMismatch as exc:
         return None, None, "embedder_mismatch", str(exc)
+
+
+def _vectors_fields(reader: Reader, mode: str, semantic_error: str | None) -> dict:
+    """The response's ``serving_embedder`` and ``re_embed`` (engine/index/re_embed.py): the
+    index's vectors searched in place of the configured embedder's, and a re-embed's progress."""
+    state = staged(reader.connection())
+    serving = reader.serving if mode != "keyword" and semantic_error is None else None
+    return {"serving_embedder": serving.describe() if serving else None,
+            "re_embed": state.describe() if state else None}
 
 
 def _both_arms(reader: Reader, parsed: ParsedQuery, text: str, mode: str, depth: int,

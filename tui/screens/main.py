@@ -56,6 +56,7 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         self.session = SearchSession()
         self.overview: Overview | None = None
         self.mismatch: BaseException | str | None = None  # the embedder mismatch, once seen
+        self.re_embed_offered = False  # the re-embed dialog was shown this session
         self._timer: Timer | None = None
         # enter pressed before its answer came: the result keys typed since, run once the
         # answer's first result is previewed (tui/screens/answer_wait.py)
@@ -252,9 +253,14 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         rows = self.session.accept(message.seq, message.response)
         if rows is None:
             return  # stale: a newer search was asked for meanwhile
-        if getattr(message.response, "semantic_error", None) == "embedder_mismatch":
-            self._mismatch_found(getattr(message.response, "semantic_detail", None)
+        response = message.response
+        if getattr(response, "semantic_error", None) == "embedder_mismatch":
+            self._mismatch_found(getattr(response, "semantic_detail", None)
                                  or "the index holds another embedder's vectors")
+        elif (getattr(response, "serving_embedder", None) or getattr(response, "re_embed", None)
+              ) and self.app.job is None and not self.re_embed_offered:
+            # searches use the index's own vectors: offer the re-embed that switches them
+            self._offer_re_embed(response)
         if not self.app.heap_settled and self.app.screen is self:
             self.call_after_refresh(self.app.settle_heap)  # once, when the answer is painted
         keep = self.session.kept(message.seq)
@@ -305,17 +311,25 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         self._show_status()
 
     def _mismatch_found(self, error: BaseException | str) -> None:
-        """The index holds another embedder's vectors: search goes on with keywords (the engine
-        says so in ``arms``); offer a re-embed once per session."""
+        """The index holds another embedder's vectors and no embedder here reads them: search
+        goes on with keywords (the engine says so in ``arms``); offer a re-embed once per
+        session."""
         first = self.mismatch is None
         self.mismatch = error
         if first:
-            from .modals import MismatchScreen
+            self._offer_re_embed(error)
 
-            def chosen(re_embed: bool | None) -> None:
-                if re_embed:
-                    self.app.start_job(JobKind.RE_EMBED)
-            self.app.push_screen(MismatchScreen(error), chosen)
+    def _offer_re_embed(self, why: Any) -> None:
+        """The re-embed dialog (``why``: the mismatch, or a response whose vectors are another
+        embedder's or whose re-embed stopped part-way), once per session."""
+        from .modals import MismatchScreen
+
+        self.re_embed_offered = True
+
+        def chosen(re_embed: bool | None) -> None:
+            if re_embed:
+                self.app.start_job(JobKind.RE_EMBED)
+        self.app.push_screen(MismatchScreen(why), chosen)
 
     # -- what the result pane shows -------------------------------------------------------
     def _empty(self) -> EmptyState:

@@ -90,7 +90,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
 
 class MismatchScreen(ModalScreen[bool]):
-    """The index holds another embedder's vectors: offer a re-embed (True) or keyword-only."""
+    """The index holds another embedder's vectors: offer a re-embed (True) or keyword-only;
+    or, when they still serve searches (a response), the re-embed or later."""
 
     BINDINGS = keys.MODAL
 
@@ -101,10 +102,21 @@ class MismatchScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         stored = getattr(self.error, "stored", None)
         configured = getattr(self.error, "configured", None)
+        serving = getattr(self.error, "serving_embedder", None)  # a response: still hybrid
+        staged = getattr(self.error, "re_embed", None)
         with Vertical(classes="dialog"):
-            yield Static(Content.styled("Embedder mismatch", "bold $text-warning"),
-                         classes="dialog-title")
-            if stored and configured:
+            yield Static(Content.styled("Re-embed" if serving or staged else "Embedder mismatch",
+                                        "bold $text-warning"), classes="dialog-title")
+            if serving or staged:
+                said = ["Searches use the index's vectors, made by ", (plain(serving), "bold"),
+                        ", not the embedder memlens.toml names.\n"] if serving else []
+                if staged:
+                    said += ["A re-embed was stopped part-way: ", plain(staged), ".\n"]
+                yield Static(Content.assemble(
+                    *said, "\nRe-embed every chunk with the configured embedder now (it runs "
+                    "in the background; search stays hybrid on the current vectors until it "
+                    "is done), or later (F2 → Re-embed)."))
+            elif stored and configured:
                 yield Static(Content.assemble(
                     "The index was embedded with ", (plain(stored.describe()), "bold"),
                     ",\nbut the configured embedder is ", (plain(configured.describe()), "bold"),
@@ -119,7 +131,7 @@ class MismatchScreen(ModalScreen[bool]):
                     "re-embedded (it runs in the background)."))
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Re-embed now", variant="warning", id="re-embed")
-                yield Button("Keyword only", id="keyword")
+                yield Button("Later" if serving or staged else "Keyword only", id="keyword")
 
     def on_mount(self) -> None:
         self.query_one("#re-embed").focus()

@@ -77,6 +77,8 @@ class StatsScreen(Screen[None]):
                              (plain(st.embedder or "none yet"), "bold"),
                              (f"   ·   message vectors for {st.message_vectors:,} chat windows"
                               if st.message_vectors else "", "dim")),
+            *([Content.assemble(("  re-embed   ", label), (plain(st.re_embed), "$text-warning"))]
+              if st.re_embed else []),  # staged beside the vectors above, which still serve
             Content.assemble(("  chunks     ", label), (f"{st.chunks:,}", "bold"),
                              f" in {st.files:,} files"),
             Content.assemble(("  pending    ", label),

@@ -47,7 +47,11 @@ class JobPanel(Vertical):
         if p.phase != getattr(self, "_phase", None):  # the ETA of each phase on its own pace
             self._phase, self._phase_start = p.phase, elapsed
         phase_elapsed = elapsed - self._phase_start
-        if p.phase in ("pending", "messages"):
+        if p.phase == "re-embed":  # searches stay hybrid on the current vectors meanwhile
+            done, total = p.pending_done, p.pending_total
+            what = (f"re-embedding {human_count(done)}/{human_count(total)} "
+                    "(searching the current vectors)")
+        elif p.phase in ("pending", "messages"):
             done, total = p.pending_done, p.pending_total
             which = "pending chunks" if p.phase == "pending" else "chat windows' messages"
             what = f"embedding {which} {human_count(done)}/{human_count(total)}"

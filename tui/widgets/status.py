@@ -46,6 +46,10 @@ def search_parts(session: Any, *, frozen: bool, mismatch: bool, job_running: boo
             parts.append((coverage_text(coverage), "bold $text-warning"))
         else:
             parts.append(Content.assemble(("arms: ", "dim"), (plain(arms), "bold $text-success")))
+        if resp.serving_embedder and not resp.semantic_error:  # another embedder configured
+            which = plain(resp.serving_embedder.split(":", 1)[0])
+            hint = "re-embedding" if job_running else "F2 → Re-embed"
+            parts.append((f"vectors: {which} ({hint})", "$text-warning"))
         if resp.confidence != "ok" or not partial:
             conf_style = ("bold $text-success" if resp.confidence == "ok"
                           else "bold $text-warning")
