@@ -21,6 +21,7 @@ from engine.indexer import reindex
 from engine.schema import EmbedderMismatch, set_meta, stored_embedder
 from engine.searcher import Searcher
 from engine.storage.db import connect, transaction
+from engine.vectors.sidecar_scan import SidecarIndex
 from tests.conftest import CountingEmbedder, assert_consistent, slack_lines
 from tests.test_app import aio, job_panel_text
 
@@ -130,6 +131,8 @@ def test_search_stays_hybrid_through_a_re_embed_and_switches_at_the_swap(small):
 
     after = searcher.search(QUERY, now=NOW)
     assert after.arms == "both" and after.serving_embedder is None and after.re_embed is None
+    vectors = searcher.vector_index()  # the searcher reopened them: the mapped copy, at 384-d
+    assert isinstance(vectors, SidecarIndex) and vectors.dim == 384 and len(vectors) == total
     assert after.fusion.startswith("convex (minilm)") and QUERY in wider.texts
     assert after[0].content == before[0].content
 
