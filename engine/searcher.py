@@ -18,16 +18,12 @@ from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from engine.config import Config, load_config, resolve_root
 from engine.dates.spans import index_years, longest_span
 from engine.dates.timephrase import SearchTime, search_time
-from engine.embedder import Embedder, get_embedder
 from engine.rank.candidates import Candidate
-from engine.retrieval.entities import PROFILE_RELATIVE_PATH
 from engine.retrieval.filters import Filters, SearchError
 from engine.retrieval.fts_query import ParsedQuery
 from engine.retrieval.people_filter import close_people, nobody_named, person_filter
@@ -44,8 +40,13 @@ from engine.search_options import MAX_LIMIT, MODES, SORTS
 from engine.search_response import SearchResponse
 from engine.storage.db import Connection
 from engine.storage.lock import active_writer
-from engine.vectors.sidecar_scan import SidecarIndex, open_vector_index, refreshed
-from engine.vectors.vec0_table import VectorIndex
+
+if TYPE_CHECKING:  # the embedders and vector modules (numpy) load with the first semantic search
+    import numpy as np
+
+    from engine.embedder import Embedder
+    from engine.vectors.sidecar_scan import SidecarIndex
+    from engine.vectors.vec0_table import VectorIndex
 
 __all__ = ["Filters", "SearchError", "SearchResponse", "Searcher", "search"]
 
@@ -59,7 +60,6 @@ class Searcher:
     """
 
     def __init__(self, config: Config, embedder: Embedder | None = None):
-        _one_blas_thread()
         self.configured = config
         self._embedder = embedder
         # while the index holds another embedder's vectors (a switch not yet re-embedded):
@@ -86,6 +86,8 @@ class Searcher:
     @property
     def configured_embedder(self) -> Embedder:
         if self._embedder is None:
+            from engine.embedder import get_embedder
+
             self._embedder = get_embedder(self.configured.embedder, self.configured.root)
         return self._embedder
 
@@ -156,6 +158,8 @@ class Searcher:
             self._serving = None
         elif self.serving != info:
             self._serving = self._serve(info, configured)
+        from engine.vectors.sidecar_scan import open_vector_index, refreshed
+
         if self._vectors is None or self._vectors_of != info:  # new, or a re-embed swapped
             # the mapped sidecar, else vec0 read into memory
             self._vectors = open_vector_index(self.config.db_path, conn, info.dim)
@@ -172,6 +176,8 @@ class Searcher:
     def _serve(self, info: EmbedderInfo, configured: Embedder) -> tuple[Config, Embedder]:
         """Search the index's vectors with the embedder that made them (it must be buildable
         here: a local model, or a remote one with its key); else EmbedderMismatch."""
+        from engine.embedder import get_embedder
+
         settings = replace(self.configured.embedder, provider=info.provider, model=info.model,
                            dimensions=info.dim)
         try:
@@ -189,6 +195,7 @@ class Searcher:
         """Start the KNN (numpy, off the GIL) on the worker thread; None when no vectors."""
         if index is None or len(index) == 0:
             return None
+        _one_blas_thread()
         return self._pool.submit(index.search, query_vec, depth,
                                  knn_mask(self.connection(), index, filters))
 
@@ -261,6 +268,8 @@ class Searcher:
         if found is None:
             raise SearchError("person must be a name of at least two letters")
         if conn is not None and nobody_named(conn, found):
+            from engine.retrieval.entities import PROFILE_RELATIVE_PATH
+
             close = close_people(str(name), self.config.root)
             hint = f"; did you mean {' or '.join(close)}?" if close else ""
             raise SearchError(f"no one is named {found.name!r}: not in the profile "

@@ -91,6 +91,56 @@ def test_importing_the_cli_entry_point_loads_only_what_parsing_needs():
     assert heavy & set(json.loads(out.stdout)) == set()
 
 
+# -- the import budget: what each command may load ---------------------------------------------
+
+# Third-party packages each command may load (every one else is a cost the answer does not
+# need). A keyword search reads SQLite (sqlean) and sizes its table's cells (rich.cells); a
+# hybrid search adds the local embedder (tokenizers, numpy), BLAS pinning (threadpoolctl) and
+# fuzzy person names for the profile row (rapidfuzz). Neither imports the sqlite-vec package
+# (its import pulls numpy; the extension is loaded by path), the embedder wheels, the MCP SDK,
+# pydantic, textual, an HTTP client or the standard library's mail parser.
+BUDGET = {
+    "keyword": {"sqlean", "rich"},
+    "hybrid": {"sqlean", "rich", "numpy", "tokenizers", "threadpoolctl", "rapidfuzz"},
+}
+# engine modules a keyword search never loads: no embedder, no vector store
+KEYWORD_NEVER = ("engine.embedder", "engine.embed.", "engine.vectors.sidecar",
+                 "engine.vectors.vec0_table", "engine.index.embed_stage")
+
+
+def _loaded_by_search(root: Path, mode: str, query: str) -> tuple[set[str], list[str]]:
+    """(third-party top-level packages, engine modules) a `memlens search` process loaded."""
+    code = ("import json, sys\n"
+            "from cli.main import main\n"
+            f"sys.argv = ['memlens', 'search', {query!r}, '--mode', {mode!r}, '--root', "
+            f"{str(root)!r}, '--limit', '3']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "mods = set(sys.modules)\n"
+            "print(json.dumps([sorted({m.split('.')[0] for m in mods} - "
+            "(set(sys.stdlib_module_names) - {'email'})), "  # email: a mail parser, ~10 ms
+            "sorted(m for m in mods if m.startswith('engine.'))]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=CLI.parent, check=True)
+    third, engine = json.loads(out.stdout.strip().splitlines()[-1])
+    ours = {"engine", "cli", "__main__", "_distutils_hack", "cython_runtime", "_cython_3_3_0"}
+    return {m for m in third if m not in ours and not m.startswith("__editable__")}, engine
+
+
+def test_each_search_mode_loads_only_what_its_answer_needs(tmp_path):
+    from engine.config import load_config
+    from engine.indexer import reindex
+    from tests.conftest import make_root
+
+    root = make_root(tmp_path / "root")
+    reindex(config=load_config(root))
+    third, engine = _loaded_by_search(root, "keyword", "dahlias near the shed")
+    assert third <= BUDGET["keyword"], third - BUDGET["keyword"]
+    assert [m for m in engine if m.startswith(KEYWORD_NEVER)] == []
+    third, _ = _loaded_by_search(root, "hybrid", "dahlias near the shed")
+    assert third <= BUDGET["hybrid"], third - BUDGET["hybrid"]
+    assert "numpy" in third  # the local embedder ran: the budget is not vacuous
+
+
 # -- front doors read through engine.library ---------------------------------------------------
 
 TUI = ENGINE.parent / "tui"

@@ -74,22 +74,6 @@ def test_python_dash_m_cli_runs_the_command(root):
     assert proc.stdout.splitlines()[0].startswith("3 results in ")
 
 
-def test_a_search_imports_only_what_it_needs(root):
-    # `memlens search` is a process per query: every import is paid on each call
-    code = ("import json, sys\n"
-            "from cli.main import main\n"
-            f"assert main(['search', 'harbor garden', '--root', {str(root)!r}]) == 0\n"
-            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    loaded = set(json.loads(proc.stdout.splitlines()[-1]))
-    assert {"numpy", "tokenizers", "sqlite_vec"} <= loaded  # it did run both arms
-    unneeded = {"pydantic", "mcp", "mcp_server", "textual", "tui", "openai", "httpx", "yaml",
-                "watchfiles", "wordllama", "requests", "email"}
-    assert loaded & unneeded == set()
-
-
 def test_discover_counts_notes_at_every_depth(tmp_path, capsys, monkeypatch):
     # PurePath.match("notes/**/*.md") is false for notes/a.md on Python 3.11: counted through
     # engine.library's route_counts, as the app does

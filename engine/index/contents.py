@@ -6,8 +6,6 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from engine.index import re_embed as re_embedding
 from engine.schema import get_meta, has_vec_table, stored_embedder
 from engine.storage.db import Connection
@@ -83,6 +81,8 @@ def vec_bloat(conn: Connection) -> VecBloat | None:
     vec0 appends to each partition's newest 1,024-slot chunk and never refills a hole, so every
     cleared validity bit is dead except the not-yet-used tail of each partition's newest chunk.
     """
+    import numpy as np  # here: a search reads this module's types, not vec0's slots
+
     if not has_vec_table(conn):
         return None
     info = stored_embedder(conn)

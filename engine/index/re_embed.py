@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from engine.index.embed_stage import EmbedStage, blob
 from engine.index.run_report import Progress
 from engine.schema import (
     MESSAGES_DONE_KEY,
@@ -29,6 +29,9 @@ from engine.schema import (
     set_meta,
 )
 from engine.storage.db import Connection, averages, transaction
+
+if TYPE_CHECKING:  # a reader asks only staged(): the embedding stage loads with a writer
+    from engine.index.embed_stage import EmbedStage
 
 STAGED_DDL = [
     # embedding NULL: the provider refused that chunk's text; it stays pending after the swap
@@ -106,6 +109,8 @@ def stage(conn: Connection, embed: EmbedStage, *, progress: Callable[[Progress],
           cancelled: Callable[[], bool], base: Progress) -> bool:
     """Stage a vector for every chunk that has none staged; True when every chunk has one
     (the run may swap). A provider outage or a cancel stops it with what it staged kept."""
+    from engine.index.embed_stage import blob
+
     total = _chunk_count(conn)
     done = total - conn.execute(f"SELECT count(*) {_TODO}").fetchone()[0]
     after = 0

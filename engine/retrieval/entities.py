@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rapidfuzz.distance import Levenshtein
-
 from engine.rank.candidates import Candidate
 from engine.retrieval.fts_query import FTS5_STOP_WORDS, fold, tokenize
 
@@ -224,6 +222,8 @@ def fuzzy_score(query_tokens: list[str], norm: str) -> float:
         return 0.0
     grams = [g for g in ngrams(query_tokens, len(norm.split()))
              if not all(w in FTS5_STOP_WORDS for w in g.split())]
+    from rapidfuzz.distance import Levenshtein  # only when a name is matched: not every search
+
     return max((100.0 * Levenshtein.normalized_similarity(norm, g) for g in grams), default=0.0)
 
 

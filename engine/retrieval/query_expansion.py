@@ -20,14 +20,16 @@ on SciFact abstracts the same stage moved nDCG@10 up but R@100 below plain FTS5
 from __future__ import annotations
 
 import functools
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from engine.rank.candidates import Candidate
 from engine.retrieval.fts_query import FTS5_STOP_WORDS
 from engine.retrieval.stemmer import stem as stems
 from engine.retrieval.word_bm25 import word_bm25
 from engine.storage.db import Connection
+
+if TYPE_CHECKING:  # numpy loads with the vocabulary: a search with no chat window needs neither
+    import numpy as np
 
 NEIGHBOURS = 7  # nearest vocabulary words looked at per query word (besides itself)
 NEIGHBOUR_FLOOR = 0.45  # cosine in WordLlama's token space; below it neighbours are noise
@@ -41,6 +43,8 @@ class _Vocabulary:
     tokenizer that says whether a query word is one token."""
 
     def __init__(self) -> None:
+        import numpy as np
+
         from engine.embedder import LocalEmbedder
 
         model = LocalEmbedder.shared_model()  # the wheel's files, memory-mapped; nothing downloaded
@@ -57,6 +61,8 @@ class _Vocabulary:
     def neighbours(self, words: list[str]) -> dict[str, tuple[tuple[str, float], ...]]:
         """Each word's nearest whole words, in one matrix product for all of them (a query
         of 60 words asked one at a time spent ~50 ms here)."""
+        import numpy as np
+
         out: dict[str, tuple[tuple[str, float], ...]] = dict.fromkeys(words, ())
         ids = {}
         for word in words:
@@ -82,6 +88,8 @@ def _is_word(text: str) -> bool:
 
 
 def _unit(m: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-9)
 
 

@@ -5,9 +5,7 @@ first when nothing is left to rank by (docs/design.md, "The search pipeline").""
 from __future__ import annotations
 
 import json
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from engine.dates.message_days import chat_types
 from engine.dates.timeline import source_types as indexed_types
@@ -21,9 +19,13 @@ from engine.retrieval.keyword_arm import fts_row_count, keyword_search
 from engine.retrieval.passages import chat_windows, with_passage_evidence
 from engine.retrieval.query_expansion import with_related_words
 from engine.storage.db import Connection
-from engine.vectors.message_vectors import EDGE, Rescored
-from engine.vectors.sidecar_scan import SidecarIndex
-from engine.vectors.vec0_table import VectorIndex
+
+if TYPE_CHECKING:  # the vector modules (numpy) load with the first semantic search
+    import numpy as np
+
+    from engine.vectors.message_vectors import Rescored
+    from engine.vectors.sidecar_scan import SidecarIndex
+    from engine.vectors.vec0_table import VectorIndex
 
 
 def keyword_candidates(conn: Connection, parsed: ParsedQuery, depth: int, filters: Filters,
@@ -71,6 +73,8 @@ def knn_mask(conn: Connection, index: VectorIndex | SidecarIndex,
              filters: Filters) -> np.ndarray | None:
     """The filters as a mask over the index's rows (None: every row); built before the KNN
     starts on its worker thread, because the rowid queries need the connection."""
+    import numpy as np
+
     mask = index.type_mask(filters.source_types)
     for sql, args in filters.rowid_queries():
         allowed = np.fromiter((r[0] for r in conn.execute(sql, args)), np.int64)
@@ -83,6 +87,8 @@ def semantic_candidates(conn: Connection, hits: list[tuple[int, float]],
                         mixed: Rescored | None = None) -> list[Candidate]:
     """Candidates for the KNN hits, in similarity order; ``mixed``: how the chat windows
     among them were rescored with their messages' vectors (engine/vectors/message_vectors.py)."""
+    from engine.vectors.message_vectors import EDGE
+
     rows = _fetch_rows(conn, [h[0] for h in hits])
     parts = mixed.parts if mixed is not None else {}
     out = []

@@ -13,14 +13,10 @@ import time
 from collections import Counter
 from concurrent.futures import Future
 from datetime import date, datetime
-from typing import Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol
 
 from engine.config import Config
 from engine.dates.timephrase import SearchTime
-from engine.embed.provider_guard import query_vector
-from engine.embedder import Embedder, EmbeddingError
 from engine.index.re_embed import staged
 from engine.rank.calibration import calibration_for
 from engine.rank.candidates import Candidate
@@ -41,9 +37,14 @@ from engine.schema import EmbedderInfo, EmbedderMismatch
 from engine.search_response import SearchResponse, SearchResult
 from engine.storage.db import Connection
 from engine.storage.lock import active_writer
-from engine.vectors.message_vectors import message_share, mix_text, rescore
-from engine.vectors.sidecar_scan import SidecarIndex
-from engine.vectors.vec0_table import VectorIndex
+from engine.vectors.message_vectors import message_share, mix_text
+
+if TYPE_CHECKING:  # a keyword search loads no embedder, no numpy, no vector module
+    import numpy as np
+
+    from engine.embedder import Embedder
+    from engine.vectors.sidecar_scan import SidecarIndex
+    from engine.vectors.vec0_table import VectorIndex
 
 
 class Reader(Protocol):
@@ -160,6 +161,9 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
 def _embed(reader: Reader, text: str, writing: str | None):
     """(query vector, vector index, error kind, error message): the vector and the index, or
     why the semantic arm cannot run (the keyword arm runs either way)."""
+    from engine.embed.provider_guard import query_vector
+    from engine.embedder import EmbeddingError
+
     try:
         # first: it picks the embedder whose vectors the index holds (reader.embedder) or
         # refuses another embedder's vectors it cannot embed queries for
@@ -197,6 +201,8 @@ def _both_arms(reader: Reader, parsed: ParsedQuery, text: str, mode: str, depth:
     hits = knn.result() if knn is not None else []
     mixed = None
     if hits and query_vec is not None:  # chat windows scored with their messages too
+        from engine.vectors.message_vectors import rescore
+
         mixed = rescore(reader.connection(), hits, query_vec, message_share(reader.config))
         hits = mixed.hits
     sim_ref = hits[min(REF_RANK, len(hits)) - 1][1] if hits else None

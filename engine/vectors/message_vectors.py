@@ -17,14 +17,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from engine.config import Config
 from engine.rank.calibration import calibration_for
 from engine.retrieval.passages import PASSAGE, WINDOW_ID, message_starts, window_around
 from engine.schema import MESSAGES_DONE_KEY
 from engine.storage.db import Connection
+
+if TYPE_CHECKING:  # numpy loads with the vectors; a keyword search reads only the share
+    import numpy as np
 
 EDGE = PASSAGE // 2  # messages a neighbouring window lends: as passage evidence's reach
 
@@ -66,6 +68,8 @@ def pack(vectors: Sequence[np.ndarray]) -> bytes:
     """Unit rows as float16 (b"" when the window has none: nothing to score, nothing to redo)."""
     if not vectors:
         return b""
+    import numpy as np
+
     m = np.asarray(vectors, dtype=np.float32)
     m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
     return m.astype(np.float16).tobytes()
@@ -76,6 +80,8 @@ def unpack(blob: bytes, dim: int) -> np.ndarray | None:
     BLOB column still holds whatever text a hand edit put there)."""
     if not isinstance(blob, bytes) or not blob or len(blob) % (2 * dim):
         return None
+    import numpy as np
+
     return np.frombuffer(blob, dtype=np.float16).reshape(-1, dim)
 
 
@@ -102,6 +108,8 @@ def rescore(conn: Connection, hits: list[tuple[int, float]], query_vec: np.ndarr
     reaches as far for the keyword arm)."""
     if share <= 0 or not hits:
         return Rescored(hits, share)
+    import numpy as np
+
     q = np.asarray(query_vec, dtype=np.float32).ravel()
     q = q / (np.linalg.norm(q) or 1.0)
     ids = dict(_select(conn, "SELECT rowid, id FROM chunks WHERE rowid IN ({})",
@@ -115,8 +123,9 @@ def rescore(conn: Connection, hits: list[tuple[int, float]], query_vec: np.ndarr
     for rowid, (before, after) in around.items():
         if rowid not in sims:
             continue  # no message vectors: the window keeps its own similarity
-        prev = sims.get(rowid_of.get(before), _NONE) if before else _NONE
-        nxt = sims.get(rowid_of.get(after), _NONE)
+        none = np.empty(0, dtype=np.float32)
+        prev = sims.get(rowid_of.get(before), none) if before else none
+        nxt = sims.get(rowid_of.get(after), none)
         near = np.concatenate([prev[len(prev) - min(EDGE, len(prev)):], sims[rowid],
                                nxt[:EDGE]])
         near = near[np.isfinite(near)]  # a provider's NaN row would make the window NaN
@@ -134,9 +143,6 @@ def rescore(conn: Connection, hits: list[tuple[int, float]], query_vec: np.ndarr
     return out
 
 
-_NONE = np.empty(0, dtype=np.float32)
-
-
 def _message_sims(conn: Connection, rowids: list[int], q: np.ndarray) -> dict[int, np.ndarray]:
     """Rowid -> its messages' similarities to ``q``, in message order (windows with none left
     out)."""
@@ -150,6 +156,8 @@ def _message_sims(conn: Connection, rowids: list[int], q: np.ndarray) -> dict[in
     if not found:
         return {}
     # one product for every window's rows: ~300 small ones cost more than the reads
+    import numpy as np
+
     sims = np.concatenate([rows for _, rows in found]).astype(np.float32) @ q
     ends = np.cumsum([len(rows) for _, rows in found])
     return {rowid: part for (rowid, _), part in zip(found, np.split(sims, ends[:-1]),
