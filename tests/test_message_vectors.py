@@ -368,16 +368,22 @@ async def test_the_app_shows_the_backfill_of_message_vectors():
     assert "embedding chat windows' messages 10/40" in text
 
 
-def test_the_cli_shows_the_backfill_of_message_vectors(monkeypatch):
+def cli_progress_task(monkeypatch, progress):
+    """The CLI's progress bar task after one ``progress`` event, as a terminal shows it."""
     import io
 
     from cli.index import progress_printer
-    from engine.index.run_report import Progress
 
     monkeypatch.setattr("sys.stderr", type("Tty", (io.StringIO,), {"isatty": lambda s: True})())
     bar, update = progress_printer(False)
-    update(Progress("messages", 3, 3, 0, None, 40, 10))
-    task = bar.tasks[0]
+    update(progress)
+    return bar.tasks[0]
+
+
+def test_the_cli_shows_the_backfill_of_message_vectors(monkeypatch):
+    from engine.index.run_report import Progress
+
+    task = cli_progress_task(monkeypatch, Progress("messages", 3, 3, 0, None, 40, 10))
     assert task.description == "embedding chat messages"
     assert (task.completed, task.total) == (10, 40)
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.embedder import EmbeddingError
 from engine.index import re_embed as re_embedding
 from engine.index.run_report import Progress
 from engine.indexer import reindex
@@ -24,6 +23,8 @@ from engine.storage.db import connect, transaction
 from engine.vectors.sidecar_scan import SidecarIndex
 from tests.conftest import CountingEmbedder, assert_consistent, slack_lines
 from tests.test_app import aio, job_panel_text
+from tests.test_message_vectors import cli_progress_task
+from tests.test_message_vectors_edges import DownAfter
 
 REPO = Path(__file__).resolve().parents[1]
 NOW = datetime(2026, 4, 10, tzinfo=UTC)
@@ -42,18 +43,8 @@ class Wider(CountingEmbedder):
         return np.hstack([base, np.zeros((len(base), 128), np.float32)])
 
 
-class WiderDownAfter(Wider):
-    """Answers ``calls`` requests, then the provider is down."""
-
-    def __init__(self, calls: int):
-        super().__init__()
-        self.left = calls
-
-    def embed(self, texts):
-        if self.left <= 0:
-            raise EmbeddingError("provider_error", "connection reset (test)")
-        self.left -= 1
-        return super().embed(texts)
+class WiderDownAfter(DownAfter, Wider):
+    """Wider, answering ``calls`` requests before the provider is down."""
 
 
 @pytest.fixture
@@ -243,13 +234,6 @@ async def test_the_app_shows_the_re_embed_progress():
 
 
 def test_the_cli_shows_the_re_embed_progress(monkeypatch):
-    import io
-
-    from cli.index import progress_printer
-
-    monkeypatch.setattr("sys.stderr", type("Tty", (io.StringIO,), {"isatty": lambda s: True})())
-    bar, update = progress_printer(False)
-    update(Progress("re-embed", 3, 3, 0, None, 40, 10))
-    task = bar.tasks[0]
+    task = cli_progress_task(monkeypatch, Progress("re-embed", 3, 3, 0, None, 40, 10))
     assert task.description == "re-embedding (searches use the current vectors)"
     assert (task.completed, task.total) == (10, 40)
