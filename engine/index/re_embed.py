@@ -107,8 +107,8 @@ def discard(conn: Connection) -> None:
 
 def stage(conn: Connection, embed: EmbedStage, *, progress: Callable[[Progress], None] | None,
           cancelled: Callable[[], bool], base: Progress) -> bool:
-    """Stage a vector for every chunk that has none staged; True when every chunk has one
-    (the run may swap). A provider outage or a cancel stops it with what it staged kept."""
+    """Stage a vector for every chunk that has none staged; True when it went through (the
+    run may swap: :func:`swap` checks that every chunk has one). A provider outage or a cancel stops it with what it staged kept."""
     from engine.index.embed_stage import blob
 
     total = _chunk_count(conn)
@@ -138,7 +138,8 @@ def stage(conn: Connection, embed: EmbedStage, *, progress: Callable[[Progress],
         if progress:
             progress(Progress("re-embed", base.files_total, base.files_done,
                               embed.stats.embedded, None, total, done))
-    return not embed.provider_down and not cancelled() and not _uncovered(conn)
+    # the loop ends with no row left unless the provider went down or the run was cancelled
+    return not embed.provider_down and not cancelled()
 
 
 def swap(conn: Connection, info: EmbedderInfo, per_message: bool) -> bool:
