@@ -129,13 +129,21 @@ def _loaded_by_search(root: Path, mode: str, query: str) -> tuple[set[str], list
 def test_each_search_mode_loads_only_what_its_answer_needs(tmp_path):
     from engine.config import load_config
     from engine.indexer import reindex
-    from tests.conftest import make_root
+    from tests.conftest import make_root, write_chat
 
     root = make_root(tmp_path / "root")
+    reindex(config=load_config(root))
+    write_chat(root / "data/telegram/ana.jsonl",
+               ["we adopted a pet from the shelter", "the dog sleeps all day"] * 20)
     reindex(config=load_config(root))
     third, engine = _loaded_by_search(root, "keyword", "dahlias near the shed")
     assert third <= BUDGET["keyword"], third - BUDGET["keyword"]
     assert [m for m in engine if m.startswith(KEYWORD_NEVER)] == []
+    # a query that finds chat windows adds their related words, from the shipped table
+    third, engine = _loaded_by_search(root, "keyword", "dog")
+    assert third <= BUDGET["keyword"], third - BUDGET["keyword"]
+    assert [m for m in engine if m.startswith(KEYWORD_NEVER)] == []
+    assert "engine.retrieval.word_neighbours" in engine  # the stage ran: not vacuous
     third, _ = _loaded_by_search(root, "hybrid", "dahlias near the shed")
     assert third <= BUDGET["hybrid"], third - BUDGET["hybrid"]
     assert "numpy" in third  # the local embedder ran: the budget is not vacuous

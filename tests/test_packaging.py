@@ -63,6 +63,9 @@ def test_wheel_installs_into_a_fresh_venv_and_the_app_runs_headless(tmp_path):
     compiled = _run([str(python), "-c", "from engine.vectors import kernels; print(kernels.COMPILED)"],
                     cwd=tmp_path, timeout=120)
     assert compiled.stdout == "True\n", compiled.stderr  # the sidecar scans were built
+    related = _run([str(python), "-c", "from engine.retrieval.word_neighbours import neighbours; "
+                    "print(dict(neighbours('dog'))['pet'] > 0.45)"], cwd=tmp_path, timeout=120)
+    assert related.stdout == "True\n", related.stderr  # the related-words table is packaged
 
     root = tmp_path / "demo"
     demo = _run([str(venv / "bin" / "memlens"), "demo", "--root", str(root), "--no-app"],

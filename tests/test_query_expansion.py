@@ -8,7 +8,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engine.retrieval.query_expansion import NEIGHBOUR_FLOOR, related_words, vocabulary_neighbours
+from engine.retrieval import word_neighbours
+from engine.retrieval.query_expansion import related_words
+from engine.retrieval.word_neighbours import NEIGHBOUR_FLOOR, neighbours
 from tests.conftest import indexed_searcher, write_chat
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
@@ -57,10 +59,31 @@ def test_chunks_that_are_not_chat_windows_keep_their_bm25_order(searcher):
 
 
 def test_vocabulary_neighbours_are_whole_words_above_the_floor():
-    found = dict(vocabulary_neighbours("dog"))
+    found = dict(neighbours("dog"))
     assert {"animal", "pet"} <= found.keys() and "dog" not in found
     assert all(sim >= NEIGHBOUR_FLOOR for sim in found.values())
-    assert vocabulary_neighbours("ankle") == ()  # an|k|le: pieces, not a word of the vocabulary
+    assert neighbours("ankle") == ()  # an|k|le: pieces, not a word of the vocabulary
+    assert neighbours("dog\tcat") == neighbours("") == ()
+
+
+def test_the_shipped_table_is_what_the_installed_weights_give():
+    """The table is read at search time instead of the model: it must be the model's answer,
+    cosine for cosine (rebuild: python -m engine.retrieval.word_neighbours)."""
+    computed = word_neighbours.compute()
+    shipped = word_neighbours.table()
+    assert len(shipped) > 5000
+    assert shipped == computed
+
+
+def test_a_missing_table_means_no_related_words_not_an_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(word_neighbours, "TABLE", tmp_path / "absent.tsv.gz")
+    word_neighbours._text.cache_clear()
+    word_neighbours.neighbours.cache_clear()
+    try:
+        assert neighbours("dog") == () and related_words(["dog"]) == {}
+    finally:
+        word_neighbours._text.cache_clear()
+        word_neighbours.neighbours.cache_clear()
 
 
 def test_related_words_leave_out_the_query_stems_and_stop_words(searcher):
