@@ -12,6 +12,7 @@ import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from engine.config import DB_HELP, ROOT_HELP, ConfigError, load_config, resolve_root
 
@@ -25,6 +26,7 @@ from .descriptions import (
     STATUS_DESCRIPTION,
     TIMELINE_DESCRIPTION,
 )
+from .handshake import DropAnswered, EarlyHandshake
 from .schemas import (
     NEIGHBORHOOD_SCHEMA,
     READ_NOTE_SCHEMA,
@@ -32,7 +34,9 @@ from .schemas import (
     TIMELINE_SCHEMA,
     search_schema,
 )
-from .tools import MemlensTools
+
+if TYPE_CHECKING:  # the tools load the engine: imported once the handshake is under way
+    from .tools import MemlensTools
 
 SERVER_NAME = "memlens"
 MCP_REQUIREMENT = "mcp>=2.3,<2.4"  # the SDK version range this server is tested with
@@ -58,6 +62,11 @@ def _version() -> str:
         return "0.1.0"
 
 
+def server_info() -> dict[str, str]:
+    """The `serverInfo` of the initialize answer, as the SDK writes it."""
+    return {"name": SERVER_NAME, "title": "memlens", "version": _version()}
+
+
 def build_server(tools: MemlensTools):
     """The SDK's low-level Server wired to ``tools``."""
     import anyio
@@ -78,27 +87,35 @@ def build_server(tools: MemlensTools):
         text, is_error = await anyio.to_thread.run_sync(tools.call, params.name, args)
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 
-    return Server(SERVER_NAME, version=_version(), title="memlens",
+    info = server_info()
+    return Server(info["name"], version=info["version"], title=info["title"],
                   instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-async def _run_stdio(server) -> None:
+async def _run_stdio(server, stdin: TextIO, handshake: EarlyHandshake) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
     from .stdio_guard import GuardedStdin
 
+    async def lines():
+        # the first line was read (and an initialize answered) by the handshake thread
+        first = await anyio.to_thread.run_sync(handshake.first_line, abandon_on_cancel=True)
+        if not first:
+            return
+        yield first
+        async for line in anyio.wrap_file(stdin):
+            yield line
+
     # The SDK drops lines it cannot validate without answering them (see stdio_guard), so we
-    # hand it stdin through a guard that answers those itself. Decoded as the SDK decodes it;
-    # closefd=False so closing this reader never closes the process's fd 0. With an explicit
-    # stdin the SDK no longer points fd 0 at /dev/null while serving: harmless, as no tool
-    # reads stdin or starts a process that could.
-    stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="replace",  # noqa: SIM115
-                 closefd=False)
-    guard = GuardedStdin(anyio.wrap_file(stdin))
+    # hand it stdin through a guard that answers those itself. With an explicit stdin the SDK
+    # no longer points fd 0 at /dev/null while serving: harmless, as no tool reads stdin or
+    # starts a process that could.
+    guard = GuardedStdin(lines())
     async with stdio_server(stdin=guard) as (read_stream, write_stream):
         guard.answer_through(write_stream)
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        await server.run(read_stream, DropAnswered(write_stream, handshake),
+                         server.create_initialization_options())
 
 
 def sdk_problem() -> str | None:
@@ -123,8 +140,6 @@ def serve(root: Path | str | None, db: str | None = None) -> int:
     if problem:
         print(f"memlens: {problem}", file=sys.stderr)
         return 1
-    import anyio
-
     resolved, _ = resolve_root(root)
     if not resolved.is_dir():
         print(f"memlens: data root {resolved} does not exist", file=sys.stderr)
@@ -137,9 +152,17 @@ def serve(root: Path | str | None, db: str | None = None) -> int:
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                             format="memlens mcp: %(levelname)s %(message)s")
+    # Decoded as the SDK decodes it; closefd=False so closing this reader never closes fd 0.
+    stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="replace",  # noqa: SIM115
+                 closefd=False)
+    handshake = EarlyHandshake(stdin, server_info(), INSTRUCTIONS)
+    import anyio
+
+    from .tools import MemlensTools
+
     tools = MemlensTools(config)
     try:
-        anyio.run(_run_stdio, build_server(tools))
+        anyio.run(_run_stdio, build_server(tools), stdin, handshake)
     except KeyboardInterrupt:
         return 0
     finally:
