@@ -13,6 +13,7 @@ import numpy as np
 
 from engine.config import EmbedderConfig
 from engine.embed.embedder_base import ERROR_KINDS, Embedder, EmbeddingError, normalise
+from engine.embed.wordllama_bpe import WordLlamaBPE
 
 __all__ = ["ERROR_KINDS", "Embedder", "EmbeddingError", "LocalEmbedder", "get_embedder",
            "normalise"]
@@ -45,13 +46,39 @@ def _safetensor(path: Path, key: str) -> np.ndarray:
 class _StaticModel:
     """WordLlama inference (wordllama/inference.py, dense, unnormalised): the mean of the
     tokens' rows of the embedding matrix, padded batches of 64 as the library does, so the
-    vectors are the library's to the bit (tests/test_embedder_local.py)."""
+    vectors are the library's to the bit (tests/test_embedder_local.py).
 
-    def __init__(self, matrix: np.ndarray, tokenizer):
+    Batches are tokenized by the Hugging Face tokenizer (Rust, fast on many texts); one text
+    by the pure-Python encoder (engine/embed/wordllama_bpe.py), which gives the same ids and
+    loads in half the time. Each is loaded on first use, so a process that embeds
+    only queries never imports ``tokenizers``."""
+
+    def __init__(self, matrix: np.ndarray, tokenizer_path: Path):
         self.matrix = matrix
-        self.tokenizer = tokenizer
-        tokenizer.enable_padding()
-        tokenizer.no_truncation()
+        self._tokenizer_path = tokenizer_path
+        self._tokenizer = None
+        self._encoder = None
+        self._lock = threading.Lock()
+
+    @property
+    def tokenizer(self):
+        """The Hugging Face tokenizer, padding and not truncating as the library sets it."""
+        with self._lock:
+            if self._tokenizer is None:
+                from tokenizers import Tokenizer
+
+                tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
+                tokenizer.enable_padding()
+                tokenizer.no_truncation()
+                self._tokenizer = tokenizer
+            return self._tokenizer
+
+    @property
+    def encoder(self) -> WordLlamaBPE:
+        with self._lock:
+            if self._encoder is None:
+                self._encoder = WordLlamaBPE.from_file(self._tokenizer_path)
+            return self._encoder
 
     def embed(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
         out = np.empty((len(texts), self.matrix.shape[1]), dtype=np.float32)
@@ -60,12 +87,27 @@ class _StaticModel:
                                                   add_special_tokens=False)
             ids = np.array([e.ids for e in encoded], dtype=np.int32)
             mask = np.array([e.attention_mask for e in encoded], dtype=np.float32)
-            np.clip(ids, 0, self.matrix.shape[0] - 1, out=ids)
-            rows = self.matrix[ids].astype(np.float32)
-            count = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
-            out[i:i + len(encoded)] = np.sum(rows * mask[..., np.newaxis], axis=1,
-                                             dtype=np.float32) / count
+            out[i:i + len(encoded)] = self._mean_rows(ids, mask)
         return out
+
+    def embed_one(self, text: str) -> np.ndarray:
+        """A (1, dim) array: ``embed([text])`` to the bit, without the Hugging Face tokenizer
+        unless the text holds an added token ("<s>"...), which only it splits out."""
+        encoder = self.encoder
+        if encoder.handles(text):
+            ids = encoder.encode(text)
+        else:
+            ids = self.tokenizer.encode(text, add_special_tokens=False).ids
+        ids = np.array([ids], dtype=np.int32)
+        return self._mean_rows(ids, np.ones(ids.shape, dtype=np.float32))
+
+    def _mean_rows(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The mean of each text's unmasked rows, in float32; ids past the matrix are clipped
+        to its last row, as the library does."""
+        np.clip(ids, 0, self.matrix.shape[0] - 1, out=ids)
+        rows = self.matrix[ids].astype(np.float32)
+        count = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
+        return np.sum(rows * mask[..., np.newaxis], axis=1, dtype=np.float32) / count
 
 
 class LocalEmbedder(Embedder):
@@ -78,26 +120,33 @@ class LocalEmbedder(Embedder):
     _lock = threading.Lock()
 
     @classmethod
-    def shared_model(cls):
-        """The shared WordLlama model (tokenizer and token matrix), loaded once a process."""
+    def shared_model(cls) -> _StaticModel:
+        """The shared WordLlama model (token matrix, tokenizers on first use), once a process."""
         with cls._lock:
             if cls._shared is None:
-                from tokenizers import Tokenizer
-
                 # the wheel's own files, read directly: nothing is looked up or downloaded
                 where = _wordllama_dir()
                 cls._shared = _StaticModel(
                     _safetensor(where / "weights" / "l2_supercat_256.safetensors",
                                 "embedding.weight"),
-                    Tokenizer.from_file(
-                        str(where / "tokenizers" / "l2_supercat_tokenizer_config.json")))
+                    where / "tokenizers" / "l2_supercat_tokenizer_config.json")
             return cls._shared
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        return self._vectors(lambda model: model.embed(list(texts)))
+
+    def embed_single(self, text: str) -> np.ndarray:
+        """A search's query (``embed_query``, engine/embed/embedder_base.py) goes through the
+        pure-Python encoder even where the process has the Hugging Face tokenizer: the ids are
+        the same (tests/test_wordllama_bpe.py), so one rule is enough, and a long-running
+        process pays the encoder's ~30 ms load once."""
+        return self._vectors(lambda model: model.embed_one(text))[0]
+
+    def _vectors(self, compute) -> np.ndarray:
         try:
-            vectors = self.shared_model().embed(list(texts))
+            vectors = compute(self.shared_model())
         except Exception as exc:  # noqa: BLE001 - any library failure is a provider error
             raise EmbeddingError("provider_error", f"local embedder failed: {exc}") from exc
         return normalise(vectors)

@@ -29,15 +29,17 @@ def test_vectors_are_the_wordllama_librarys_to_the_bit():
     assert np.array_equal(got, expected)
 
 
-def test_embedding_a_query_imports_neither_wordllama_nor_its_dependencies():
+def test_embedding_a_query_imports_neither_wordllama_nor_its_dependencies_nor_tokenizers():
+    """A query is tokenized by engine/embed/wordllama_bpe.py: `tokenizers` costs ~60 ms."""
     code = ("import json, sys\n"
             "from engine.embedder import LocalEmbedder\n"
-            "v = LocalEmbedder().embed_single('harbor')\n"
+            "v = LocalEmbedder().embed_query('climbing trip with maya', budget=1.0)\n"
             "assert v.shape == (256,), v.shape\n"
             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=REPO, check=True)
-    assert {"wordllama", "pydantic", "requests"} & set(json.loads(out.stdout)) == set()
+    assert {"wordllama", "pydantic", "requests", "tokenizers"} & set(json.loads(out.stdout)) \
+        == set()
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
