@@ -133,20 +133,15 @@ class LocalEmbedder(Embedder):
             return cls._shared
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors of ``texts``. One text (a search's query) goes through the pure-Python
+        encoder, so a query-only process never imports ``tokenizers``; the ids, and so the
+        vectors, are the batch path's (tests/test_wordllama_bpe.py)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return self._vectors(lambda model: model.embed(list(texts)))
-
-    def embed_single(self, text: str) -> np.ndarray:
-        """A search's query (``embed_query``, engine/embed/embedder_base.py) goes through the
-        pure-Python encoder even where the process has the Hugging Face tokenizer: the ids are
-        the same (tests/test_wordllama_bpe.py), so one rule is enough, and a long-running
-        process pays the encoder's ~30 ms load once."""
-        return self._vectors(lambda model: model.embed_one(text))[0]
-
-    def _vectors(self, compute) -> np.ndarray:
+        texts = list(texts)
         try:
-            vectors = compute(self.shared_model())
+            model = self.shared_model()
+            vectors = model.embed_one(texts[0]) if len(texts) == 1 else model.embed(texts)
         except Exception as exc:  # noqa: BLE001 - any library failure is a provider error
             raise EmbeddingError("provider_error", f"local embedder failed: {exc}") from exc
         return normalise(vectors)
