@@ -101,7 +101,7 @@ def test_importing_the_cli_entry_point_loads_only_what_parsing_needs():
 # pydantic, textual, an HTTP client or the standard library's mail parser.
 BUDGET = {
     "keyword": {"sqlean", "rich"},
-    "hybrid": {"sqlean", "rich", "numpy", "threadpoolctl", "rapidfuzz"},
+    "hybrid": {"sqlean", "rich", "numpy", "threadpoolctl"},
 }
 # engine modules a keyword search never loads: no embedder, no vector store
 KEYWORD_NEVER = ("engine.embedder", "engine.embed.", "engine.vectors.sidecar",

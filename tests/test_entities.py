@@ -237,3 +237,51 @@ def test_cache_and_reload_on_change(tmp_path):
     assert [p.name for p in second.people] == ["Maya", "Sam"]
     path.unlink()
     assert load_people(path).people == []
+
+
+def test_the_length_and_letters_bound_never_drops_a_gram_that_reaches_the_threshold():
+    """fuzzy_score skips n-grams whose bag distance already rules them out (no rapidfuzz
+    import for most searches); the bound must never skip one that would match."""
+    import random
+
+    from rapidfuzz.distance import Levenshtein
+
+    from engine.retrieval.entities import FUZZY_THRESHOLD, _may_reach
+
+    rng = random.Random(5)
+    letters = "aeimnorst "
+    checked = 0
+    for _ in range(20_000):
+        key = "".join(rng.choice(letters) for _ in range(rng.randint(4, 12))).strip() or "maya"
+        gram = list(key)
+        for _ in range(rng.randint(0, 3)):  # a few random edits: many pairs near the threshold
+            i = rng.randrange(len(gram) + 1)
+            op = rng.choice("ids")
+            if op == "i":
+                gram.insert(i, rng.choice(letters))
+            elif gram and i < len(gram):
+                if op == "d":
+                    del gram[i]
+                else:
+                    gram[i] = rng.choice(letters)
+        gram = "".join(gram)
+        if 100.0 * Levenshtein.normalized_similarity(key, gram) >= FUZZY_THRESHOLD:
+            checked += 1
+            assert _may_reach(key, gram), (key, gram)
+    assert checked > 1000
+    assert not _may_reach("maya chen", "dahlias n")
+
+
+def test_a_query_naming_nobody_does_not_load_rapidfuzz():
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from engine.retrieval.entities import match_person, parse_people\n"
+            f"people = parse_people({PEOPLE!r})\n"
+            "assert match_person('dahlias near the shed', people) is None\n"
+            "assert 'rapidfuzz' not in sys.modules\n"
+            "assert match_person('lunch with Maya Chenn', people)[0].name == 'Maya Chen'\n"
+            "assert 'rapidfuzz' in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__))))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -213,7 +214,8 @@ def exact_match(query_tokens: list[str], norm: str) -> bool:
 
 
 def fuzzy_score(query_tokens: list[str], norm: str) -> float:
-    """The key's best similarity (0-100) to a same-length query n-gram, 0 when not eligible.
+    """The key's best similarity (0-100) to a same-length query n-gram, 0 when not eligible
+    or when no n-gram could reach FUZZY_THRESHOLD.
 
     Short keys are not eligible, and n-grams made only of stop words are skipped, so ordinary
     words cannot summon a profile.
@@ -221,10 +223,22 @@ def fuzzy_score(query_tokens: list[str], norm: str) -> float:
     if len(norm.replace(" ", "")) < FUZZY_MIN_KEY_CHARS:
         return 0.0
     grams = [g for g in ngrams(query_tokens, len(norm.split()))
-             if not all(w in FTS5_STOP_WORDS for w in g.split())]
-    from rapidfuzz.distance import Levenshtein  # only when a name is matched: not every search
+             if not all(w in FTS5_STOP_WORDS for w in g.split()) and _may_reach(norm, g)]
+    if not grams:  # most searches: no n-gram is near a name, and rapidfuzz stays unloaded
+        return 0.0
+    from rapidfuzz.distance import Levenshtein
 
-    return max((100.0 * Levenshtein.normalized_similarity(norm, g) for g in grams), default=0.0)
+    return max(100.0 * Levenshtein.normalized_similarity(norm, g) for g in grams)
+
+
+def _may_reach(key: str, gram: str) -> bool:
+    """Whether ``gram`` could be within FUZZY_THRESHOLD of ``key``: the edit distance is at
+    least the bag distance (the characters one has and the other lacks), so a gram failing
+    this bound fails the threshold too (`memlens search` saves rapidfuzz's import, ~7 ms)."""
+    longest = max(len(key), len(gram))
+    a, b = Counter(key), Counter(gram)
+    bag = max(sum((a - b).values()), sum((b - a).values()))
+    return 100.0 * (1 - bag / longest) >= FUZZY_THRESHOLD if longest else True
 
 
 def match_person(query: str,
