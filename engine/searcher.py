@@ -40,6 +40,7 @@ from engine.search_options import MAX_LIMIT, MODES, SORTS
 from engine.search_response import SearchResponse
 from engine.storage.db import Connection
 from engine.storage.lock import active_writer
+from engine.storage.rank_extension import preload_lengths
 
 if TYPE_CHECKING:  # the embedders and vector modules (numpy) load with the first semantic search
     import numpy as np
@@ -118,12 +119,14 @@ class Searcher:
                     conn.execute("COMMIT")
 
     def warm_up(self) -> None:
-        """Load what the first search would: a local embedding model and the vector index
-        (1-12 s at 500k chunks, depending on the page cache). Meant for a background thread
-        at start; failures are left for the first search to report."""
+        """Load what the first search would: a local embedding model, the vector index (1-12 s
+        at 500k chunks, depending on the page cache) and the keyword arm's row lengths (~70
+        ms). Meant for a background thread at start; failures are left for the first search to
+        report."""
         try:
             with self._lock:  # first: it picks the embedder whose vectors the index holds
                 if self.config.db_path.exists():
+                    preload_lengths(self.connection())  # the keyword arm's row lengths
                     self.vector_index()
             if self.config.embedder.provider in ("local", "minilm", "e5"):
                 self.embedder.embed(["memlens"])

@@ -108,3 +108,91 @@ def test_without_the_built_library_connections_use_fts5s_bm25(tmp_path, monkeypa
         assert [(r["rowid"], r["score"]) for r in got] == [(r["rowid"], r["score"]) for r in want]
     finally:
         plain.close()
+
+
+# -- row lengths kept by a read-only connection (memlensrank.c) -----------------------------------
+
+MATCH = '"coffee" OR "garden" OR "walking"'
+
+
+def _same_as_bm25(reader) -> int:
+    want = scores(reader, MATCH, "bm25(chunks_fts)")
+    got = scores(reader, MATCH, "memlens_bm25(chunks_fts, -1, -1, -1)")
+    assert len(want) > 10 and got == want
+    return len(got)
+
+
+def _rewrite(writer, rowid: int, content: str) -> None:
+    """Give a chunk other content, FTS5 row included (its length changes)."""
+    from engine.storage.db import transaction
+
+    with transaction(writer):
+        old = writer.execute("SELECT content, source_file, source_type FROM chunks WHERE rowid = ?",
+                             (rowid,)).fetchone()
+        writer.execute("INSERT INTO chunks_fts(chunks_fts, rowid, content, source_file, "
+                       "source_type) VALUES ('delete', ?, ?, ?, ?)", (rowid, *old))
+        writer.execute("UPDATE chunks SET content = ? WHERE rowid = ?", (content, rowid))
+        writer.execute("INSERT INTO chunks_fts(rowid, content, source_file, source_type) "
+                       "VALUES (?, ?, ?, ?)", (rowid, content, old[1], old[2]))
+
+
+@pytest.fixture
+def pair(tmp_path):
+    """A writer and a read-only connection (a searcher's) on one index."""
+    from engine.storage.db import connect
+
+    rng = random.Random(9)
+    writer = chunk_db(tmp_path / "l.db", [
+        (f"c{i}", f"f{i % 20}.md", "note", " ".join(rng.choices(WORDS, k=rng.randint(1, 40))))
+        for i in range(600)])
+    reader = connect(tmp_path / "l.db", readonly=True)
+    yield writer, reader
+    reader.close()
+    writer.close()
+
+
+def test_kept_lengths_follow_another_connections_commits(pair):
+    writer, reader = pair
+    _same_as_bm25(reader)  # every matched row's length is now kept
+    garden = [r[0] for r in reader.execute(
+        "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'garden' LIMIT 5")]
+    for i, rowid in enumerate(garden):  # longer and shorter rows than the kept lengths
+        _rewrite(writer, rowid, "garden " + "word " * (i * 30))
+    _same_as_bm25(reader)
+    with reader:  # and inside one read transaction, before and after a commit
+        reader.execute("BEGIN")
+        _same_as_bm25(reader)
+    _rewrite(writer, garden[0], "garden coffee")
+    _same_as_bm25(reader)
+
+
+def test_preloading_keeps_every_length_only_on_a_read_only_connection(pair):
+    writer, reader = pair
+    assert rank_extension.preload_lengths(reader) == 600
+    _same_as_bm25(reader)
+    assert rank_extension.preload_lengths(writer) == 0  # it could change them itself
+    _rewrite(writer, 1, "coffee " * 50)
+    _same_as_bm25(reader)
+    scores_writer = scores(writer, MATCH, "memlens_bm25(chunks_fts, -1, -1, -1)")
+    assert scores_writer == scores(writer, MATCH, "bm25(chunks_fts)")
+    assert rank_extension.preload_lengths(reader) == 600
+
+
+def test_a_searcher_preloads_the_lengths_when_it_warms_up(tmp_path, monkeypatch):
+    from engine.config import load_config
+    from engine.indexer import reindex
+    from engine.searcher import Searcher
+    from tests.conftest import make_root
+
+    root = make_root(tmp_path / "root")
+    reindex(config=load_config(root))
+    kept: list[int] = []
+    monkeypatch.setattr("engine.searcher.preload_lengths",
+                        lambda conn: kept.append(rank_extension.preload_lengths(conn)))
+    searcher = Searcher(load_config(root))
+    try:
+        searcher.warm_up()
+        chunks = searcher.connection().execute("SELECT count(*) FROM chunks").fetchone()[0]
+        assert chunks > 0 and kept == [chunks]
+    finally:
+        searcher.close()

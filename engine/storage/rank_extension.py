@@ -40,6 +40,19 @@ def load(conn) -> bool:
     return True
 
 
+def preload_lengths(conn, table: str = "chunks_fts") -> int:
+    """Read every row's length of ``table`` into the extension's per-connection array in one
+    pass (~70 ms at 500k chunks), so later statements never look a length up row by row
+    (memlensrank.c); the rows kept, 0 without the extension or on a connection that can write.
+    For a long-running searcher, at start (the lengths would otherwise fill as rows are met)."""
+    if not getattr(conn, "rank_extension", False):
+        return 0
+    try:
+        return int(conn.execute("SELECT memlens_preload_lengths(?)", (table,)).fetchone()[0])
+    except Exception:  # noqa: BLE001 - an optimisation: the lookups serve without it
+        return 0
+
+
 def rank_sql(conn, table: str, dfs: list[int] | None,
              weights: list[int] | None = None) -> str:
     """The SQL of a bm25 score for a MATCH over ``table``: ``memlens_bm25`` with ``dfs`` (one
