@@ -7,6 +7,7 @@ are all accepted; a file that cannot be read at all yields no people and a ``loa
 
 from __future__ import annotations
 
+import functools
 import json
 import statistics
 from collections import Counter
@@ -233,12 +234,22 @@ def fuzzy_score(query_tokens: list[str], norm: str) -> float:
 
 def _may_reach(key: str, gram: str) -> bool:
     """Whether ``gram`` could be within FUZZY_THRESHOLD of ``key``: the edit distance is at
-    least the bag distance (the characters one has and the other lacks), so a gram failing
-    this bound fails the threshold too (`memlens search` saves rapidfuzz's import, ~7 ms)."""
+    least the difference in length and at least the bag distance (the characters one has and
+    the other lacks), so a gram failing either bound fails the threshold too (`memlens
+    search` saves rapidfuzz's import, ~7 ms)."""
     longest = max(len(key), len(gram))
-    a, b = Counter(key), Counter(gram)
-    bag = max(sum((a - b).values()), sum((b - a).values()))
-    return 100.0 * (1 - bag / longest) >= FUZZY_THRESHOLD if longest else True
+    if not longest:
+        return True
+    edits = (1 - FUZZY_THRESHOLD / 100.0) * longest  # the most a match may need
+    if abs(len(key) - len(gram)) > edits:
+        return False
+    a, b = _letters(key), _letters(gram)
+    return max(sum((a - b).values()), sum((b - a).values())) <= edits
+
+
+@functools.lru_cache(maxsize=4096)
+def _letters(text: str) -> Counter:
+    return Counter(text)
 
 
 def match_person(query: str,
