@@ -120,8 +120,8 @@ class Searcher:
 
     def warm_up(self) -> None:
         """Load what the first search would: a local embedding model, the vector index (1-12 s
-        at 500k chunks, depending on the page cache) and the keyword arm's row lengths (~70
-        ms). Meant for a background thread at start; failures are left for the first search to
+        at 500k chunks, depending on the page cache) and the keyword arm's row lengths (~0.1 s).
+        Meant for a background thread at start; failures are left for the first search to
         report."""
         try:
             with self._lock:  # first: it picks the embedder whose vectors the index holds

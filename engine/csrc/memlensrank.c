@@ -105,8 +105,9 @@ static int row_length(const Fts5ExtensionApi *api, Fts5Context *fts, Lengths *le
 }
 
 /* memlens_preload_lengths(table): read every row's length from FTS5's docsize table in one
- * pass (~50 ms at 500k chunks, against ~0.5 us a row looked up one by one), for a long-running
- * searcher to call once at start. Returns the rows kept (0 on a connection that can write). */
+ * pass (60-100 ms at 500k chunks, against ~0.5 us a row looked up one by one), for a
+ * long-running searcher to call once at start. Returns the rows kept (0 on a connection that
+ * can write). */
 static void preload_lengths(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     Lengths *lengths = sqlite3_user_data(ctx);
     const unsigned char *table = argc == 1 ? sqlite3_value_text(argv[0]) : NULL;

@@ -42,7 +42,7 @@ def load(conn) -> bool:
 
 def preload_lengths(conn, table: str = "chunks_fts") -> int:
     """Read every row's length of ``table`` into the extension's per-connection array in one
-    pass (~70 ms at 500k chunks), so later statements never look a length up row by row
+    pass (60-100 ms at 500k chunks), so later statements never look a length up row by row
     (memlensrank.c); the rows kept, 0 without the extension or on a connection that can write.
     For a long-running searcher, at start (the lengths would otherwise fill as rows are met)."""
     if not getattr(conn, "rank_extension", False):
