@@ -60,9 +60,10 @@ def test_wheel_installs_into_a_fresh_venv_and_the_app_runs_headless(tmp_path):
     declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     assert version.returncode == 0 and version.stdout == f"memlens {declared}\n", version.stderr
 
-    compiled = _run([str(python), "-c", "from engine.vectors import kernels; print(kernels.COMPILED)"],
-                    cwd=tmp_path, timeout=120)
-    assert compiled.stdout == "True\n", compiled.stderr  # the sidecar scans were built
+    compiled = _run([str(python), "-c", "from engine.vectors import kernels; "
+                     "from engine.retrieval import passages; "
+                     "print(kernels.COMPILED, passages.COMPILED)"], cwd=tmp_path, timeout=120)
+    assert compiled.stdout == "True True\n", compiled.stderr  # the compiled scans were built
     related = _run([str(python), "-c", "from engine.retrieval.word_neighbours import neighbours; "
                     "print(dict(neighbours('dog'))['pet'] > 0.45)"], cwd=tmp_path, timeout=120)
     assert related.stdout == "True\n", related.stderr  # the related-words table is packaged

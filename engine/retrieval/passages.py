@@ -18,6 +18,7 @@ docs/benchmarks.md ("Passage evidence in chat windows").
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from collections.abc import Iterable, Sequence
 
@@ -35,10 +36,22 @@ PASSAGE_SHARE = 0.5  # of a chat window's keyword score
 PASSAGE_DEPTH = 50
 BM25_B = 0.75  # FTS5's bm25 length constant
 
+try:  # the text scans compiled (engine/csrc/passages.c): the same answers, ~3 ms less a query
+    from engine.retrieval import _passages
+except ImportError:  # built without a compiler: the Python below serves
+    _passages = None
+COMPILED = _passages is not None and os.environ.get("MEMLENS_KERNELS", "1") != "0"
+
 
 def message_starts(content: str) -> list[int]:
     """Offsets where the messages of a chat window begin (a message may span lines); [] when
     the text is not laid out as messages."""
+    if COMPILED:
+        return _passages.message_starts(content)
+    return python_message_starts(content)
+
+
+def python_message_starts(content: str) -> list[int]:
     starts = [m.start() for m in MESSAGE_START.finditer(content)]
     return starts if starts and starts[0] == 0 else []
 
@@ -89,23 +102,35 @@ def _message_tfs(content: str, starts: list[int], weights: dict[str, float], hea
     """(query stem -> count, length in words) per message of a window. ``read``: how many
     messages from its start and from its end to look into for words (a neighbouring window
     lends a passage only its edge messages); None reads them all. Lengths count every one."""
+    scanned = (_passages.message_words(content, starts, tuple(heads), *(read or (-1, 0)))
+               if COMPILED else None)  # None also for text whose lower case changes length
+    lengths, hits = scanned or python_message_words(content, starts, heads, read)
+    out: list[tuple[dict[str, int], int]] = [({}, n) for n in lengths]
+    tokens = stemmer.tokens({w for _, w in hits})
+    for message, word in hits:
+        for token in tokens[word]:  # "spot_pottery" is two tokens to FTS5
+            if token in weights:
+                tf = out[message][0]
+                tf[token] = tf.get(token, 0) + 1
+    return out
+
+
+def python_message_words(content: str, starts: list[int], heads: list[str],
+                         read: tuple[int, int] | None = None
+                         ) -> tuple[list[int], list[tuple[int, str]]]:
+    """Each message's length in words (spaces + 1) and (message index, lower-cased word) for
+    the words that start with a head, in the messages ``read`` names (see _message_tfs)."""
     ends = [*starts[1:], len(content)]
-    out: list[tuple[dict[str, int], int]] = [
-        ({}, content.count(" ", a, b) + 1) for a, b in zip(starts, ends, strict=True)]
+    lengths = [content.count(" ", a, b) + 1 for a, b in zip(starts, ends, strict=True)]
     n = len(starts)
     if read is None or read[0] + read[1] >= n:
         spans = [(0, len(content))]
     else:
         spans = [(0, ends[read[0] - 1])] if read[0] else []
         spans += [(starts[n - read[1]], len(content))] if read[1] else []
-    hits = [(a + at, word) for a, b in spans for at, word in word_hits(content[a:b], heads)]
-    tokens = stemmer.tokens({w for _, w in hits})
-    for at, word in hits:
-        for token in tokens[word]:  # "spot_pottery" is two tokens to FTS5
-            if token in weights:
-                tf = out[bisect.bisect_right(starts, at) - 1][0]
-                tf[token] = tf.get(token, 0) + 1
-    return out
+    hits = [(bisect.bisect_right(starts, a + at) - 1, word)
+            for a, b in spans for at, word in word_hits(content[a:b], heads)]
+    return lengths, hits
 
 
 def neighbour_ids(chunk_id: str) -> list[str]:
@@ -138,28 +163,41 @@ def passage_scores(weights: dict[str, float], ids: Sequence[str],
             stats[cid] = _message_tfs(contents[cid], starts, weights, heads, read)
     lengths = [n for msgs in stats.values() for _, n in msgs]
     mean = PASSAGE * sum(lengths) / max(1, len(lengths))
-    out = {}
+    jobs, found = [], []
     for i in ids:
         if i not in stats:
             continue
         before, after = window_around(i)
         head = stats.get(before, [])[-half:] if before else []
-        seq = [*head, *stats[i], *stats.get(after, [])[:half]]
-        best = 0.0
-        for c in range(len(head), len(head) + len(stats[i])):
-            part = seq[max(0, c - half):max(0, c - half) + PASSAGE]
-            tf: dict[str, int] = {}
-            for counts, _ in part:
-                for w, n in counts.items():
-                    tf[w] = tf.get(w, 0) + n
-            if not tf:
-                continue
-            length = sum(n for _, n in part)
-            norm = BM25_K1 * (1 - BM25_B + BM25_B * length / (mean or 1.0))
-            best = max(best, sum(weights[w] * n * (BM25_K1 + 1) / (n + norm)
-                                 for w, n in tf.items()))
-        out[i] = best
-    return out
+        jobs.append(([*head, *stats[i], *stats.get(after, [])[:half]], len(head), len(stats[i])))
+        found.append(i)
+    if COMPILED:
+        best = _passages.best_passages(jobs, weights, mean, BM25_K1, BM25_B, PASSAGE)
+    else:
+        best = [python_best_passage(*job, weights, mean) for job in jobs]
+    return dict(zip(found, best, strict=True))
+
+
+def python_best_passage(seq: list[tuple[dict[str, int], int]], first: int, count: int,
+                        weights: dict[str, float], mean: float) -> float:
+    """The best BM25 of the PASSAGE consecutive messages of ``seq`` centred on ``seq[first]``
+    ... ``seq[first + count - 1]``; ``seq``: each message's (stem -> count, length)."""
+    half, best = PASSAGE // 2, 0.0
+    for c in range(first, first + count):
+        part = seq[max(0, c - half):max(0, c - half) + PASSAGE]
+        tf: dict[str, int] = {}
+        for counts, _ in part:
+            for w, n in counts.items():
+                tf[w] = tf.get(w, 0) + n
+        if not tf:
+            continue
+        length = sum(n for _, n in part)
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / (mean or 1.0))
+        score = 0.0  # added in order, not sum(): Python 3.12's sum() compensates rounding
+        for w, n in tf.items():
+            score += weights[w] * n * (BM25_K1 + 1) / (n + norm)
+        best = max(best, score)
+    return best
 
 
 def window_around(chunk_id: str) -> tuple[str | None, str]:

@@ -1,0 +1,145 @@
+"""The compiled text scans of passage evidence (engine/csrc/passages.c) give what the Python
+they replace gives, on every chunk of an indexed demo root and on the corner cases of Unicode
+text: the same message starts, lengths, words and message indexes, so ranking is unchanged."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from engine.config import load_config
+from engine.demo import generate_demo_root
+from engine.indexer import reindex
+from engine.retrieval import passages
+from engine.retrieval.stemmer import stem
+from engine.storage.db import connect
+from tests.conftest import CountingEmbedder
+
+pytestmark = pytest.mark.skipif(passages._passages is None,
+                                reason="engine.retrieval._passages not built (no C compiler)")
+
+WORD = re.compile(r"[a-z]{3,}")
+
+
+def both(content: str, heads: list[str], read: tuple[int, int] | None):
+    starts = passages.python_message_starts(content)
+    assert passages._passages.message_starts(content) == starts
+    if not starts:
+        return None
+    compiled = passages._passages.message_words(content, starts, tuple(heads),
+                                                *(read or (-1, 0)))
+    python = passages.python_message_words(content, starts, heads, read)
+    if compiled is None:  # only where lower-casing changes the text's length
+        assert any(len(s.lower()) != len(s) for s in (content,))
+        return python
+    assert compiled == python
+    return compiled
+
+
+@pytest.fixture(scope="module")
+def demo_chunks(tmp_path_factory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("passages_c") / "root"
+    generate_demo_root(root)
+    reindex(config=load_config(root), embedder=CountingEmbedder())
+    conn = connect(load_config(root).db_path)
+    try:
+        return dict(conn.execute("SELECT id, content FROM chunks ORDER BY rowid").fetchall())
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="module")
+def demo_contents(demo_chunks) -> list[str]:
+    return list(demo_chunks.values())
+
+
+def test_every_demo_chunk_scans_the_same(demo_contents):
+    rng = random.Random(5)
+    vocabulary = sorted({w for c in demo_contents[:400] for w in WORD.findall(c.lower())})
+    chat = 0
+    for content in demo_contents:
+        words = rng.sample(vocabulary, 4) + WORD.findall(content.lower())[:2]
+        heads = passages.word_heads(stem(words).values())
+        for read in (None, (2, 0), (0, 2), (2, 2), (1, 3)):
+            found = both(content, heads, read)
+        chat += found is not None
+    assert chat > 200  # the demo's chat windows were among them
+
+
+def test_best_passages_equal_pythons_to_the_last_bit(demo_chunks, monkeypatch):
+    """Whole passage scoring, compiled and not, for queries of 1-6 words that the demo's chat
+    windows hold, with real-looking idf weights: the same floats."""
+    rng = random.Random(9)
+    windows = [i for i, c in demo_chunks.items() if passages.neighbour_ids(i)
+               and passages.python_message_starts(c)]
+    assert len(windows) > 200
+    compared = 0
+    for _ in range(60):
+        ids = rng.sample(windows, 25)
+        words = rng.sample(WORD.findall(demo_chunks[ids[0]].lower()), 3) + rng.sample(
+            sorted({w for i in ids[1:4] for w in WORD.findall(demo_chunks[i].lower())}), 3)
+        weights = {s: rng.uniform(0.2, 9.0) for s in stem(words[:rng.randint(1, 6)]).values()}
+        monkeypatch.setattr(passages, "COMPILED", True)
+        compiled = passages.passage_scores(weights, ids, demo_chunks)
+        monkeypatch.setattr(passages, "COMPILED", False)
+        python = passages.passage_scores(weights, ids, demo_chunks)
+        assert compiled == python
+        compared += sum(v > 0 for v in python.values())
+    assert compared > 300  # most windows had a passage holding a query word
+
+
+def test_best_passages_refuse_malformed_jobs():
+    with pytest.raises(ValueError):
+        passages._passages.best_passages([([({}, 3)], 0, 2)], {}, 1.0, 1.2, 0.75, 4)
+    with pytest.raises(TypeError):
+        passages._passages.best_passages([([("a", 3)], 0, 1)], {}, 1.0, 1.2, 0.75, 4)
+    with pytest.raises(KeyError):
+        passages._passages.best_passages([([({"x": 1}, 3)], 0, 1)], {}, 1.0, 1.2, 0.75, 4)
+
+
+CORNERS = [
+    "",
+    "no stamp here\n[2024-05-01 10:30] Ana: late stamp",
+    "[2024-05-01 10:30] Ana: pottery class\n[2024-05-01 10:31] Ben: potter's wheel",
+    "[2024-05-01 10:30] Ana: one message\nover two lines [2024-05-01 10:31] mid-line\n"
+    "[2024-05-01 10:32] Ben: POTTERY_club Pottery, pottery2 xpottery _pottery",
+    "[2024-05-01 10:30]Ana: no space after the stamp",
+    "[2024-05-01 10:30] Ana: \u0661\u0662 digits\n[\u0662\u0660\u0662\u0664-05-01 10:31] Ben: "
+    "Arabic-Indic digits are \\d too",
+    "[2024-05-01 10:30] Ana: ΟΔΥΣΣΕΥΣ café naïve straße potTERY\n"
+    "[2024-05-01 10:31] Ben: 陶器 pottery日本 ポタリー",
+    "[2024-05-01 10:30] Ana: İstanbul pottery (lower case grows)\n"
+    "[2024-05-01 10:31] Ben: pottery",
+    "[2024-05-01 10:30] Ana: emoji 🏺 pottery🏺pottery\n[2024-05-01 10:31] Ben: \u00a0pottery",
+    "[2024-05-01 10:30] \n[2024-05-01 10:31] \n[2024-05-01 10:32] ",
+    "[2024-05-01 10:30] Ana: short",
+]
+
+
+@pytest.mark.parametrize("content", CORNERS)
+@pytest.mark.parametrize("read", [None, (0, 0), (1, 0), (0, 1), (1, 1), (5, 5)])
+def test_corner_cases_scan_the_same(content, read):
+    heads = passages.word_heads(stem(["pottery", "ana", "ben", "stanbul", "digits"]).values())
+    both(content, heads, read)
+
+
+def test_a_text_whose_lower_case_grows_takes_the_python_path():
+    content = CORNERS[7]
+    starts = passages.python_message_starts(content)
+    assert passages._passages.message_words(content, starts, ("potteri",), -1, 0) is None
+    # reading only the second message avoids the growing letter: compiled again
+    assert passages._passages.message_words(content, starts, ("potteri",), 0, 1) == (
+        passages.python_message_words(content, starts, ["potteri"], (0, 1)))
+
+
+def test_bad_arguments_raise_instead_of_reading_out_of_bounds():
+    with pytest.raises(ValueError):
+        passages._passages.message_words("[2024-05-01 10:30] a", [5, 2], ("a",), -1, 0)
+    with pytest.raises(ValueError):
+        passages._passages.message_words("[2024-05-01 10:30] a", [0, 99], ("a",), -1, 0)
+    with pytest.raises(ValueError):
+        passages._passages.message_words("abc", [], ("a",), -1, 0)
+    with pytest.raises(TypeError):
+        passages._passages.message_words("abc", [0], ("a", 3), -1, 0)
