@@ -10,6 +10,10 @@ the indexer's transaction (``mirror_new_rows``): per-row FTS5 insert triggers we
 several times slower. Deletes and updates are mirrored by triggers, so no code path can leave a
 stale FTS5 or vec0 row behind.
 
+``term_counts`` (v10) keeps each word's document frequency as the index changes, for the
+keyword arm's plans and idf (engine/storage/term_counts.py): inserts are counted with the FTS5
+mirror, deletes and updates by triggers.
+
 ``chunks_cjk`` (v3) is a trigram FTS5 table holding only the chunks with text in a script written
 without spaces (engine/retrieval/cjk.py): unicode61 cannot find a word inside such text. It keeps its own
 copy of those chunks' text (padded, so a 1-2 character string starts a trigram), so a delete is a
@@ -27,9 +31,10 @@ from engine.dates.message_days import backfill as backfill_message_days
 from engine.dates.spans import FIRST_DAY_INDEX, SPAN_INDEX, backfill_first_dates
 from engine.extractors.bounds import CHUNK_MAX_CHARS, METADATA_MAX_CHARS
 from engine.retrieval.cjk import GLOB, has_unsegmented
+from engine.storage import term_counts
 from engine.storage.db import Connection, IndexUnavailable, OperationalError, connect, transaction
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 # two characters after the text: every 1-2 character string in it starts a trigram
 CJK_PAD = "char(10, 10)"
@@ -80,6 +85,8 @@ MESSAGE_DDL = [
 
 # the FTS5 tokenizer: the index and engine/retrieval/stemmer.py must read words alike
 TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+TERM_COUNTS_DDL = term_counts.ddl(TOKENIZER)  # each word's document frequency, kept
 
 CORE_DDL = f"""
 CREATE TABLE IF NOT EXISTS chunks (
@@ -138,7 +145,7 @@ ON chunks BEGIN
     VALUES (new.rowid, new.content, new.source_file, new.source_type);
 END;
 """ + "\n".join([*CJK_DDL, *(f"{s};" for s in [*GENERATION_DDL, *MESSAGE_DDL,
-                                                 *MESSAGE_DAYS_DDL])]) + "\n"
+                                                 *MESSAGE_DAYS_DDL, *TERM_COUNTS_DDL])]) + "\n"
 
 
 def backfill_cjk(conn: Connection) -> int:
@@ -210,6 +217,8 @@ MIGRATIONS: dict[int, list[str | Callable[[Connection, MigrationProgress | None]
         "chunks c WHERE c.source_file = index_state.source_file)",
         "UPDATE chunks SET embedding = NULL "
         "WHERE embedding IS NOT NULL AND embedding = zeroblob(length(embedding))"],
+    # each word's document frequency, kept as the index changes (engine/storage/term_counts.py)
+    10: [*TERM_COUNTS_DDL, _step(term_counts.backfill)],
 }
 
 
@@ -392,7 +401,7 @@ def ensure_vec_index(conn: Connection, info: EmbedderInfo) -> None:
 
 def mirror_new_rows(conn: Connection, after_rowid: int) -> None:
     """Index rows inserted into chunks with rowid > ``after_rowid`` in FTS5 and vec0 (and in
-    chunks_cjk those with unsegmented text)."""
+    chunks_cjk those with unsegmented text), and count their words."""
     _register_predicate(conn)
     conn.execute(
         "INSERT INTO chunks_fts(rowid, content, source_file, source_type) "
@@ -405,6 +414,7 @@ def mirror_new_rows(conn: Connection, after_rowid: int) -> None:
     conn.execute(
         f"INSERT INTO chunks_cjk(rowid, content) SELECT rowid, content || {CJK_PAD} FROM chunks "
         "WHERE rowid > ? AND memlens_unsegmented(content)", (after_rowid,))
+    term_counts.count_new_rows(conn, after_rowid, TOKENIZER)
 
 
 def optimize_text_indexes(conn: Connection) -> None:
@@ -412,6 +422,7 @@ def optimize_text_indexes(conn: Connection) -> None:
     segment (17-20 at 500k-2M chunks) and every phrase lookup probes each one: merged, keyword
     queries take 1-4 ms less at 500k (docs/benchmarks.md); 3.6 s at 500k, 10 s at 2M."""
     with transaction(conn):
+        term_counts.fold(conn)
         conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
         conn.execute("INSERT INTO chunks_cjk(chunks_cjk) VALUES ('optimize')")
 

@@ -107,6 +107,7 @@ def assert_consistent(db_path: Path) -> None:
             "SELECT rowid FROM chunks WHERE embedding IS NOT NULL")}
         in_vec = {r[0] for r in conn.execute("SELECT rowid FROM chunks_vec_rowids")}
         assert with_vec == in_vec
+        assert_term_counts(conn)
         for rowid, blob in conn.execute(
                 "SELECT c.rowid, v.embedding FROM chunks c JOIN chunks_vec v "
                 "ON v.rowid = c.rowid LIMIT 20"):
@@ -117,6 +118,23 @@ def assert_consistent(db_path: Path) -> None:
         conn.close()
 
 
+def assert_term_counts(conn) -> None:
+    """Every word's kept document frequency (engine/storage/term_counts.py) is the one
+    fts5vocab counts by walking the text index, for every word it holds."""
+    from engine.storage.term_counts import document_frequencies
+
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.check_terms "
+                 "USING fts5vocab(main, chunks_fts, 'row')")
+    walked = dict(conn.execute("SELECT term, doc FROM temp.check_terms").fetchall())
+    kept = dict(conn.execute("SELECT term, df FROM term_counts").fetchall())
+    extra = sorted(kept.keys() - walked.keys())
+    assert document_frequencies(conn, sorted(walked) + extra) == {**walked, **{t: 0 for t in extra}}
+
+
+V10_DROPS = ("DROP TRIGGER chunks_terms_ad", "DROP TRIGGER chunks_terms_au",
+             *(f"DROP TABLE {t}" for t in ("term_changes_added_vocab", "term_changes_removed_vocab",
+                                           "term_changes_added", "term_changes_removed",
+                                           "term_counts")))
 V7_DROPS = (*(f"DROP TRIGGER {t}" for t in (
     "chunks_days_md_ad", "chunks_days_md_au", "chunks_days_ai", "chunks_days_ad",
     "chunks_days_au")), "DROP TABLE message_days", "DROP TABLE day_counts")
@@ -128,6 +146,8 @@ def migrate_from(db_path: Path, version: int, drops: tuple[str, ...]) -> None:
     that a reader refuses it with the one-line advice, and let a writer migrate it back."""
     from engine.schema import SCHEMA_VERSION, SchemaMismatch, ensure_schema, open_reader
 
+    if version < 10:  # v10 added the kept word counts, which its migration builds again
+        drops = (*drops, *V10_DROPS)
     if version < 8:  # v8 added a column, which its migration adds again
         drops = (*drops, "ALTER TABLE index_state DROP COLUMN notice")
     if version < 7:  # v7 added the message tables, which its migration creates again

@@ -30,6 +30,7 @@ from engine.index.embed_stage import EmbedStage, blob, reopen_backfill
 from engine.index.run_report import FileError, IndexStats
 from engine.scanner import SourceFile
 from engine.schema import max_rowid, mirror_new_rows
+from engine.storage import term_counts
 from engine.storage.db import Connection, transaction
 from engine.vectors.message_vectors import store as store_messages
 
@@ -222,6 +223,7 @@ def _index_once(conn: Connection, f: SourceFile, embed: EmbedStage, config: Conf
             problems.add("no chunk: it holds nothing this source type indexes "
                          "(docs/data-layer.md)")
         deleted = _delete_ids(conn, existing.keys() - seen)
+        term_counts.fold(conn)  # the replaced and deleted chunks' words
         point = getattr(extractor, "resume_point", None)
         prefix = prefix_hash(f.path, point.offset) if point else None
         notice = _notice(conn, f.rel, problems, resume is not None)
@@ -246,4 +248,5 @@ def remove_file(conn: Connection, rel: str) -> int:
     with transaction(conn):
         cur = conn.execute("DELETE FROM chunks WHERE source_file = ?", (rel,))
         conn.execute("DELETE FROM index_state WHERE source_file = ?", (rel,))
+        term_counts.fold(conn)
     return max(cur.rowcount, 0)

@@ -4,9 +4,10 @@ A plain OR query makes FTS5 score every chunk that holds any query word: 265-400
 chunks when the words are common. The top of a BM25 ranking is decided by the rarer words, so:
 
 1. Each query unit (term or phrase) gets its document frequency: a word's exact count is read
-   from the index's own term list (an fts5vocab table, the word stemmed by engine/retrieval/stemmer.py
-   with the same tokenizer), so classifying a 60-word query costs one lookup, not
-   one COUNT per word; a phrase is counted with a MATCH that stops at ``common_df`` rows.
+   from the counts the index keeps (engine/storage/term_counts.py; the word stemmed by
+   engine/retrieval/stemmer.py with the same tokenizer), so classifying a 60-word query costs
+   one lookup, not one COUNT per word; a phrase is counted with a MATCH that stops at
+   ``common_df`` rows.
 2. When every posting list together fits ``POSTINGS_BUDGET``, or no unit is common: one plain
    OR query. Exact, and on any root up to ~60k chunks this is always the plan.
 3. Some common units C and rare units R: the chunks holding a rare unit are found with
@@ -37,6 +38,7 @@ from dataclasses import dataclass, field
 
 from engine.retrieval.fts_query import ParsedQuery, quote
 from engine.retrieval.stemmer import stem
+from engine.storage import term_counts
 from engine.storage.db import Connection, OperationalError, averages
 from engine.storage.rank_extension import rank_sql
 
@@ -120,9 +122,9 @@ def _ensure_terms(conn: Connection) -> None:
                  "USING fts5vocab(main, chunks_fts, 'row')")
 
 
-# Counts per connection, kept while the index is unchanged: fts5vocab walks a word's whole
-# posting list to count it (40-97 ms for a 60-word query at 500k, docs/benchmarks.md), and the
-# app re-plans the same words on every keystroke. id(conn) -> (conn, version, word -> df or
+# Counts per connection, kept while the index is unchanged: the app re-plans the same words on
+# every keystroke (and without kept counts fts5vocab walks a word's whole posting list to count
+# it: 40-97 ms for a 60-word query at 500k, docs/benchmarks.md). id(conn) -> (conn, version, word -> df or
 # None for a word the tokenizer splits); the entry holds the connection, so no other can
 # take its id while it is cached.
 _DF_CACHE: dict[int, tuple[Connection, tuple[int, int], dict[str, int | None]]] = {}
@@ -130,7 +132,7 @@ _DF_CONNECTIONS, _DF_WORDS = 8, 50_000
 
 
 def term_dfs(conn: Connection, terms: list[str]) -> dict[str, int]:
-    """Exact document frequency of single words, from the index's term list.
+    """Exact document frequency of single words, as the index counts them.
 
     A word the tokenizer splits into several tokens is left out; the caller counts those with
     a MATCH. Counts are reused while ``PRAGMA data_version`` (another connection's commit) and
@@ -145,12 +147,8 @@ def term_dfs(conn: Connection, terms: list[str]) -> dict[str, int]:
     if missing:
         if len(known) + len(missing) > _DF_WORDS:
             known = {}
-        _ensure_terms(conn)
         single = stem(missing)
-        wanted = sorted(set(single.values()))
-        counts = dict(conn.execute(
-            "SELECT term, doc FROM temp.chunks_fts_terms "
-            f"WHERE term IN ({','.join('?' * len(wanted))})", wanted).fetchall()) if wanted else {}
+        counts = _counted(conn, sorted(set(single.values())))
         known = {**known, **{t: counts.get(single[t], 0) if t in single else None
                              for t in missing}}
     _DF_CACHE.pop(id(conn), None)
@@ -158,6 +156,18 @@ def term_dfs(conn: Connection, terms: list[str]) -> dict[str, int]:
         _DF_CACHE.pop(next(iter(_DF_CACHE)))
     _DF_CACHE[id(conn)] = (conn, (version, conn.total_changes), known)
     return {t: known[t] for t in terms if known[t] is not None}
+
+
+def _counted(conn: Connection, tokens: list[str]) -> dict[str, int]:
+    """Each token's document frequency: kept by the index (engine/storage/term_counts.py),
+    or walked from its posting list by fts5vocab in an index that keeps none."""
+    if not tokens:
+        return {}
+    if term_counts.kept(conn):
+        return term_counts.document_frequencies(conn, tokens)
+    _ensure_terms(conn)
+    return dict(conn.execute("SELECT term, doc FROM temp.chunks_fts_terms "
+                             f"WHERE term IN ({','.join('?' * len(tokens))})", tokens).fetchall())
 
 
 def plan(conn: Connection, parsed: ParsedQuery, common_df: int,
