@@ -219,15 +219,16 @@ static void memlens_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
         freq = sqlite3_malloc64(sizeof(double) * (sqlite3_uint64)data->n_phrase);
         if (!freq) rc = SQLITE_NOMEM;
     }
-    int n_inst = 0, n_tok = 0;
-    if (rc == SQLITE_OK) {
-        memset(freq, 0, sizeof(double) * (size_t)data->n_phrase);
-        rc = api->xInstCount(fts, &n_inst);
-    }
-    for (int i = 0; rc == SQLITE_OK && i < n_inst; i++) {
-        int ip, ic, io;
-        rc = api->xInst(fts, i, &ip, &ic, &io);
-        if (rc == SQLITE_OK) freq[ip] += 1.0;
+    int n_tok = 0;
+    /* each phrase's hits counted on its own: xInstCount would first merge every phrase's
+     * positions into one sorted list, which bm25 never needs */
+    for (int i = 0; rc == SQLITE_OK && i < data->n_phrase; i++) {
+        Fts5PhraseIter iter;
+        int col = 0, off = 0, hits = 0;
+        rc = api->xPhraseFirst(fts, i, &iter, &col, &off);
+        for (; rc == SQLITE_OK && col >= 0; api->xPhraseNext(fts, &iter, &col, &off))
+            hits++;
+        freq[i] = (double)hits;
     }
     if (rc == SQLITE_OK) rc = row_length(api, fts, api->xUserData(fts), &n_tok);
     if (rc == SQLITE_OK) {

@@ -64,6 +64,9 @@ class PeopleIndex:
     people: list[Person] = field(default_factory=list)
     load_error: str | None = None  # why the file yielded no people, when it is broken
     path: Path | None = None
+    # name_keys(), made on first use: load_people caches the index, so once per file version
+    match_keys: list[tuple[str, str, Person]] | None = field(default=None, repr=False,
+                                                             compare=False)
 
 
 # --- loading --------------------------------------------------------------------------------
@@ -191,16 +194,16 @@ def normalize_key(text: str) -> str:
     return " ".join(fold(t) for t in tokenize(text))
 
 
-def _people(people: PeopleIndex | Iterable[Person]) -> list[Person]:
-    return list(people.people if isinstance(people, PeopleIndex) else people)
-
-
 def name_keys(people: PeopleIndex | Iterable[Person]) -> list[tuple[str, str, Person]]:
     """(normalized key, original key, person) for every name and alias, longest first.
 
     Longest first so "Maya Chen" is tried before a bare "Maya" that another person may share.
     """
-    keys = [(normalize_key(k), k, p) for p in _people(people) for k in p.keys]
+    if isinstance(people, PeopleIndex):
+        if people.match_keys is None:
+            people.match_keys = name_keys(people.people)
+        return people.match_keys
+    keys = [(normalize_key(k), k, p) for p in people for k in p.keys]
     return sorted(keys, key=lambda item: -len(item[0]))
 
 
