@@ -27,7 +27,7 @@ from engine.rank.candidates import Candidate
 from engine.retrieval.filters import Filters, SearchError
 from engine.retrieval.fts_query import ParsedQuery
 from engine.retrieval.people_filter import close_people, nobody_named, person_filter
-from engine.retrieval.search_arms import keyword_candidates, knn_mask
+from engine.retrieval.search_arms import VectorArm, keyword_candidates, knn_mask, vector_arm
 from engine.retrieval.search_pipeline import run_query
 from engine.schema import (
     EmbedderInfo,
@@ -43,7 +43,6 @@ from engine.storage.lock import active_writer
 from engine.storage.rank_extension import preload_lengths
 
 if TYPE_CHECKING:  # the embedders and vector modules (numpy) load with the first semantic search
-    import numpy as np
 
     from engine.embedder import Embedder
     from engine.vectors.sidecar_scan import SidecarIndex
@@ -67,6 +66,7 @@ class Searcher:
         # that embedder and the config ranking as it, so the semantic arm keeps working
         self._serving: tuple[Config, Embedder] | None = None
         self._conn: Connection | None = None
+        self._worker_conn: Connection | None = None  # the vector arm's, on the worker thread
         self._vectors: VectorIndex | SidecarIndex | None = None
         self._vectors_of: EmbedderInfo | None = None  # whose vectors ``_vectors`` holds
         self._lock = threading.RLock()
@@ -128,6 +128,7 @@ class Searcher:
                 if self.config.db_path.exists():
                     preload_lengths(self.connection())  # the keyword arm's row lengths
                     self.vector_index()
+                    self._open_worker_connection()
             if self.config.embedder.provider in ("local", "minilm", "e5"):
                 self.embedder.embed(["memlens"])
         except Exception:  # noqa: BLE001 - the first search reports what is broken
@@ -135,9 +136,10 @@ class Searcher:
 
     def close(self) -> None:
         with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+            for conn in (self._conn, self._worker_conn):
+                if conn is not None:
+                    conn.close()
+            self._conn = self._worker_conn = None
             self._vectors = None
 
     # -- what the pipeline reads through (engine.retrieval.search_pipeline.Reader) --------------------
@@ -193,14 +195,22 @@ class Searcher:
             raise EmbedderMismatch(info, configured.info)
         return replace(self.configured, embedder=settings), embedder
 
-    def vector_hits(self, index: VectorIndex | SidecarIndex | None, query_vec: np.ndarray,
-                    depth: int, filters: Filters) -> Future | None:
-        """Start the KNN (numpy, off the GIL) on the worker thread; None when no vectors."""
-        if index is None or len(index) == 0:
-            return None
-        _one_blas_thread()
-        return self._pool.submit(index.search, query_vec, depth,
-                                 knn_mask(self.connection(), index, filters))
+    def vector_arm(self, index: VectorIndex | SidecarIndex | None, text: str, depth: int,
+                   filters: Filters) -> Future[VectorArm]:
+        """Start the vector arm (:func:`engine.retrieval.search_arms.vector_arm`: the query's
+        embedding, the KNN off the GIL, the hits' rows) on the worker thread, which reads
+        through its own connection while the keyword arm reads through this one."""
+        mask = None
+        if index is not None and len(index):
+            _one_blas_thread()
+            mask = knn_mask(self.connection(), index, filters)
+        return self._pool.submit(vector_arm, self._open_worker_connection(), self.embedder,
+                                 self.config, index, text, depth, mask)
+
+    def _open_worker_connection(self) -> Connection:
+        if self._worker_conn is None:
+            self._worker_conn = open_reader(self.config.db_path)
+        return self._worker_conn
 
     # -- the entry ---------------------------------------------------------------------------
     def search(self, query: str, limit: int = 10, source_types: Sequence[str] | None = None,

@@ -90,6 +90,20 @@ def test_best_passages_equal_pythons_to_the_last_bit(demo_chunks, monkeypatch):
     assert compared > 300  # most windows had a passage holding a query word
 
 
+def test_a_pasted_page_of_query_words_scores_the_same(demo_chunks, monkeypatch):
+    """More query stems (and heads) than a short query has: 150 words."""
+    windows = [i for i, c in demo_chunks.items() if passages.neighbour_ids(i)
+               and passages.python_message_starts(c)][:40]
+    words = sorted({w for i in windows for w in WORD.findall(demo_chunks[i].lower())})[:150]
+    weights = {s: 1.0 + len(s) / 10 for s in stem(words).values()}
+    assert len(passages.word_heads(weights)) > 64
+    monkeypatch.setattr(passages, "COMPILED", True)
+    compiled = passages.passage_scores(weights, windows, demo_chunks)
+    monkeypatch.setattr(passages, "COMPILED", False)
+    assert compiled == passages.passage_scores(weights, windows, demo_chunks)
+    assert sum(v > 0 for v in compiled.values()) > 30
+
+
 def test_best_passages_refuse_malformed_jobs():
     with pytest.raises(ValueError):
         passages._passages.best_passages([([({}, 3)], 0, 2)], {}, 1.0, 1.2, 0.75, 4)

@@ -18,7 +18,6 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <stdlib.h>
 
 #define STAMP 19 /* "[YYYY-MM-DD HH:MM] " */
 
@@ -70,50 +69,80 @@ typedef struct {
     Py_ssize_t end; /* end of the word there */
 } Hit;
 
-static int by_offset(const void *a, const void *b) {
-    Py_ssize_t x = ((const Hit *)a)->at, y = ((const Hit *)b)->at;
-    return (x > y) - (x < y);
+static inline int is_word(Py_UCS4 ch) {
+    if (ch < 128) /* the common case, without the Unicode database's lookups */
+        return (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z')
+               || ch == '_';
+    return Py_UNICODE_ISALNUM(ch);
 }
 
-static int is_word(Py_UCS4 ch) { return Py_UNICODE_ISALNUM(ch) || ch == '_'; }
-
-/* The words of ``lower`` starting with a head, sorted by offset, one per offset (a head is
- * never a prefix of another: engine/retrieval/passages.py, word_heads). -1 on error. */
-static Py_ssize_t span_hits(PyObject *lower, PyObject *heads, Hit **hits, Py_ssize_t *cap) {
-    Py_ssize_t len = PyUnicode_GET_LENGTH(lower), n = 0;
-    int kind = PyUnicode_KIND(lower);
-    const void *data = PyUnicode_DATA(lower);
-    for (Py_ssize_t h = 0; h < PyTuple_GET_SIZE(heads); h++) {
-        PyObject *head = PyTuple_GET_ITEM(heads, h);
-        Py_ssize_t from = 0;
-        while (from <= len) {
-            Py_ssize_t at = PyUnicode_Find(lower, head, from, len, 1);
-            if (at == -2)
-                return -1;
-            if (at < 0)
-                break;
-            from = at + 1;
-            if (at > 0 && is_word(PyUnicode_READ(kind, data, at - 1)))
-                continue;
-            Py_ssize_t end = at;
-            while (end < len && is_word(PyUnicode_READ(kind, data, end)))
-                end++;
-            if (n == *cap) {
-                Py_ssize_t grown = *cap ? *cap * 2 : 64;
-                Hit *more = PyMem_Realloc(*hits, grown * sizeof(Hit));
-                if (more == NULL) {
-                    PyErr_NoMemory();
-                    return -1;
-                }
-                *hits = more;
-                *cap = grown;
-            }
-            (*hits)[n].at = at;
-            (*hits)[n].end = end;
-            n++;
-        }
+/* Whether ``head`` is at ``at`` in ``data`` (read through ``lower``: the text as it is,
+ * or its ASCII letters lower-cased). */
+static int head_at(PyObject *head, int kind, const void *data, Py_ssize_t at, Py_ssize_t len,
+                   int lower) {
+    Py_ssize_t size = PyUnicode_GET_LENGTH(head);
+    if (size == 0 || size > len - at)
+        return 0;
+    int hkind = PyUnicode_KIND(head);
+    const void *hdata = PyUnicode_DATA(head);
+    for (Py_ssize_t k = 0; k < size; k++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, at + k);
+        if (lower && ch >= 'A' && ch <= 'Z')
+            ch += 'a' - 'A';
+        if (ch != PyUnicode_READ(hkind, hdata, k))
+            return 0;
     }
-    qsort(*hits, (size_t)n, sizeof(Hit), by_offset);
+    return 1;
+}
+
+/* The words starting with a head, in offset order: where word_hits (engine/retrieval/
+ * passages.py) finds a head with no word character before it, the word characters from
+ * there. ``lower``: the text is ASCII and read lower-cased (no copy made). -1 on error. */
+static Py_ssize_t span_hits(PyObject *text, Py_ssize_t a, Py_ssize_t b, PyObject *heads,
+                            int lower, Hit **hits, Py_ssize_t *cap) {
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = 0, n_heads = PyTuple_GET_SIZE(heads);
+    Py_UCS4 *firsts = PyMem_Malloc((size_t)(n_heads + 1) * sizeof(Py_UCS4));
+    if (firsts == NULL) { /* each head's first letter: most places fail on it */
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t h = 0; h < n_heads; h++) {
+        PyObject *head = PyTuple_GET_ITEM(heads, h);
+        firsts[h] = PyUnicode_GET_LENGTH(head) ? PyUnicode_READ_CHAR(head, 0) : (Py_UCS4)-1;
+    }
+    for (Py_ssize_t at = a; at < b; at++) {
+        if (at > a && is_word(PyUnicode_READ(kind, data, at - 1)))
+            continue;
+        Py_UCS4 first = PyUnicode_READ(kind, data, at);
+        if (lower && first >= 'A' && first <= 'Z')
+            first += 'a' - 'A';
+        Py_ssize_t h = 0;
+        while (h < n_heads && (firsts[h] != first
+                               || !head_at(PyTuple_GET_ITEM(heads, h), kind, data, at, b, lower)))
+            h++;
+        if (h == n_heads)
+            continue;
+        Py_ssize_t end = at;
+        while (end < b && is_word(PyUnicode_READ(kind, data, end)))
+            end++;
+        if (n == *cap) {
+            Py_ssize_t grown = *cap ? *cap * 2 : 64;
+            Hit *more = PyMem_Realloc(*hits, grown * sizeof(Hit));
+            if (more == NULL) {
+                PyMem_Free(firsts);
+                PyErr_NoMemory();
+                return -1;
+            }
+            *hits = more;
+            *cap = grown;
+        }
+        (*hits)[n].at = at;
+        (*hits)[n].end = end;
+        n++;
+    }
+    PyMem_Free(firsts);
     return n;
 }
 
@@ -122,32 +151,55 @@ static Py_ssize_t span_hits(PyObject *lower, PyObject *heads, Hit **hits, Py_ssi
 static int read_span(PyObject *content, Py_ssize_t a, Py_ssize_t b, PyObject *heads,
                      const Py_ssize_t *starts, Py_ssize_t n_starts, Py_ssize_t *msg,
                      PyObject *out, Hit **hits, Py_ssize_t *cap) {
-    PyObject *span = PyUnicode_Substring(content, a, b);
-    if (span == NULL)
-        return -1;
-    PyObject *lower = PyObject_CallMethod(span, "lower", NULL);
-    Py_DECREF(span);
-    if (lower == NULL)
-        return -1;
-    if (PyUnicode_GET_LENGTH(lower) != b - a) {
-        Py_DECREF(lower);
-        return 0;
+    /* ASCII text (lower() maps only A-Z) is read in place; other text is lower-cased first,
+     * as word_hits does, and left to it when that changes the length */
+    int ascii = PyUnicode_IS_ASCII(content);
+    PyObject *text = content;
+    Py_ssize_t from = a, to = b;
+    if (!ascii) {
+        PyObject *span = PyUnicode_Substring(content, a, b);
+        if (span == NULL)
+            return -1;
+        text = PyObject_CallMethod(span, "lower", NULL);
+        Py_DECREF(span);
+        if (text == NULL)
+            return -1;
+        if (PyUnicode_GET_LENGTH(text) != b - a) {
+            Py_DECREF(text);
+            return 0;
+        }
+        from = 0;
+        to = b - a;
     }
-    Py_ssize_t n = span_hits(lower, heads, hits, cap);
+    Py_ssize_t n = span_hits(text, from, to, heads, ascii, hits, cap);
     int rc = n < 0 ? -1 : 1;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
     for (Py_ssize_t i = 0; i < n && rc == 1; i++) {
-        if (i > 0 && (*hits)[i].at == (*hits)[i - 1].at)
-            continue;
-        Py_ssize_t at = a + (*hits)[i].at;
-        while (*msg + 1 < n_starts && starts[*msg + 1] <= at) /* bisect_right - 1 */
+        Py_ssize_t at = (*hits)[i].at, end = (*hits)[i].end;
+        Py_ssize_t offset = a + at - from;
+        while (*msg + 1 < n_starts && starts[*msg + 1] <= offset) /* bisect_right - 1 */
             (*msg)++;
-        PyObject *word = PyUnicode_Substring(lower, (*hits)[i].at, (*hits)[i].end);
+        PyObject *word;
+        if (ascii) {
+            word = PyUnicode_New(end - at, 127);
+            if (word != NULL) {
+                Py_UCS1 *into = PyUnicode_1BYTE_DATA(word);
+                for (Py_ssize_t j = at; j < end; j++) {
+                    Py_UCS4 ch = PyUnicode_READ(kind, data, j);
+                    into[j - at] = (Py_UCS1)(ch >= 'A' && ch <= 'Z' ? ch + ('a' - 'A') : ch);
+                }
+            }
+        } else {
+            word = PyUnicode_Substring(text, at, end);
+        }
         PyObject *pair = word ? Py_BuildValue("(nN)", *msg, word) : NULL;
         if (pair == NULL || PyList_Append(out, pair) < 0)
             rc = -1;
         Py_XDECREF(pair);
     }
-    Py_DECREF(lower);
+    if (!ascii)
+        Py_DECREF(text);
     return rc;
 }
 
@@ -239,8 +291,6 @@ done:
  * messages, each (stem -> count, length); the passages are ``passage`` consecutive messages
  * centred on seq[first] ... seq[first + count - 1]. The best passage's BM25, computed as
  * python_best_passage does, term by term in the same order, so the floats are equal. */
-#define MAX_TERMS 64
-
 static PyObject *best_passages(PyObject *self, PyObject *args) {
     PyObject *jobs, *weights;
     double mean, k1, b;
@@ -256,8 +306,14 @@ static PyObject *best_passages(PyObject *self, PyObject *args) {
     PyObject *out = PyList_New(PyList_GET_SIZE(jobs));
     if (out == NULL)
         return NULL;
-    PyObject *keys[MAX_TERMS];
-    Py_ssize_t counts[MAX_TERMS];
+    /* a passage holds at most every stem of the query once */
+    Py_ssize_t max_terms = PyDict_GET_SIZE(weights) + 1;
+    PyObject **keys = PyMem_Malloc((size_t)max_terms * sizeof(PyObject *));
+    Py_ssize_t *counts = PyMem_Malloc((size_t)max_terms * sizeof(Py_ssize_t));
+    if (keys == NULL || counts == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
     for (Py_ssize_t j = 0; j < PyList_GET_SIZE(jobs); j++) {
         PyObject *seq;
         Py_ssize_t first, count;
@@ -293,8 +349,8 @@ static PyObject *best_passages(PyObject *self, PyObject *args) {
                             break;
                     }
                     if (t == n_terms) {
-                        if (n_terms == MAX_TERMS) {
-                            PyErr_SetString(PyExc_ValueError, "too many query stems");
+                        if (n_terms == max_terms) { /* a stem the weights do not hold */
+                            PyErr_SetObject(PyExc_KeyError, key);
                             goto fail;
                         }
                         keys[n_terms] = key; /* borrowed: the dicts outlive this call */
@@ -327,8 +383,12 @@ static PyObject *best_passages(PyObject *self, PyObject *args) {
             goto fail;
         PyList_SET_ITEM(out, j, value);
     }
+    PyMem_Free(keys);
+    PyMem_Free(counts);
     return out;
 fail:
+    PyMem_Free(keys);
+    PyMem_Free(counts);
     Py_DECREF(out);
     return NULL;
 }

@@ -5,6 +5,8 @@ first when nothing is left to rank by (docs/design.md, "The search pipeline").""
 from __future__ import annotations
 
 import json
+import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.dates.message_days import chat_types
@@ -23,6 +25,8 @@ from engine.storage.db import Connection
 if TYPE_CHECKING:  # the vector modules (numpy) load with the first semantic search
     import numpy as np
 
+    from engine.config import Config
+    from engine.embedder import Embedder
     from engine.vectors.message_vectors import Rescored
     from engine.vectors.sidecar_scan import SidecarIndex
     from engine.vectors.vec0_table import VectorIndex
@@ -81,6 +85,47 @@ def knn_mask(conn: Connection, index: VectorIndex | SidecarIndex,
         rmask = index.rowid_mask(allowed)
         mask = rmask if mask is None else (mask & rmask)
     return mask
+
+
+@dataclass
+class VectorArm:
+    """What the vector arm found: its candidates in similarity order, the similarity at
+    REF_RANK (engine/rank/convex.py), or why it could not run (an embedding error's kind and
+    message; the keyword arm runs either way); ``embed_ms``: embedding the query took."""
+
+    candidates: list[Candidate] = field(default_factory=list)
+    sim_ref: float | None = None
+    error: str | None = None
+    detail: str | None = None
+    embed_ms: float = 0.0
+
+
+def vector_arm(conn: Connection, embedder: Embedder, config: Config,
+               index: VectorIndex | SidecarIndex | None, text: str, depth: int,
+               mask: np.ndarray | None) -> VectorArm:
+    """Embed the query, search the vectors, rescore chat windows with their messages' vectors
+    (engine/vectors/message_vectors.py) and read the hits' rows: the whole arm, on the searcher's
+    worker thread while the keyword arm runs (``conn``: that thread's own connection). The
+    KNN is asked at least REF_RANK deep, so the reference similarity exists."""
+    from engine.embed.provider_guard import query_vector
+    from engine.embedder import EmbeddingError
+    from engine.rank.convex import REF_RANK
+    from engine.vectors.message_vectors import message_share, rescore
+
+    started = time.perf_counter()
+    try:  # within a time budget, behind a breaker shared by the process
+        query_vec = query_vector(embedder, text[: config.max_embed_chars],
+                                 config.embedder.query_timeout)
+    except EmbeddingError as exc:
+        return VectorArm(error=exc.kind, detail=str(exc))
+    embed_ms = round((time.perf_counter() - started) * 1000, 2)
+    if index is None or len(index) == 0:
+        return VectorArm(embed_ms=embed_ms)
+    hits = index.search(query_vec, max(depth, REF_RANK), mask)
+    mixed = rescore(conn, hits, query_vec, message_share(config)) if hits else None
+    hits = mixed.hits if mixed is not None else hits
+    return VectorArm(semantic_candidates(conn, hits[:depth], mixed),
+                     hits[min(REF_RANK, len(hits)) - 1][1] if hits else None, embed_ms=embed_ms)
 
 
 def semantic_candidates(conn: Connection, hits: list[tuple[int, float]],

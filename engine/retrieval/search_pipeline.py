@@ -1,7 +1,8 @@
 """One query through the pipeline, timed stage by stage (docs/design.md, "The search pipeline").
 
-parse -> embed -> vector KNN + BM25 at once (engine/retrieval/search_arms.py, filters pushed down) ->
-chat windows rescored with their message vectors (engine/vectors/message_vectors.py) -> fusion
+parse -> the two arms at once (engine/retrieval/search_arms.py, filters pushed down): BM25 here,
+and on the worker thread the query embedded, the vector KNN, chat windows rescored with their
+message vectors (engine/vectors/message_vectors.py) and the hits' rows read -> fusion
 (engine/rank/convex.py) -> semantic-only rows under the embedder's floor dropped -> recency
 decay -> entity injection -> filter re-check -> MMR diversity -> truncation -> rerank -> the
 page (engine/retrieval/result_page.py) and the response header: arms, depth, confidence, fusion.
@@ -20,7 +21,7 @@ from engine.dates.timephrase import SearchTime
 from engine.index.re_embed import staged
 from engine.rank.calibration import calibration_for
 from engine.rank.candidates import Candidate
-from engine.rank.convex import REF_RANK, convex_merge, describe
+from engine.rank.convex import convex_merge, describe
 from engine.rank.stages import (
     apply_recency_decay,
     diversity_rerank,
@@ -32,7 +33,7 @@ from engine.retrieval.entities import PROFILE_RELATIVE_PATH, inject_entity, load
 from engine.retrieval.filters import Filters
 from engine.retrieval.fts_query import FTS5_STOP_WORDS, ParsedQuery, parse_query
 from engine.retrieval.result_page import results_page
-from engine.retrieval.search_arms import full_matches, newest_first, semantic_candidates
+from engine.retrieval.search_arms import VectorArm, full_matches, newest_first
 from engine.schema import EmbedderInfo, EmbedderMismatch
 from engine.search_response import SearchResponse, SearchResult
 from engine.storage.db import Connection
@@ -40,8 +41,6 @@ from engine.storage.lock import active_writer
 from engine.vectors.message_vectors import message_share, mix_text
 
 if TYPE_CHECKING:  # a keyword search loads no embedder, no numpy, no vector module
-    import numpy as np
-
     from engine.embedder import Embedder
     from engine.vectors.sidecar_scan import SidecarIndex
     from engine.vectors.vec0_table import VectorIndex
@@ -62,18 +61,20 @@ class Reader(Protocol):
     @property
     def serving(self) -> EmbedderInfo | None: ...
 
-    def vector_hits(self, index: VectorIndex | SidecarIndex | None, query_vec: np.ndarray,
-                    depth: int, filters: Filters) -> Future | None: ...
+    def vector_arm(self, index: VectorIndex | SidecarIndex | None, text: str, depth: int,
+                   filters: Filters) -> Future[VectorArm]: ...
 
     def keyword_arm(self, parsed: ParsedQuery, depth: int, filters: Filters,
                     query: str = "") -> list[Candidate]: ...
 
 
 class _Laps:
-    """Milliseconds per stage, each measured from the end of the one before."""
+    """Milliseconds per stage, each measured from the end of the one before; stages that ran
+    beside them on the worker thread (embedding the query) are shown but not added up."""
 
     def __init__(self) -> None:
         self.ms: dict[str, float] = {}
+        self._beside: dict[str, float] = {}
         self._clock = time.perf_counter()
 
     def __call__(self, name: str) -> None:
@@ -81,9 +82,12 @@ class _Laps:
         self.ms[name] = round((t - self._clock) * 1000, 2)
         self._clock = t
 
+    def beside(self, name: str, ms: float) -> None:
+        self._beside[name] = ms
+
     def total(self) -> dict[str, float]:
         self.ms["total"] = round(sum(self.ms.values()), 2)
-        return self.ms
+        return {**self._beside, **self.ms}
 
 
 def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters: Filters,
@@ -101,13 +105,23 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
     if _only_stop_words(parsed) and (filters.dated or filters.person is not None):
         return _by_date(reader, query, when, limit, filters, mode, parsed, transition, lap)
 
-    query_vec = index = semantic_error = semantic_detail = None
+    vectors = None
+    semantic_error = semantic_detail = None
     if mode in ("hybrid", "semantic") and text.strip():
-        query_vec, index, semantic_error, semantic_detail = _embed(reader, text, transition)
+        vectors, semantic_error, semantic_detail = _start_vector_arm(reader, text, depth,
+                                                                     filters, transition)
         config = reader.config  # ranks as the embedder whose vectors were searched
-        lap("embed")
-    keyword, semantic, sim_ref = _both_arms(reader, parsed, text, mode, depth, filters,
-                                            query_vec, index, lap)
+        lap("vectors")
+    keyword = (reader.keyword_arm(parsed, depth, filters, text)
+               if mode in ("hybrid", "keyword") else [])
+    lap("keyword")
+    found = vectors.result() if vectors is not None else VectorArm()
+    semantic, sim_ref = found.candidates, found.sim_ref
+    semantic_error = semantic_error or found.error
+    semantic_detail = semantic_detail or found.detail
+    lap("semantic")  # what waiting for the vector arm added
+    if vectors is not None and found.error is None:
+        lap.beside("embed", found.embed_ms)
     fused = fuse(config, keyword, semantic, sim_ref)
     lap("fusion")
     pure_arm = mode != "hybrid" or semantic_error is not None
@@ -158,25 +172,19 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
         **_filter_fields(when, filters))
 
 
-def _embed(reader: Reader, text: str, writing: str | None):
-    """(query vector, vector index, error kind, error message): the vector and the index, or
-    why the semantic arm cannot run (the keyword arm runs either way)."""
-    from engine.embed.provider_guard import query_vector
+def _start_vector_arm(reader: Reader, text: str, depth: int, filters: Filters,
+                      writing: str | None) -> tuple[Future[VectorArm] | None, str | None, str | None]:
+    """The vector arm started on the worker thread, or why it cannot run (error kind and
+    message; the keyword arm runs either way)."""
     from engine.embedder import EmbeddingError
 
-    try:
-        # first: it picks the embedder whose vectors the index holds (reader.embedder) or
-        # refuses another embedder's vectors it cannot embed queries for
+    try:  # first: it picks the embedder whose vectors the index holds (reader.embedder)
         index = reader.vector_index(bool(writing))
-        config = reader.config
-        # within a time budget, behind a breaker shared by the process
-        query_vec = query_vector(reader.embedder, text[: config.max_embed_chars],
-                                 config.embedder.query_timeout)
-        return query_vec, index, None, None
-    except EmbeddingError as exc:
-        return None, None, exc.kind, str(exc)
-    except EmbedderMismatch as exc:
-        return None, None, "embedder_mismatch", str(exc)
+        return reader.vector_arm(index, text, depth, filters), None, None
+    except EmbeddingError as exc:  # a remote embedder asked for its dimension
+        return None, exc.kind, str(exc)
+    except EmbedderMismatch as exc:  # another embedder's vectors, which it cannot embed for
+        return None, "embedder_mismatch", str(exc)
 
 
 def _vectors_fields(reader: Reader, mode: str, semantic_error: str | None) -> dict:
@@ -186,29 +194,6 @@ def _vectors_fields(reader: Reader, mode: str, semantic_error: str | None) -> di
     serving = reader.serving if mode != "keyword" and semantic_error is None else None
     return {"serving_embedder": serving.describe() if serving else None,
             "re_embed": state.describe() if state else None}
-
-
-def _both_arms(reader: Reader, parsed: ParsedQuery, text: str, mode: str, depth: int,
-               filters: Filters, query_vec: np.ndarray | None,
-               index: VectorIndex | SidecarIndex | None, lap: _Laps):
-    """(keyword candidates, semantic candidates, the similarity at REF_RANK): the two arms
-    run at once, the KNN on the worker thread and BM25 here (2 cores)."""
-    knn = (reader.vector_hits(index, query_vec, max(depth, REF_RANK), filters)
-           if query_vec is not None else None)
-    keyword = (reader.keyword_arm(parsed, depth, filters, text)
-               if mode in ("hybrid", "keyword") else [])
-    lap("keyword")
-    hits = knn.result() if knn is not None else []
-    mixed = None
-    if hits and query_vec is not None:  # chat windows scored with their messages too
-        from engine.vectors.message_vectors import rescore
-
-        mixed = rescore(reader.connection(), hits, query_vec, message_share(reader.config))
-        hits = mixed.hits
-    sim_ref = hits[min(REF_RANK, len(hits)) - 1][1] if hits else None
-    semantic = semantic_candidates(reader.connection(), hits[:depth], mixed)
-    lap("semantic")
-    return keyword, semantic, sim_ref
 
 
 def _decay_and_profile(reader: Reader, fused: list[Candidate], text: str, limit: int,
