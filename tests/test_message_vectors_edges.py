@@ -330,6 +330,8 @@ def test_a_keyword_search_reads_no_message_vectors(config):
     searcher = Searcher(SEARCH(config), embedder=embedder)
     statements: list[str] = []
     searcher.connection().set_trace_callback(statements.append)
+    # the vector arm reads through the worker thread's own connection
+    searcher._open_worker_connection().set_trace_callback(statements.append)
     try:
         response = searcher.search("harbor bridge", mode="keyword", limit=20)
         assert response.results and response.fusion == "keyword arm only"
