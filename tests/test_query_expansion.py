@@ -92,3 +92,19 @@ def test_related_words_leave_out_the_query_stems_and_stop_words(searcher):
     assert "dogs" not in related  # the index's stemmer already matches it
     assert "animals" not in related  # one word per stem: "animal" is the more similar
     assert "within" not in related_words(["take"])  # a stop word
+
+
+def test_the_index_of_the_table_answers_as_the_search_in_its_text(monkeypatch):
+    """After INDEX_AFTER words a process looks neighbours up by an index of the table; every
+    word (and words it does not hold) gets what a search in the text gives."""
+    words = [line.partition("\t")[0] for line in word_neighbours._text().splitlines()[1:]]
+    probes = [*words[::5], words[-1], "zzzznotaword", "Dog", "do"]
+    monkeypatch.setattr(word_neighbours, "_searched", 0)
+    monkeypatch.setattr(word_neighbours, "INDEX_AFTER", len(probes) + 1)
+    word_neighbours.neighbours.cache_clear()
+    searched = [neighbours(w) for w in probes]
+    monkeypatch.setattr(word_neighbours, "INDEX_AFTER", 0)
+    word_neighbours.neighbours.cache_clear()
+    assert [neighbours(w) for w in probes] == searched
+    assert len(word_neighbours.places(word_neighbours._text())) == len(words) > 7_000
+    word_neighbours.neighbours.cache_clear()

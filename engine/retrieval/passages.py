@@ -97,16 +97,23 @@ def word_hits(content: str, heads: list[str]) -> list[tuple[int, str]]:
     return sorted(found.items())
 
 
-def _message_tfs(content: str, starts: list[int], weights: dict[str, float], heads: list[str],
-                 read: tuple[int, int] | None = None) -> list[tuple[dict[str, int], int]]:
-    """(query stem -> count, length in words) per message of a window. ``read``: how many
-    messages from its start and from its end to look into for words (a neighbouring window
-    lends a passage only its edge messages); None reads them all. Lengths count every one."""
+def message_words(content: str, starts: list[int], heads: list[str],
+                  read: tuple[int, int] | None = None) -> tuple[list[int], list[tuple[int, str]]]:
+    """Each message's length in words (spaces + 1) and (message index, lower-cased word) for
+    the words that start with a head. ``read``: how many messages from its start and from its
+    end to look into for words (a neighbouring window lends a passage only its edge messages);
+    None reads them all. Lengths count every one."""
     scanned = (_passages.message_words(content, starts, tuple(heads), *(read or (-1, 0)))
                if COMPILED else None)  # None also for text whose lower case changes length
-    lengths, hits = scanned or python_message_words(content, starts, heads, read)
+    return scanned or python_message_words(content, starts, heads, read)
+
+
+def _message_tfs(lengths: list[int], hits: list[tuple[int, str]],
+                 tokens: dict[str, tuple[str, ...]], weights: dict[str, float]
+                 ) -> list[tuple[dict[str, int], int]]:
+    """(query stem -> count, length) per message, from :func:`message_words`' answer and the
+    tokens of its words."""
     out: list[tuple[dict[str, int], int]] = [({}, n) for n in lengths]
-    tokens = stemmer.tokens({w for _, w in hits})
     for message, word in hits:
         for token in tokens[word]:  # "spot_pottery" is two tokens to FTS5
             if token in weights:
@@ -119,7 +126,7 @@ def python_message_words(content: str, starts: list[int], heads: list[str],
                          read: tuple[int, int] | None = None
                          ) -> tuple[list[int], list[tuple[int, str]]]:
     """Each message's length in words (spaces + 1) and (message index, lower-cased word) for
-    the words that start with a head, in the messages ``read`` names (see _message_tfs)."""
+    the words that start with a head, in the messages ``read`` names (see message_words)."""
     ends = [*starts[1:], len(content)]
     lengths = [content.count(" ", a, b) + 1 for a, b in zip(starts, ends, strict=True)]
     n = len(starts)
@@ -155,12 +162,16 @@ def passage_scores(weights: dict[str, float], ids: Sequence[str],
         if before is not None:
             edges[before] = (edges.get(before, (0, 0))[0], half)
         edges[after] = (half, edges.get(after, (0, 0))[1])
-    stats, heads, own = {}, word_heads(weights), set(ids)
+    scans, heads, own = {}, word_heads(weights), set(ids)
     for cid in {*own, *edges}:
         starts = message_starts(contents.get(cid, ""))
         if starts:
-            read = None if cid in own else edges[cid]
-            stats[cid] = _message_tfs(contents[cid], starts, weights, heads, read)
+            scans[cid] = message_words(contents[cid], starts, heads,
+                                       None if cid in own else edges[cid])
+    # one lookup for every window's words: a word not seen before costs the stemmer a write
+    tokens = stemmer.tokens({w for _, hits in scans.values() for _, w in hits})
+    stats = {cid: _message_tfs(lengths, hits, tokens, weights)
+             for cid, (lengths, hits) in scans.items()}
     lengths = [n for msgs in stats.values() for _, n in msgs]
     mean = PASSAGE * sum(lengths) / max(1, len(lengths))
     jobs, found = [], []
