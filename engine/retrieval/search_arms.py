@@ -89,12 +89,16 @@ def knn_mask(conn: Connection, index: VectorIndex | SidecarIndex,
 
 @dataclass
 class VectorArm:
-    """What the vector arm found: its candidates in similarity order, the similarity at
-    REF_RANK (engine/rank/convex.py), or why it could not run (an embedding error's kind and
-    message; the keyword arm runs either way); ``embed_ms``: embedding the query took."""
+    """What the vector arm's worker found: the KNN's hits for the query's vector, and for an
+    embedder without message vectors the hits' candidates already read, with each row's
+    content hash as read (None: gone), so the caller can check they are its snapshot's; or
+    why the arm could not run (an embedding error's kind and message; the keyword arm runs
+    either way). ``embed_ms``: embedding the query took."""
 
-    candidates: list[Candidate] = field(default_factory=list)
-    sim_ref: float | None = None
+    hits: list[tuple[int, float]] = field(default_factory=list)
+    query_vec: np.ndarray | None = None
+    candidates: list[Candidate] | None = None
+    versions: dict[int, str | None] = field(default_factory=dict)
     error: str | None = None
     detail: str | None = None
     embed_ms: float = 0.0
@@ -103,14 +107,14 @@ class VectorArm:
 def vector_arm(conn: Connection, embedder: Embedder, config: Config,
                index: VectorIndex | SidecarIndex | None, text: str, depth: int,
                mask: np.ndarray | None) -> VectorArm:
-    """Embed the query, search the vectors, rescore chat windows with their messages' vectors
-    (engine/vectors/message_vectors.py) and read the hits' rows: the whole arm, on the searcher's
-    worker thread while the keyword arm runs (``conn``: that thread's own connection). The
-    KNN is asked at least REF_RANK deep, so the reference similarity exists."""
+    """Embed the query, search the vectors and, unless chat windows are to be rescored with
+    their messages' vectors, read the hits' rows: on the searcher's worker thread while the
+    keyword arm runs (``conn``: that thread's own connection). The KNN is asked at least
+    REF_RANK deep, so the reference similarity exists."""
     from engine.embed.provider_guard import query_vector
     from engine.embedder import EmbeddingError
     from engine.rank.convex import REF_RANK
-    from engine.vectors.message_vectors import message_share, rescore
+    from engine.vectors.message_vectors import message_share
 
     started = time.perf_counter()
     try:  # within a time budget, behind a breaker shared by the process
@@ -118,23 +122,54 @@ def vector_arm(conn: Connection, embedder: Embedder, config: Config,
                                  config.embedder.query_timeout)
     except EmbeddingError as exc:
         return VectorArm(error=exc.kind, detail=str(exc))
-    embed_ms = round((time.perf_counter() - started) * 1000, 2)
+    found = VectorArm(query_vec=query_vec,
+                      embed_ms=round((time.perf_counter() - started) * 1000, 2))
     if index is None or len(index) == 0:
-        return VectorArm(embed_ms=embed_ms)
-    hits = index.search(query_vec, max(depth, REF_RANK), mask)
-    mixed = rescore(conn, hits, query_vec, message_share(config)) if hits else None
-    hits = mixed.hits if mixed is not None else hits
-    return VectorArm(semantic_candidates(conn, hits[:depth], mixed),
-                     hits[min(REF_RANK, len(hits)) - 1][1] if hits else None, embed_ms=embed_ms)
+        return found
+    found.hits = index.search(query_vec, max(depth, REF_RANK), mask)
+    if message_share(config) <= 0:  # the rows alone: read here (rescoring reads more)
+        rows = _fetch_rows(conn, [h[0] for h in found.hits[:depth]])
+        found.candidates = semantic_candidates(conn, found.hits[:depth], rows=rows)
+        found.versions = {rowid: rows[rowid]["content_hash"] if rowid in rows else None
+                          for rowid, _ in found.hits[:depth]}
+    return found
+
+
+def vector_candidates(conn: Connection, found: VectorArm, config: Config, depth: int
+                      ) -> tuple[list[Candidate], float | None]:
+    """The vector arm's candidates and the similarity at REF_RANK, as ``conn`` (the caller's
+    read transaction) sees the index: the worker's rows when they are the ones it holds (a
+    reindex may commit between the two connections' reads), else read again here, with the
+    chat windows rescored by their messages' vectors (engine/vectors/message_vectors.py)."""
+    from engine.rank.convex import REF_RANK
+    from engine.vectors.message_vectors import message_share, rescore
+
+    hits, candidates = found.hits, found.candidates
+    if candidates is None or _versions(conn, list(found.versions)) != found.versions:
+        mixed = (rescore(conn, hits, found.query_vec, message_share(config))
+                 if hits and found.query_vec is not None else None)
+        hits = mixed.hits if mixed is not None else hits
+        candidates = semantic_candidates(conn, hits[:depth], mixed)
+    return candidates, hits[min(REF_RANK, len(hits)) - 1][1] if hits else None
+
+
+def _versions(conn: Connection, rowids: list[int]) -> dict[int, str | None]:
+    if not rowids:
+        return {}
+    held = dict(conn.execute("SELECT rowid, content_hash FROM chunks WHERE rowid IN "
+                             f"({','.join('?' * len(rowids))})", rowids).fetchall())
+    return {rowid: held.get(rowid) for rowid in rowids}
 
 
 def semantic_candidates(conn: Connection, hits: list[tuple[int, float]],
-                        mixed: Rescored | None = None) -> list[Candidate]:
+                        mixed: Rescored | None = None, rows: dict[int, Any] | None = None
+                        ) -> list[Candidate]:
     """Candidates for the KNN hits, in similarity order; ``mixed``: how the chat windows
-    among them were rescored with their messages' vectors (engine/vectors/message_vectors.py)."""
+    among them were rescored with their messages' vectors (engine/vectors/message_vectors.py);
+    ``rows``: the hits' rows when already read."""
     from engine.vectors.message_vectors import EDGE
 
-    rows = _fetch_rows(conn, [h[0] for h in hits])
+    rows = _fetch_rows(conn, [h[0] for h in hits]) if rows is None else rows
     parts = mixed.parts if mixed is not None else {}
     out = []
     for rank, (rowid, sim) in enumerate(hits):
@@ -242,6 +277,7 @@ def _fetch_rows(conn: Connection, rowids: list[int]) -> dict[int, Any]:
         return {}
     rows = conn.execute(
         "SELECT rowid, id, content, source_file, source_type, content_date, first_date, metadata, "
-        f"embedding_truncated FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})",
+        "embedding_truncated, content_hash FROM chunks "
+        f"WHERE rowid IN ({','.join('?' * len(rowids))})",
         rowids).fetchall()
     return {r["rowid"]: r for r in rows}

@@ -33,7 +33,12 @@ from engine.retrieval.entities import PROFILE_RELATIVE_PATH, inject_entity, load
 from engine.retrieval.filters import Filters
 from engine.retrieval.fts_query import FTS5_STOP_WORDS, ParsedQuery, parse_query
 from engine.retrieval.result_page import results_page
-from engine.retrieval.search_arms import VectorArm, full_matches, newest_first
+from engine.retrieval.search_arms import (
+    VectorArm,
+    full_matches,
+    newest_first,
+    vector_candidates,
+)
 from engine.schema import EmbedderInfo, EmbedderMismatch
 from engine.search_response import SearchResponse, SearchResult
 from engine.storage.db import Connection
@@ -116,7 +121,7 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
                if mode in ("hybrid", "keyword") else [])
     lap("keyword")
     found = vectors.result() if vectors is not None else VectorArm()
-    semantic, sim_ref = found.candidates, found.sim_ref
+    semantic, sim_ref = vector_candidates(reader.connection(), found, config, depth)
     semantic_error = semantic_error or found.error
     semantic_detail = semantic_detail or found.detail
     lap("semantic")  # what waiting for the vector arm added
