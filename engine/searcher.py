@@ -204,10 +204,13 @@ class Searcher:
         if index is not None and len(index):
             _one_blas_thread()
             mask = knn_mask(self.connection(), index, filters)
-        return self._pool.submit(vector_arm, self._open_worker_connection(), self.embedder,
-                                 self.config, index, text, depth, mask)
+        embedder, config = self.embedder, self.config
+        return self._pool.submit(lambda: vector_arm(self._open_worker_connection(), embedder,
+                                                    config, index, text, depth, mask))
 
     def _open_worker_connection(self) -> Connection:
+        """The worker thread's connection, opened there on first use (a one-query process
+        opens it beside the keyword arm) or by warm_up."""
         if self._worker_conn is None:
             self._worker_conn = open_reader(self.config.db_path)
         return self._worker_conn
