@@ -120,13 +120,14 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
     keyword = (reader.keyword_arm(parsed, depth, filters, text)
                if mode in ("hybrid", "keyword") else [])
     lap("keyword")
-    found = vectors.result() if vectors is not None else VectorArm()
-    semantic, sim_ref = vector_candidates(reader.connection(), found, config, depth)
-    semantic_error = semantic_error or found.error
-    semantic_detail = semantic_detail or found.detail
+    semantic, sim_ref = [], None
+    if vectors is not None:
+        found = vectors.result()
+        semantic, sim_ref = vector_candidates(reader.connection(), found, config, depth)
+        semantic_error, semantic_detail = found.error, found.detail
+        if found.error is None:
+            lap.beside("embed", found.embed_ms)
     lap("semantic")  # what waiting for the vector arm added
-    if vectors is not None and found.error is None:
-        lap.beside("embed", found.embed_ms)
     fused = fuse(config, keyword, semantic, sim_ref)
     lap("fusion")
     pure_arm = mode != "hybrid" or semantic_error is not None
@@ -177,8 +178,8 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
         **_filter_fields(when, filters))
 
 
-def _start_vector_arm(reader: Reader, text: str, depth: int, filters: Filters,
-                      writing: str | None) -> tuple[Future[VectorArm] | None, str | None, str | None]:
+def _start_vector_arm(reader: Reader, text: str, depth: int, filters: Filters, writing: str | None
+                      ) -> tuple[Future[VectorArm] | None, str | None, str | None]:
     """The vector arm started on the worker thread, or why it cannot run (error kind and
     message; the keyword arm runs either way)."""
     from engine.embedder import EmbeddingError
