@@ -3,7 +3,9 @@ mode, and `memlens mcp` until it answers `initialize`.
 
 Each is started --runs times after --warmup runs (page cache and bytecode warm) and timed from
 the spawn to its answer; prints p50 / p95 wall in ms. --repo runs another checkout's code (a
-before/after comparison on the same machine and root).
+before/after comparison on the same machine and root); compile its bytecode first (`python -m
+compileall engine cli mcp_server tui` in it), or with PYTHONDONTWRITEBYTECODE set every call
+recompiles every module (~90 ms).
 
     python bench/bench_cli.py --root <data root> [--query Q] [--runs 15] [--warmup 2]
                               [--repo <checkout>]
