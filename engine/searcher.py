@@ -43,7 +43,6 @@ from engine.storage.lock import active_writer
 from engine.storage.rank_extension import preload_lengths
 
 if TYPE_CHECKING:  # the embedders and vector modules (numpy) load with the first semantic search
-
     from engine.embedder import Embedder
     from engine.vectors.sidecar_scan import SidecarIndex
     from engine.vectors.vec0_table import VectorIndex
