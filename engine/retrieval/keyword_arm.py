@@ -116,16 +116,9 @@ def idf(n_rows: int, df: int) -> float:
     return max(math.log((n_rows - df + 0.5) / (df + 0.5)), 1e-6)
 
 
-def _ensure_terms(conn: Connection) -> None:
-    """A per-connection temp table over the index's term list (no disk writes)."""
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_terms "
-                 "USING fts5vocab(main, chunks_fts, 'row')")
-
-
 # Counts per connection, kept while the index is unchanged: the app re-plans the same words on
-# every keystroke (and without kept counts fts5vocab walks a word's whole posting list to count
-# it: 40-97 ms for a 60-word query at 500k, docs/benchmarks.md). id(conn) -> (conn, version, word -> df or
-# None for a word the tokenizer splits); the entry holds the connection, so no other can
+# every keystroke. id(conn) -> (conn, version, word -> df or None for a word the tokenizer
+# splits); the entry holds the connection, so no other can
 # take its id while it is cached.
 _DF_CACHE: dict[int, tuple[Connection, tuple[int, int], dict[str, int | None]]] = {}
 _DF_CONNECTIONS, _DF_WORDS = 8, 50_000
@@ -148,7 +141,7 @@ def term_dfs(conn: Connection, terms: list[str]) -> dict[str, int]:
         if len(known) + len(missing) > _DF_WORDS:
             known = {}
         single = stem(missing)
-        counts = _counted(conn, sorted(set(single.values())))
+        counts = term_counts.document_frequencies(conn, sorted(set(single.values())))
         known = {**known, **{t: counts.get(single[t], 0) if t in single else None
                              for t in missing}}
     _DF_CACHE.pop(id(conn), None)
@@ -156,18 +149,6 @@ def term_dfs(conn: Connection, terms: list[str]) -> dict[str, int]:
         _DF_CACHE.pop(next(iter(_DF_CACHE)))
     _DF_CACHE[id(conn)] = (conn, (version, conn.total_changes), known)
     return {t: known[t] for t in terms if known[t] is not None}
-
-
-def _counted(conn: Connection, tokens: list[str]) -> dict[str, int]:
-    """Each token's document frequency: kept by the index (engine/storage/term_counts.py),
-    or walked from its posting list by fts5vocab in an index that keeps none."""
-    if not tokens:
-        return {}
-    if term_counts.kept(conn):
-        return term_counts.document_frequencies(conn, tokens)
-    _ensure_terms(conn)
-    return dict(conn.execute("SELECT term, doc FROM temp.chunks_fts_terms "
-                             f"WHERE term IN ({','.join('?' * len(tokens))})", tokens).fetchall())
 
 
 def plan(conn: Connection, parsed: ParsedQuery, common_df: int,
@@ -178,7 +159,7 @@ def plan(conn: Connection, parsed: ParsedQuery, common_df: int,
         return None
     try:
         by_term = term_dfs(conn, words)
-    except Exception:  # noqa: BLE001 - a driver without fts5vocab: count each unit instead
+    except Exception:  # noqa: BLE001 - counts unreadable (no fts5vocab?): count each unit instead
         by_term = {}
     exact = {quote(t): n for t, n in by_term.items()}
     counts = {u: exact[u] if u in exact else capped_df(conn, u, common_df) for u in units}

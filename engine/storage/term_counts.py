@@ -106,9 +106,3 @@ def document_frequencies(conn: Connection, terms: list[str]) -> dict[str, int]:
         f"SELECT term, -doc FROM term_changes_removed_vocab WHERE term IN ({marks})"
         ") GROUP BY term", [*terms, *terms, *terms]).fetchall())
     return {t: found.get(t, 0) for t in terms}
-
-
-def kept(conn: Connection) -> bool:
-    """Whether this index keeps the counts (every index of the current schema does)."""
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'term_counts'"
-                        ).fetchone() is not None
