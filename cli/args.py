@@ -41,11 +41,9 @@ def _bound(text: str, end: bool) -> str:
 
 
 def _phrase_bound(text: str, end: bool) -> str:
-    from datetime import datetime
+    from engine.dates import now, resolve_time
 
-    from engine.dates import resolve_time
-
-    found = resolve_time(text, datetime.now().astimezone())
+    found = resolve_time(text, now())
     bound = None if found is None or found.month_day else (found.until if end else found.since)
     if bound is None:
         raise argparse.ArgumentTypeError(

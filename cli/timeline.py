@@ -26,6 +26,7 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
 def cmd_timeline(args) -> int:
+    from engine.dates import now as clock_now
     from engine.library import Library, TimelineError
 
     from .args import load_root_config, source_types_arg
@@ -34,7 +35,7 @@ def cmd_timeline(args) -> int:
     config = load_root_config(args)
     args.source = source_types_arg(args.source, config.routes)
     library = Library(config)
-    when = " ".join(args.when).strip() or date.today().isoformat()
+    when = " ".join(args.when).strip() or clock_now().date().isoformat()
     try:
         if when.lower() in ("on this day", "this day"):
             timeline = library.on_this_day(types=args.source or None, limit=args.limit)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.config import Config, load_config, resolve_root
+from engine.dates import clock
 from engine.dates.spans import index_years, longest_span
 from engine.dates.timephrase import SearchTime, search_time
 from engine.rank.candidates import Candidate
@@ -249,7 +250,7 @@ class Searcher:
             raise SearchError(f"sort must be one of {', '.join(SORTS)}")
         if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
             raise SearchError(f"limit must be between 1 and {MAX_LIMIT}")
-        now = now or datetime.now().astimezone()  # local: "today" is the user's date
+        now = now or clock.now()
         query = query if isinstance(query, str) else str(query)
         when = search_time(query, now, since, until)
         with self._lock:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -12,6 +13,26 @@ import pytest
 from engine.config import Config, load_config
 from engine.embedder import EmbeddingError, LocalEmbedder
 from engine.storage.db import connect
+
+# The suite's clock (engine/dates/clock.py): every "now" in this process and in the command
+# line, MCP server and watcher processes the tests start is this moment, whatever the calendar
+# says, so a root dated to it answers "last week" the same on any day. A test that needs another
+# moment passes ``now=`` or sets MEMLENS_NOW itself.
+SUITE_NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def pytest_configure(config):
+    os.environ["MEMLENS_NOW"] = SUITE_NOW.isoformat()
+    # Nor is the terminal an input: pytest-xdist's workers get COLUMNS=80, a shell may export
+    # it; a test that wants a width sets it.
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
+
+
+def clock_env() -> dict[str, str]:
+    """The clock's variable, for a subprocess started with an environment of its own."""
+    return {"MEMLENS_NOW": os.environ["MEMLENS_NOW"]}
+
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 BENCH_DATA = SHARED / "bench-data"

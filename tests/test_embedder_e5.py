@@ -19,6 +19,7 @@ from engine.embed.embedder_e5 import MISSING_EXTRA, E5Embedder
 from engine.embedder import EmbeddingError, get_embedder
 from engine.indexer import reindex
 from engine.searcher import Searcher
+from tests.conftest import clock_env
 
 REPO = Path(__file__).resolve().parents[1]
 SKIP_REASON = "the e5 extra is not installed (pip install 'memlens[e5]')"
@@ -100,7 +101,7 @@ def test_memlens_env_switch_indexes_with_e5(e5, tmp_path):
     root = tmp_path / "root"
     (root / "notes").mkdir(parents=True)
     (root / "notes/bread.md").write_text(NOTES["bread.md"])
-    env = {"MEMLENS_EMBEDDER": "e5", "PATH": "/usr/bin:/bin"}
+    env = {"MEMLENS_EMBEDDER": "e5", "PATH": "/usr/bin:/bin", **clock_env()}
     run = subprocess.run([sys.executable, "-m", "cli", "reindex", "--root", str(root)],
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr

@@ -21,7 +21,7 @@ from engine.demo import DEMO_FACTS, generate_demo_root
 from engine.indexer import reindex
 from engine.storage.db import connect
 from engine.storage.lock import writer_lock
-from tests.conftest import make_root
+from tests.conftest import clock_env, make_root
 from tests.http_fixtures import Reply, Request, ScriptedServer
 
 mcp = pytest.importorskip("mcp")
@@ -45,7 +45,7 @@ class Client:
                  entry: tuple[str, ...] = ("-m", "mcp_server")):
         params = StdioServerParameters(
             command=sys.executable, args=[*entry, "--root", str(root)],
-            env={"PYTHONPATH": str(REPO), **(env or {})}, cwd=str(REPO))
+            env={"PYTHONPATH": str(REPO), **clock_env(), **(env or {})}, cwd=str(REPO))
         self.log = log
         self._stack = ExitStack()
         self._errlog = self._stack.enter_context(open(log, "w"))  # noqa: SIM115

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import clock_env
+
 REPO = Path(__file__).resolve().parents[1]
 SECTION = "## Use it on your own data"
 TIMEOUT = 120
@@ -61,7 +63,7 @@ def home(tmp_path) -> dict[str, str]:
     shim.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLENS_")}
     env.update(HOME=str(home), PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
-               PYTHONPATH=str(REPO), MEMLENS_STATE_DIR=str(tmp_path / "state"))
+               PYTHONPATH=str(REPO), MEMLENS_STATE_DIR=str(tmp_path / "state"), **clock_env())
     return env
 
 

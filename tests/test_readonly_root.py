@@ -23,7 +23,7 @@ import pytest
 from engine.config import load_config
 from engine.indexer import reindex
 from engine.storage.db import connect
-from tests.conftest import make_root
+from tests.conftest import clock_env, make_root
 
 REPO = Path(__file__).resolve().parents[1]
 MCP_SNIPPET = """
@@ -93,7 +93,7 @@ def readonly_root(monkeypatch):
 
 def as_user(prefix: list[str], *argv: str) -> subprocess.CompletedProcess:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(REPO),
-           "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/nonexistent"}
+           "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/nonexistent", **clock_env()}
     return subprocess.run([*prefix, sys.executable, *argv], cwd=REPO, capture_output=True,
                           text=True, timeout=300, env=env)
 

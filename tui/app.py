@@ -20,6 +20,7 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from engine.config import Config, load_config
+from engine.dates import now as clock_now
 
 from . import keys
 from .app_jobs import JobsMixin
@@ -176,7 +177,7 @@ class MemlensApp(StateMixin, JobsMixin, SourcesMixin, App[int]):
         from .screens.timeline import TimelineScreen
 
         if not isinstance(self.screen, TimelineScreen):
-            today = (self.now or datetime.now().astimezone()).date()
+            today = (self.now or clock_now()).date()
             self.push_screen(TimelineScreen(today, "week"))
 
     def action_toggle_explain(self) -> None:

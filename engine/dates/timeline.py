@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from engine.dates import clock
 from engine.dates.message_days import DayMessage, chat_types, message_at, unit_of
 from engine.dates.timephrase import resolve_time
 from engine.dates.timerange import TimeRange
@@ -209,7 +210,7 @@ def _month_day_dates(conn: Connection, rng: TimeRange, types: list[str]) -> list
                           types).fetchone()[0]
     if not oldest or not oldest[:4].isdigit():
         return []
-    last = (rng.until or date.today()).year
+    last = (rng.until or clock.today()).year
     out = []
     for year in range(max(int(oldest[:4]), 1), last + 1):
         try:
@@ -229,7 +230,7 @@ def resolve_when(when: TimeRange | date | str, now: datetime | date | None = Non
     if isinstance(when, date):
         day = when.date() if isinstance(when, datetime) else when
         return TimeRange(day, day), None
-    rng = resolve_time(str(when), now or datetime.now().astimezone())
+    rng = resolve_time(str(when), now or clock.now())
     if rng is None:
         raise TimelineError(f"not a date, range or time phrase: {str(when)[:80]!r} "
                             "(try 2026-03-14, 2026-03-01..2026-03-15, March, last week)")
@@ -290,7 +291,7 @@ def on_this_day(conn: Connection, *, now: datetime | date | None = None,
                 month_day: tuple[int, int] | None = None, types: Sequence[str] | None = None,
                 limit: int = 200, fold: int = FOLD) -> Timeline:
     """The same month-day (today's, or ``month_day``) in every earlier year, newest first."""
-    today = now.date() if isinstance(now, datetime) else (now or date.today())
+    today = now.date() if isinstance(now, datetime) else (now or clock.today())
     rng = TimeRange(None, date(today.year - 1, 12, 31), month_day or (today.month, today.day))
     return timeline(conn, rng, types=types, limit=limit, newest_first=True, fold=fold)
 

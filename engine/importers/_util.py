@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from engine.dates import clock
 from engine.display import OneLineError
 
 # --------------------------------------------------------------------------- time zones
@@ -51,8 +52,9 @@ def resolve_tz(local_tz: str | None) -> tuple[tzinfo, str]:
             return ZoneInfo(name), name
         except (ZoneInfoNotFoundError, ValueError):
             continue
-    tz = datetime.now().astimezone().tzinfo or UTC
-    return tz, tz.tzname(datetime.now()) or "local"
+    moment = clock.now()
+    tz = moment.tzinfo or UTC
+    return tz, tz.tzname(moment) or "local"
 
 
 def iso(dt: datetime) -> str:

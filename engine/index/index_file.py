@@ -16,10 +16,11 @@ import os
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC
 from pathlib import Path
 
 from engine.config import Config
+from engine.dates import clock
 from engine.dates.message_days import store as store_message_days
 from engine.dates.spans import record_spans, span_days
 from engine.extractors import Chunk, Problems, get_extractor
@@ -47,7 +48,7 @@ class NotRegular(Exception):
 
 
 def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return clock.now().astimezone(UTC).isoformat(timespec="seconds")
 
 
 def signature(path: Path) -> tuple[tuple[int, ...], os.stat_result]:

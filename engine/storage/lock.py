@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from engine.dates import clock
+
 
 class WriterBusy(RuntimeError):
     """Another process (or thread) is already writing to this index."""
@@ -53,7 +55,7 @@ def writer_lock(db_path: Path, purpose: str) -> Iterator[None]:
                 f"wait for it to finish and try again") from None
         os.ftruncate(fd, 0)
         os.write(fd, json.dumps(
-            {"purpose": purpose, "pid": os.getpid(), "started": time.time()}).encode())
+            {"purpose": purpose, "pid": os.getpid(), "started": clock.now().timestamp()}).encode())
         try:
             yield
         finally:

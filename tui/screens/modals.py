@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from engine.dates import now as clock_now
+
 from .. import keys
 from ..widgets.text import one_line, plain, safe
 
@@ -174,7 +176,7 @@ class DateRangeScreen(ModalScreen[tuple[str | None, str | None] | None]):
     def __init__(self, since: str | None, until: str | None, now: datetime | None) -> None:
         super().__init__()
         self.since, self.until = since, until
-        self.now = now or datetime.now().astimezone()
+        self.now = now or clock_now()
         self.today = self.now.date()
 
     def compose(self) -> ComposeResult:

@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 
+from engine.dates import now as clock_now
 from engine.dates import period, shift
 from engine.display import in_units, type_label, units_text
 from engine.library import CONVERSATION_TYPES, unit_of
@@ -61,7 +62,7 @@ class TimelineScreen(Screen[None]):
 
     @property
     def now(self) -> datetime:
-        return self.app.now or datetime.now().astimezone()
+        return self.app.now or clock_now()
 
     # -- loading ------------------------------------------------------------------------
     def load(self) -> None:
