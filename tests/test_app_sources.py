@@ -20,6 +20,7 @@ from tests.test_app import (
     GatedEmbedder,
     SharedEmbedder,
     aio,
+    enter_text,
     lines_of,
     make_app,
     notes_text,
@@ -106,17 +107,16 @@ async def open_sources(pilot) -> None:
 
 async def fill_form(pilot, path: Path | str, source_type: str | None = None,
                     name: str | None = None) -> None:
-    """``a``, the folder typed, the type and name set when given, enter."""
+    """``a``, the folder entered, the type and name set when given, enter."""
     app = pilot.app
     await pilot.press("a")
     await wait_for(pilot, lambda: isinstance(app.screen, AddSourceScreen), what="the form")
     form = app.screen
-    assert form.focused is form.query_one("#source-path")
     if source_type is not None:
         form.query_one("#source-type", Input).value = source_type
     if name is not None:
         form.query_one("#source-name", Input).value = name
-    await pilot.press(*str(path), "enter")
+    await enter_text(pilot, form.query_one("#source-path"), str(path))
     await pilot.pause()
 
 
