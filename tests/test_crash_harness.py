@@ -101,6 +101,8 @@ def kill_when(argv: list[str], ready: Callable[[], bool], what: str) -> None:
             time.sleep(0.005)
         child.send_signal(signal.SIGKILL)
     finally:
+        if child.poll() is None:  # a failed wait must not leave the child (or the run) hanging
+            child.kill()
         child.wait()
     assert child.returncode == -signal.SIGKILL
 

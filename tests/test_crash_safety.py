@@ -44,8 +44,8 @@ def test_sigkill_mid_reindex_then_next_run_completes(tmp_path, kill_after_files)
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(root)], cwd=REPO,
                              env={**os.environ, "PYTHONPATH": str(REPO)})
     try:
-        deadline = time.time() + 120
-        while time.time() < deadline:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
             if db.exists():
                 try:
                     if _rows(db, "SELECT count(*) FROM index_state") >= kill_after_files:
@@ -57,6 +57,8 @@ def test_sigkill_mid_reindex_then_next_run_completes(tmp_path, kill_after_files)
             time.sleep(0.02)
         child.send_signal(signal.SIGKILL)
     finally:
+        if child.poll() is None:
+            child.kill()
         child.wait()
     assert child.returncode == -signal.SIGKILL
     assert_consistent(db)
