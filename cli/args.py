@@ -72,6 +72,17 @@ def limit_count(text: str) -> int:
     return n
 
 
+def iso_day(text: str):
+    """A day written YYYY-MM-DD, as a date."""
+    from datetime import date
+
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{one_line(text)!r} is not a day: use YYYY-MM-DD (e.g. 2026-03-14)") from None
+
+
 def positive_count(text: str) -> int:
     try:
         n = int(text)

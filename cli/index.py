@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .args import debug_flag, load_root_config, positive_count
+from .args import debug_flag, iso_day, load_root_config, positive_count
 
 
 def progress_printer(quiet: bool):
@@ -124,7 +124,7 @@ def cmd_demo(args) -> int:
 
     root = Path(args.root).expanduser().resolve() if args.root else default_demo_root()
     print(f"demo root: {one_line(root)}", file=sys.stderr)
-    generate_demo_root(root, chunks=args.chunks)
+    generate_demo_root(root, chunks=args.chunks, today=args.today)
     config = load_config(root)
     stats = _reindex(config, False)
     print(f"indexed {plural(stats.chunks, 'new chunk')} "
@@ -153,6 +153,9 @@ def add_parsers(sub, common) -> None:
     p.add_argument("--root", default=argparse.SUPPRESS,
                    help="where to create it (default: the user data dir)")
     p.add_argument("--chunks", type=positive_count, help="grow the demo to about N chunks")
+    p.add_argument("--today", type=iso_day, metavar="YYYY-MM-DD",
+                   help="the demo's last day (default: today; a demo made on another day is "
+                        "made again for this one)")
     p.add_argument("--no-app", action="store_true", help="stop after indexing")
     debug_flag(p)
     p.set_defaults(func=cmd_demo)

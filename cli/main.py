@@ -29,7 +29,7 @@ def cmd_app(args) -> int:
 
     root, is_demo = resolve_root(args.root)
     if is_demo and not (root / ".memlens-demo.json").exists():
-        args.root, args.chunks, args.no_app = None, None, False
+        args.root, args.chunks, args.today, args.no_app = None, None, None, False
         return index.cmd_demo(args)
     return open_app(existing(root), args.db)
 

@@ -26,10 +26,16 @@ from engine.dates.spans import index_years, longest_span
 from engine.dates.timephrase import SearchTime, search_time
 from engine.rank.candidates import Candidate
 from engine.retrieval.filters import Filters, SearchError
-from engine.retrieval.fts_query import ParsedQuery
+from engine.retrieval.fts_query import ParsedQuery, parse_query
 from engine.retrieval.people_filter import close_people, nobody_named, person_filter
-from engine.retrieval.search_arms import VectorArm, keyword_candidates, knn_mask, vector_arm
-from engine.retrieval.search_pipeline import run_query
+from engine.retrieval.search_arms import (
+    VectorArm,
+    keyword_candidates,
+    knn_mask,
+    newest_first,
+    vector_arm,
+)
+from engine.retrieval.search_pipeline import asks_for_the_period, run_query
 from engine.schema import (
     EmbedderInfo,
     EmbedderMismatch,
@@ -267,14 +273,28 @@ class Searcher:
                                  bool(decay))
             if response.results or not when.applied:
                 return response
-            # a phrase whose range holds nothing ("last year" over a 2023 archive) must not
-            # turn the query into a false empty page: search every date and say so
-            words = SearchTime(query, since, until, None, when.found, False)
-            response = run_query(self, query, words, limit, build(since=since, until=until,
-                                                                 month_day=None),
-                                 mode, rerank, now, sort, bool(decay))
-            response.time = f"{when.header}: nothing dated there, every date searched"
-            return response
+            return self._outside_the_range(query, when, response, filters, build, limit,
+                                           mode, rerank, now, sort, bool(decay))
+
+    def _outside_the_range(self, query: str, when: SearchTime, empty: SearchResponse,
+                           filters: Filters, build, limit: int, mode: str, rerank: bool,
+                           now: datetime, sort: str, decay: bool) -> SearchResponse:
+        """The words match nothing inside the phrase's range: say which is true (the range
+        holds nothing, or nothing there holds the words) and, when there are words, show them
+        at every date rather than a false empty page. The phrase's own words ("March", "2026",
+        "last") are never searched: they were the dates."""
+        if asks_for_the_period(parse_query(when.text)):
+            empty.time = f"{when.header}: nothing dated there"  # browsing found nothing
+            return empty
+        holds_any = bool(newest_first(self.connection(), filters, 1)[0])
+        words = replace(when, since=None, until=None, month_day=None, applied=False)
+        response = run_query(self, query, words, limit, build(since=None, until=None,
+                                                              month_day=None),
+                             mode, rerank, now, sort, decay)
+        said = f'"{when.text}"' if len(when.text) <= 60 else "the words"
+        found = f"nothing there matches {said}" if holds_any else "nothing dated there"
+        response.time = f"{when.header}: {found}; shown: {said} at every date"
+        return response
 
     def _person(self, name: str | None):
         if name is None or not str(name).strip():

@@ -14,8 +14,11 @@ must be strings, numbers, booleans or null. source_types: Optional list of sourc
 (e.g. ["note", "journal", "slack"]; index_status lists them). since / until: Optional dates \
 (YYYY-MM-DD), inclusive, on each chunk's dates (a chat window whose messages span days matches \
 a range its span overlaps); they win over a time phrase in the query. A time phrase in the query ("last week", "in March", "2026-03-14", "since June", \
-"on this day") becomes a date filter and leaves the words searched; the header's time: line \
-says which range (time: 2026-03-09..2026-03-15 (from "last week")). person: Optional name; \
+"on this day") becomes a date filter and its words are never searched; the header's time: line \
+says which range (time: 2026-03-09..2026-03-15 (from "last week")). With only question words \
+beside it ("what happened in March", "anything new this week") the answer is the range's items, \
+newest first. When nothing in the range matches the other words, the time: line says so and \
+what is shown instead (the words at every date). person: Optional name; \
 only chunks where that person takes part (a chat's participants), is named (name or alias, \
 typos forgiven) or which are their entity file or profile; the header's person: line says \
 whom it matched. sort: "relevance" (default) or \

@@ -149,3 +149,20 @@ def test_demo_creates_the_root_before_or_after_and_a_second_run_counts_unchanged
     assert f"indexed 0 new chunks ({total:,} unchanged)" in err, err
     code, out, _ = run(capsys, ["reindex", "--root", str(root)])
     assert f"chunks: 0 written, {total:,} unchanged" in out, out
+
+    # dated to the day it is made: --today (or another day's clock) makes it again for that day
+    code, _, err = run(capsys, ["demo", "--no-app", "--root", str(root), "--today", "2026-03-14"])
+    assert code == 0 and "indexed 0 new" not in err, err
+    marker = json.loads((root / ".memlens-demo.json").read_text())
+    assert marker["args"]["today"] == "2026-03-14"
+    monkeypatch.setenv("MEMLENS_NOW", "2026-03-14T18:00:00")
+    code, out, err = run(capsys, ["search", "what happened yesterday", "--root", str(root),
+                                  "--json", "--limit", "50"])
+    response = json.loads(out)
+    assert code == 0 and response["since"] == response["until"] == "2026-03-13", err
+    shown = {(r["in_range"] or {}).get("first", r["content_date"])[:10]
+             for r in response["results"]}  # a chat window: by its messages of that day
+    assert response["results"] and shown == {"2026-03-13"}, shown
+    code, _, err = run(capsys, ["demo", "--no-app", "--root", str(root), "--today", "2026-02-30"])
+    assert code == 2 and "'2026-02-30' is not a day: use YYYY-MM-DD" in err
+    assert len(err.strip().splitlines()) == 1

@@ -274,6 +274,22 @@ def test_same_args_do_nothing(tmp_path):
     assert again.facts == json.loads(json.dumps(first.facts))
 
 
+def test_the_demo_is_dated_to_the_day_it_is_made(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMLENS_NOW", "2027-02-10T09:00:00")
+    root = tmp_path / "demo"
+    made = generate_demo_root(root, chunks=3_000)
+    assert made.created and made.today == date(2027, 2, 10)
+    assert made.facts["rare_noun_date"] == "2026-11-02"  # 100 days before that day
+    assert not generate_demo_root(root, chunks=3_000).created  # the same day: nothing to do
+    monkeypatch.setenv("MEMLENS_NOW", "2027-02-17T09:00:00")  # a week later: made again
+    later = generate_demo_root(root, chunks=3_000)
+    assert later.created and later.today == date(2027, 2, 17)
+    assert json.loads((root / DEMO_MARKER).read_text())["args"]["today"] == "2027-02-17"
+    assert tree_hash(root / "data/slack") == tree_hash(
+        generate_demo_root(tmp_path / "ref", chunks=3_000, today=date(2027, 2, 17)).root
+        / "data/slack")
+
+
 def test_different_args_refused_unless_overwrite(tmp_path):
     root = tmp_path / "demo"
     generate_demo_root(root, chunks=3_000)

@@ -179,3 +179,21 @@ async def test_a_time_phrase_shows_as_a_chip_that_ctrl_l_removes(demo_root):
         await pilot.pause(0.3)
         assert app.main.query_one(QueryInput).value == "dinner"
         assert "⏱" not in chips.render().plain
+
+
+@aio
+async def test_the_date_chip_says_what_a_time_question_was_answered_with(demo_root):
+    from tui.widgets.chips import FilterChips
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, "what happened in March")  # question words: March's items
+        chips = app.main.query_one(FilterChips).render().plain
+        assert '⏱ 2026-03-01..2026-03-31 (from "in March") ' in chips + " ", chips
+        shown = app.main.results.results
+        assert shown and all(r.in_range or "2026-03-01" <= r.content_date <= "2026-03-31"
+                             for r in shown)
+        await search(pilot, "zorblatt in March")  # a word nothing holds: said, not blamed
+        chips = app.main.query_one(FilterChips).render().plain
+        assert 'nothing there matches "zorblatt"; shown: "zorblatt" at every date' in chips

@@ -137,7 +137,16 @@ def test_search_person_and_time_lines(demo):
     assert any(h.startswith("time: ") and h.endswith('(from "last week")') for h in header)
     header, _, _ = split_page(client.ok("keyword_search", {"query": "dinner last week",
                                                           "since": "2026-01-01"}))
-    assert not any(h.startswith("time: ") for h in header)  # since wins over the phrase
+    # since wins over the phrase, whose words are still no words to search
+    assert 'time: "last week" not applied: the dates given win' in header
+    for tool in ("hybrid_search", "keyword_search", "semantic_search"):
+        header, rows, _ = split_page(client.ok(tool, {"query": "what happened yesterday",
+                                                      "limit": 20}))
+        assert 'time: 2026-11-29..2026-11-29 (from "yesterday")' in header, header
+        # a chat window by its messages of that day, anything else by its date
+        days = {(field(s, "messages_in_dates") or "").partition("(")[2][:10] or field(s, "date")
+                for _, s in rows}
+        assert rows and days == {"2026-11-29"}, days
     assert "person must be" in client.error("hybrid_search", {"query": "x", "person": 3})
 
 

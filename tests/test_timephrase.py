@@ -208,15 +208,16 @@ def test_sql_and_contains_agree():
         assert got == {x for x in days if rng.contains(x)}, query
 
 
-def test_search_time_applies_the_phrase_unless_since_or_until_are_given():
+def test_search_time_applies_the_phrase_unless_since_or_until_are_given_and_drops_it():
     applied = search_time("dinner with Maya last week", NOW)
     assert (applied.text, applied.since, applied.until, applied.applied) == (
         "dinner with Maya", "2026-11-23", "2026-11-29", True)
     assert applied.header == 'time: 2026-11-23..2026-11-29 (from "last week")'
     explicit = search_time("dinner with Maya last week", NOW, since="2026-01-01")
     assert (explicit.text, explicit.since, explicit.until, explicit.applied) == (
-        "dinner with Maya last week", "2026-01-01", None, False)
-    assert explicit.header is None and explicit.found.phrase == "last week"
+        "dinner with Maya", "2026-01-01", None, False)  # the phrase's words are no words
+    assert explicit.header == 'time: "last week" not applied: the dates given win'
+    assert explicit.found.phrase == "last week"
     on_day = search_time("on this day", NOW)
     assert (on_day.month_day, on_day.until, on_day.text) == ("12-01", "2025-12-31", "")
     plain = search_time("march on", NOW)

@@ -34,6 +34,8 @@ The rules (tested in tests/test_timephrase.py):
   too ("between August 11 and August 15 2023"; "between December 28 and January 3 2024"
   starts in 2023); a bare first month later than the second is taken from the year before.
   A year may follow a day with a comma and no space ("December 1,2023"). "from X" alone is no date ("a message from June"): only in ranges.
+- "the week of March 10" is the Monday-Sunday week holding that day; "the week / weekend /
+  month / year before last" is two back from this one.
 - Also: "this/last/next weekend" (Saturday-Sunday of that ISO week), quarters "Q2 2026" /
   "2026-Q2", ISO weeks "2026-W11". A trailing 's belongs to the phrase ("today's weather").
   Not understood: slash dates (14/03 vs 3/14 is ambiguous) and holidays by name.
@@ -191,15 +193,22 @@ class SearchTime:
 
     @property
     def header(self) -> str | None:
-        return self.found.header() if self.applied else None
+        if self.applied:
+            return self.found.header()
+        if self.found.range is not None:  # explicit since/until won over the phrase
+            return f'time: "{self.found.phrase}" not applied: the dates given win'
+        return None
 
 
 def search_time(query: str, now: datetime | date, since: str | None = None,
                 until: str | None = None) -> SearchTime:
-    """The search's text and date filters: explicit ``since``/``until`` win over a phrase,
-    which then stays in the text as ordinary words; else the phrase becomes the filters."""
+    """The search's text and date filters: the phrase becomes the filters, and its words
+    leave the text either way; explicit ``since``/``until`` win over it (the header says
+    so)."""
     found = parse_time_phrase(query, now)
-    if found.range is None or since or until:
+    if found.range is None:
         return SearchTime(query, since, until, None, found, False)
+    if since or until:
+        return SearchTime(found.text, since, until, None, found, False)
     rng = found.range
     return SearchTime(found.text, rng.since_iso, rng.until_iso, rng.month_day_text, found, True)

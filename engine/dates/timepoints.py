@@ -77,6 +77,8 @@ def _count(text: str) -> int:
 
 
 # -- the point table: (pattern, resolver, needs intent) ------------------------------------------
+Resolver = Callable[[re.Match, date], "Span | None"]
+
 # A resolver gets the match and today and returns the span, or None when it is no date after all.
 
 def _r_iso_date(m, today):
@@ -209,12 +211,37 @@ def _r_weekday(m, today):
     return day, day
 
 
+def _week_of(resolve: Resolver) -> Resolver:
+    """"the week of March 10": the Monday-Sunday week holding the day ``resolve`` finds."""
+    def resolver(m, today):
+        span = resolve(m, today)
+        return week_span(span[0]) if span else None
+    return resolver
+
+
+def _r_before_last(m, today):
+    """"the week / weekend / month / year before last": two back from this one."""
+    unit = m["unit"].lower()
+    if unit == "month":
+        return month_span(*shift_month(today.year, today.month, -2))
+    if unit == "year":
+        return year_span(today.year - 2)
+    monday = week_span(today - timedelta(weeks=2))[0]
+    if unit == "weekend":
+        return monday + timedelta(days=5), monday + timedelta(days=6)
+    return monday, monday + timedelta(days=6)
+
+
 def _p(pattern: str) -> re.Pattern:
     return re.compile(rf"(?<![\w-]){pattern}(?![\w-])", re.IGNORECASE)
 
 
-Resolver = Callable[[re.Match, date], "Span | None"]
+_WEEK_OF = r"(?:the\s+)?week\s+of\s+"
 POINTS: list[tuple[re.Pattern, Resolver, bool]] = [
+    (_p(rf"{_WEEK_OF}(?P<y>\d{{4}})-(?P<m>\d\d)-(?P<d>\d\d)"), _week_of(_r_iso_date), False),
+    (_p(rf"{_WEEK_OF}{_DAY}\s+(?P<mon>{_ANY})\.?(?:{_AND_YEAR})?"), _week_of(_r_day_month), False),
+    (_p(rf"{_WEEK_OF}(?P<mon>{_ANY})\.?\s+{_DAY}(?:{_AND_YEAR})?"), _week_of(_r_day_month), False),
+    (_p(r"(?:the\s+)?(?P<unit>week|weekend|month|year)\s+before\s+last"), _r_before_last, False),
     (_p(r"(?P<y>\d{4})-(?P<m>\d\d)-(?P<d>\d\d)"), _r_iso_date, False),
     (_p(r"(?P<y>\d{4})-(?P<m>\d\d)"), _r_iso_month, False),
     (_p(r"(?P<y>\d{4})-W(?P<w>\d\d)"), _r_iso_week, False),

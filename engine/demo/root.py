@@ -9,17 +9,22 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from engine.dates import clock
+
 from .facts import DEMO_FORMAT, DEMO_MARKER, OWNED_PATHS, DemoRootError, DemoSummary
 from .generator import _Generator
 
 
 def generate_demo_root(root: Path, chunks: int | None = None, seed: int = 7,
-                       today: date = date(2026, 11, 30),
+                       today: date | None = None,
                        progress: Callable[[int, int], None] | None = None,
                        *, overwrite: bool = False) -> DemoSummary:
     """Write the demo data root at ``root`` (see the module docstring) and describe it.
 
-    ``progress(done, total)`` is called as chunks are written (``total`` is refined once, when
+    ``today`` is the last day of the demo's year (default: the clock's today, so "last week"
+    and "yesterday" find demo data on any date; tests pin it). A complete demo made on another
+    day with the same other arguments is made again for ``today``: it is dated to the day it
+    is made. ``progress(done, total)`` is called as chunks are written (``total`` is refined once, when
     the small sources are done and the messaging plan is fixed). Raises :class:`DemoRootError`
     when ``root`` holds another demo (different arguments, without ``overwrite``) or data-layer
     files without a demo marker, and ``ValueError`` for bad arguments.
@@ -29,6 +34,8 @@ def generate_demo_root(root: Path, chunks: int | None = None, seed: int = 7,
         raise ValueError(f"chunks must be a positive integer or None, not {chunks!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed must be an integer, not {seed!r}")
+    if today is None:
+        today = clock.today()
     if not isinstance(today, date):
         raise ValueError(f"today must be a datetime.date, not {today!r}")
     root = Path(root).expanduser()
@@ -44,7 +51,9 @@ def generate_demo_root(root: Path, chunks: int | None = None, seed: int = 7,
         same = info.get("args") == args and info.get("format") == DEMO_FORMAT
         if same and info.get("complete"):
             return DemoSummary.from_json(root, info["summary"], created=False)
-        if not same and not overwrite:
+        redated = info.get("format") == DEMO_FORMAT and _but_the_day(info.get("args")) \
+            == _but_the_day(args)
+        if not same and not overwrite and not redated:
             raise DemoRootError(
                 f"{root} already holds a memlens demo generated with {info.get('args')}; "
                 f"asked for {args}. Pass overwrite=True (or choose another root) to replace it.")
@@ -65,6 +74,10 @@ def generate_demo_root(root: Path, chunks: int | None = None, seed: int = 7,
     _write_marker(marker, {"format": DEMO_FORMAT, "complete": True, "args": args,
                            "summary": summary.to_json()})
     return summary
+
+
+def _but_the_day(args: Any) -> dict | None:
+    return {k: v for k, v in args.items() if k != "today"} if isinstance(args, dict) else None
 
 
 def estimate(root: Path) -> dict[str, int]:

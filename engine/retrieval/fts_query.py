@@ -33,6 +33,20 @@ FTS5_STOP_WORDS: frozenset[str] = frozenset("""
     s t d ll m re ve
 """.split())
 
+# How people ask what filled a stretch of time, besides the stop words: "what happened",
+# "what went on", "what was I up to", "anything new", "show me everything", "tell me about",
+# "recap of", "what did I get up to". Verbs of happening and going, of getting up to and
+# doing; requests to show, tell, list, give, find or remind; placeholders for whatever filled
+# the time. Beside a date (or a person), a query of only these and stop words asks for the
+# period itself: it browses the range newest first, as "what did I do in March" does
+# (docs/design.md, "Time phrases"). Anything else in the query is a topic and is searched.
+PERIOD_QUESTION_WORDS: frozenset[str] = frozenset("""
+    happen happened happening happens occur occurred occurring go goes going went gone
+    get got getting up doing been
+    show tell list give find remind recap summary summarize summarise overview
+    everything anything something stuff things thing new else lately
+""".split())
+
 # The characters FTS5 gives meaning to (plus ordinary punctuation). Tokenizing on word
 # characters already discards them; the constant documents what is being neutralized.
 

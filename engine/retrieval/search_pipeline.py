@@ -31,7 +31,12 @@ from engine.rank.stages import (
 )
 from engine.retrieval.entities import PROFILE_RELATIVE_PATH, inject_entity, load_people
 from engine.retrieval.filters import Filters
-from engine.retrieval.fts_query import FTS5_STOP_WORDS, ParsedQuery, parse_query
+from engine.retrieval.fts_query import (
+    FTS5_STOP_WORDS,
+    PERIOD_QUESTION_WORDS,
+    ParsedQuery,
+    parse_query,
+)
 from engine.retrieval.result_page import results_page
 from engine.retrieval.search_arms import (
     VectorArm,
@@ -107,7 +112,7 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
     transition = active_writer(config.db_path)
     parsed = parse_query(text)
     lap("parse")
-    if _only_stop_words(parsed) and (filters.dated or filters.person is not None):
+    if asks_for_the_period(parsed) and (filters.dated or filters.person is not None):
         return _by_date(reader, query, when, limit, filters, mode, parsed, transition, lap)
 
     vectors = None
@@ -326,9 +331,11 @@ def _age_clock(now: datetime, filters: Filters) -> datetime:
                                      now.tzinfo))
 
 
-def _only_stop_words(parsed: ParsedQuery) -> bool:
-    """Nothing to rank by: no phrase, and every word a stop word ("what did I do")."""
-    return not parsed.phrases and all(t in FTS5_STOP_WORDS for t in parsed.raw_tokens)
+def asks_for_the_period(parsed: ParsedQuery) -> bool:
+    """Nothing to rank by: no quoted phrase, and every word a stop word or a word of asking
+    what filled a period ("what did I do", "what happened", "anything new")."""
+    return not parsed.phrases and all(t in FTS5_STOP_WORDS or t in PERIOD_QUESTION_WORDS
+                                      for t in parsed.raw_tokens)
 
 
 def _filter_fields(when: SearchTime, filters: Filters) -> dict[str, str | None]:
