@@ -279,21 +279,28 @@ class Searcher:
     def _outside_the_range(self, query: str, when: SearchTime, empty: SearchResponse,
                            filters: Filters, build, limit: int, mode: str, rerank: bool,
                            now: datetime, sort: str, decay: bool) -> SearchResponse:
-        """The words match nothing inside the phrase's range: say which is true (the range
-        holds nothing, or nothing there holds the words) and, when there are words, show them
-        at every date rather than a false empty page. The phrase's own words ("March", "2026",
-        "last") are never searched: they were the dates."""
+        """The words match nothing inside the phrase's range: say which is true and show what
+        is most likely meant, rather than a false empty page. When the range holds chunks, the
+        phrase dates this index and only the other words are searched at every date ("March",
+        "14", "last" are never words then). When nothing at all is dated there, the phrase
+        dates nothing here and is likely what the text itself says ("moved here 4 years ago",
+        "visited Utah in summer 2021"): the question as written is searched at every date."""
         if asks_for_the_period(parse_query(when.text)):
             empty.time = f"{when.header}: nothing dated there"  # browsing found nothing
             return empty
-        holds_any = bool(newest_first(self.connection(), filters, 1)[0])
-        words = replace(when, since=None, until=None, month_day=None, applied=False)
+        if newest_first(self.connection(), filters, 1)[0]:
+            text = when.text
+            said = f'"{text}"' if len(text) <= 60 else "the other words"
+            found = f"nothing there matches {said}; shown: {said} at every date"
+        else:
+            text = query
+            said = f'"{text}"' if len(text) <= 60 else "the question as written"
+            found = f"nothing dated there; shown: {said} at every date"
+        words = replace(when, text=text, since=None, until=None, month_day=None, applied=False)
         response = run_query(self, query, words, limit, build(since=None, until=None,
                                                               month_day=None),
                              mode, rerank, now, sort, decay)
-        said = f'"{when.text}"' if len(when.text) <= 60 else "the words"
-        found = f"nothing there matches {said}" if holds_any else "nothing dated there"
-        response.time = f"{when.header}: {found}; shown: {said} at every date"
+        response.time = f"{when.header}: {found}"
         return response
 
     def _person(self, name: str | None):
