@@ -78,9 +78,10 @@ def iso_day(text: str):
 
     try:
         return date.fromisoformat(text.strip())
-    except ValueError:
+    except ValueError as exc:
         raise argparse.ArgumentTypeError(
-            f"{one_line(text)!r} is not a day: use YYYY-MM-DD (e.g. 2026-03-14)") from None
+            f"{one_line(text)!r} is not a day ({exc}): use YYYY-MM-DD (e.g. 2026-03-14)") \
+            from None
 
 
 def positive_count(text: str) -> int:

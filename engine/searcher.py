@@ -26,7 +26,7 @@ from engine.dates.spans import index_years, longest_span
 from engine.dates.timephrase import SearchTime, search_time
 from engine.rank.candidates import Candidate
 from engine.retrieval.filters import Filters, SearchError
-from engine.retrieval.fts_query import ParsedQuery, parse_query
+from engine.retrieval.fts_query import ParsedQuery, asks_for_the_period, parse_query
 from engine.retrieval.people_filter import close_people, nobody_named, person_filter
 from engine.retrieval.search_arms import (
     VectorArm,
@@ -35,7 +35,7 @@ from engine.retrieval.search_arms import (
     newest_first,
     vector_arm,
 )
-from engine.retrieval.search_pipeline import asks_for_the_period, run_query
+from engine.retrieval.search_pipeline import run_query
 from engine.schema import (
     EmbedderInfo,
     EmbedderMismatch,

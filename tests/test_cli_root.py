@@ -164,5 +164,6 @@ def test_demo_creates_the_root_before_or_after_and_a_second_run_counts_unchanged
              for r in response["results"]}  # a chat window: by its messages of that day
     assert response["results"] and shown == {"2026-03-13"}, shown
     code, _, err = run(capsys, ["demo", "--no-app", "--root", str(root), "--today", "2026-02-30"])
-    assert code == 2 and "'2026-02-30' is not a day: use YYYY-MM-DD" in err
+    assert code == 2 and "'2026-02-30' is not a day (day is out of range for month): use " \
+        "YYYY-MM-DD" in err
     assert len(err.strip().splitlines()) == 1

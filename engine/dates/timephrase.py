@@ -33,7 +33,9 @@ The rules (tested in tests/test_timephrase.py):
   "X - Y" between full dates) span both; a year written on one end only is the other end's
   too ("between August 11 and August 15 2023"; "between December 28 and January 3 2024"
   starts in 2023); a bare first month later than the second is taken from the year before.
-  A year may follow a day with a comma and no space ("December 1,2023"). "from X" alone is no date ("a message from June"): only in ranges.
+  A year may follow a day with a comma and no space ("December 1,2023"). "from X" alone is no
+  date ("a message from June"): only in ranges, or beside nothing but the words of asking
+  what filled a period ("show me everything from March", engine/retrieval/fts_query.py).
 - "the week of March 10" is the Monday-Sunday week holding that day; "the week / weekend /
   month / year before last" is two back from this one.
 - Also: "this/last/next weekend" (Saturday-Sunday of that ISO week), quarters "Q2 2026" /
@@ -58,6 +60,7 @@ from datetime import date, datetime, timedelta
 
 from engine.dates.timepoints import ON_THIS_DAY, Point, find_points
 from engine.dates.timerange import Span, TimeRange
+from engine.retrieval.fts_query import asks_for_the_period, parse_query
 
 _INTENT = re.compile(r"\b(between|from|since|after|before|until|till|in|during|on)\s+"
                      r"(?:the\s+)?$", re.IGNORECASE)
@@ -83,7 +86,7 @@ class TimeQuery:
         return None if self.range is None else f'time: {self.range.label()} (from "{self.phrase}")'
 
 
-def _phrase(query: str, points: list[Point], i: int, implied: bool
+def _phrase(query: str, points: list[Point], i: int, implied: bool, from_alone: bool = False
             ) -> tuple[int, int, TimeRange] | None:
     """The phrase around point ``i`` (its intent word, a second point of a range), if any."""
     p = points[i]
@@ -101,7 +104,7 @@ def _phrase(query: str, points: list[Point], i: int, implied: bool
             since, until = ((since.replace(year=since.year - 1), until) if p.bare_month
                             else (nxt.span[0], p.span[1]))
         return start, _possessive(query, nxt.end), TimeRange(since, until)
-    if word == "from":  # alone, "from June" is a sender as often as a date: ranges only
+    if word == "from" and not from_alone:  # "from June" is a sender as often as a date
         word, start = None, p.start
     if word is None and p.needs_intent and not implied:
         return None
@@ -150,11 +153,13 @@ def _without(query: str, start: int, end: int) -> str:
     return re.sub(r"\s+([?.!,;:])", r"\1", text).strip(" ,;")
 
 
-def parse_time_phrase(query: str, now: datetime | date, *, implied: bool = False) -> TimeQuery:
+def parse_time_phrase(query: str, now: datetime | date, *, implied: bool = False,
+                      from_alone: bool = False) -> TimeQuery:
     """The first time phrase in ``query`` relative to ``now`` (see the module rules).
 
     ``implied`` treats the text as a date on its own (a bare "March" or "2025" counts): for a
-    timeline's date argument, not for search queries.
+    timeline's date argument, not for search queries. ``from_alone`` reads "from March" as a
+    date outside a range too.
     """
     today = _today(now)
     on_day = ON_THIS_DAY.search(query)
@@ -162,7 +167,7 @@ def parse_time_phrase(query: str, now: datetime | date, *, implied: bool = False
     for i, p in enumerate(points):
         if on_day and on_day.start() <= p.start:
             break
-        found = _phrase(query, points, i, implied)
+        found = _phrase(query, points, i, implied, from_alone)
         if found:
             start, end, rng = found
             return TimeQuery(rng, _without(query, start, end), query[start:end], (start, end))
@@ -206,6 +211,10 @@ def search_time(query: str, now: datetime | date, since: str | None = None,
     leave the text either way; explicit ``since``/``until`` win over it (the header says
     so)."""
     found = parse_time_phrase(query, now)
+    if found.range is None:  # "everything from March": no sender beside question words
+        asked = parse_time_phrase(query, now, from_alone=True)
+        if asked.range is not None and asks_for_the_period(parse_query(asked.text)):
+            found = asked
     if found.range is None:
         return SearchTime(query, since, until, None, found, False)
     if since or until:

@@ -77,9 +77,9 @@ def _count(text: str) -> int:
 
 
 # -- the point table: (pattern, resolver, needs intent) ------------------------------------------
+# A resolver gets the match and today and returns the span, or None when it is no date after all.
 Resolver = Callable[[re.Match, date], "Span | None"]
 
-# A resolver gets the match and today and returns the span, or None when it is no date after all.
 
 def _r_iso_date(m, today):
     day = _day(int(m["y"]), int(m["m"]), int(m["d"]))

@@ -24,8 +24,8 @@ def generate_demo_root(root: Path, chunks: int | None = None, seed: int = 7,
     ``today`` is the last day of the demo's year (default: the clock's today, so "last week"
     and "yesterday" find demo data on any date; tests pin it). A complete demo made on another
     day with the same other arguments is made again for ``today``: it is dated to the day it
-    is made. ``progress(done, total)`` is called as chunks are written (``total`` is refined once, when
-    the small sources are done and the messaging plan is fixed). Raises :class:`DemoRootError`
+    is made. ``progress(done, total)`` is called as chunks are written (``total`` is refined
+    once, when the small sources are done and the messaging plan is fixed). Raises :class:`DemoRootError`
     when ``root`` holds another demo (different arguments, without ``overwrite``) or data-layer
     files without a demo marker, and ``ValueError`` for bad arguments.
     """

@@ -247,3 +247,10 @@ def _contains_run(haystack: list[str], needle: list[str]) -> bool:
     """True when ``needle`` occurs as a consecutive run inside ``haystack``."""
     n = len(needle)
     return n > 0 and any(haystack[i:i + n] == needle for i in range(len(haystack) - n + 1))
+
+
+def asks_for_the_period(parsed: ParsedQuery) -> bool:
+    """Nothing to rank by: no quoted phrase, and every word a stop word or a word of asking
+    what filled a period ("what did I do", "what happened", "anything new")."""
+    return not parsed.phrases and all(t in FTS5_STOP_WORDS or t in PERIOD_QUESTION_WORDS
+                                      for t in parsed.raw_tokens)

@@ -31,12 +31,7 @@ from engine.rank.stages import (
 )
 from engine.retrieval.entities import PROFILE_RELATIVE_PATH, inject_entity, load_people
 from engine.retrieval.filters import Filters
-from engine.retrieval.fts_query import (
-    FTS5_STOP_WORDS,
-    PERIOD_QUESTION_WORDS,
-    ParsedQuery,
-    parse_query,
-)
+from engine.retrieval.fts_query import ParsedQuery, asks_for_the_period, parse_query
 from engine.retrieval.result_page import results_page
 from engine.retrieval.search_arms import (
     VectorArm,
@@ -329,13 +324,6 @@ def _age_clock(now: datetime, filters: Filters) -> datetime:
         return now
     return min(now, datetime.combine(date.fromisoformat(filters.until), datetime.min.time(),
                                      now.tzinfo))
-
-
-def asks_for_the_period(parsed: ParsedQuery) -> bool:
-    """Nothing to rank by: no quoted phrase, and every word a stop word or a word of asking
-    what filled a period ("what did I do", "what happened", "anything new")."""
-    return not parsed.phrases and all(t in FTS5_STOP_WORDS or t in PERIOD_QUESTION_WORDS
-                                      for t in parsed.raw_tokens)
 
 
 def _filter_fields(when: SearchTime, filters: Filters) -> dict[str, str | None]:
