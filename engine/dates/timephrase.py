@@ -211,8 +211,8 @@ def search_time(query: str, now: datetime | date, since: str | None = None,
     leave the text either way; explicit ``since``/``until`` win over it (the header says
     so)."""
     found = parse_time_phrase(query, now)
-    if found.range is None:  # "everything from March": no sender beside question words
-        asked = parse_time_phrase(query, now, from_alone=True)
+    if found.range is None and "from" in query.lower():  # "everything from March": no
+        asked = parse_time_phrase(query, now, from_alone=True)  # sender beside question words
         if asked.range is not None and asks_for_the_period(parse_query(asked.text)):
             found = asked
     if found.range is None:
