@@ -7,10 +7,12 @@ then the request id is gone, so nobody answers and the client waits forever. Tha
 a request whose ``params`` is an array, string or number, to a string holding a lone
 surrogate escape such as ``"\\ud800"`` (``json.loads`` accepts it, pydantic's parser does not,
 and it could never be encoded as UTF-8 anyway), to a line that is not JSON, and to a batch
-(MCP has no batches).
+(MCP has no batches). A request whose id is not a string or an integer (true, 2.5, null, an
+object, NaN...) is lost too, the other way: the SDK's models ignore members they cannot use, so
+it validates as a notification, and notifications are never answered.
 
-So the guard sits one step earlier, on the text lines the transport reads: a line the SDK can
-read passes through untouched, and a line it would drop is answered here, with the id it
+So the guard sits one step earlier, on the text lines the transport reads: a line the SDK reads
+as what it is passes through untouched, and a line it would drop is answered here, with the id it
 carries, through the transport's own write stream (so the answer is framed and serialized like
 every other message). Notifications and responses are never answered, per JSON-RPC.
 """
@@ -42,13 +44,16 @@ def answers_for(line: str) -> list[types.JSONRPCError] | None:
     if not line.strip():
         return []  # a blank line carries no message; the SDK would drop it too
     try:  # exactly the SDK transport's own check, so the guard acts only where it would drop
-        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        return None
+        read = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except Exception:  # noqa: BLE001 - mirrors the transport, which treats any failure as a drop
-        pass
-    try:
+        read = None
+    if read is not None and not isinstance(read, types.JSONRPCNotification):
+        return None  # a request or a response, which the SDK handles
+    try:  # a "notification" is looked at too: it may be a request with an id the SDK ignored
         message = json.loads(line)
     except (ValueError, RecursionError):  # also oversized integer literals and deep nesting
+        if read is not None:
+            return None  # the SDK reads it, so it is not ours to refuse
         return [_error(None, types.PARSE_ERROR, "Parse error: the line is not valid JSON")]
     if isinstance(message, list):
         ids = [_request_id(m) for m in message if isinstance(m, dict) and "id" in m]
@@ -56,9 +61,14 @@ def answers_for(line: str) -> list[types.JSONRPCError] | None:
     if not isinstance(message, dict):
         return [_error(None, types.INVALID_REQUEST, NOT_OBJECT)]
     if "id" not in message and "method" in message:
-        return []  # a notification
+        return None if read is not None else []  # a notification: the SDK's, or one it drops
     if "method" not in message and ("result" in message or "error" in message):
         return []  # a response to one of our requests
+    if "id" in message and not _valid_id(message["id"]):
+        return [_error(None, types.INVALID_REQUEST, "Invalid request: id must be a string or an "
+                       f"integer (got {_shown(message['id'])})")]
+    if read is not None:
+        return None  # only if the two parsers disagree about the id: the SDK reads it, let it
     request_id = _request_id(message)
     params = message.get("params")
     if params is not None and not isinstance(params, dict):
@@ -74,9 +84,21 @@ def answers_for(line: str) -> list[types.JSONRPCError] | None:
 def _request_id(message: dict) -> int | str | None:
     """The id to answer with: null unless it is one JSON-RPC allows and we can write back."""
     request_id = message.get("id")
-    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+    if not _valid_id(request_id):
         return None
     return request_id if _utf8(request_id) else None  # a surrogate id would crash the writer
+
+
+def _valid_id(value: Any) -> bool:
+    """A string or an integer, the ids JSON-RPC allows (a bool is an int to Python, not JSON)."""
+    return isinstance(value, int | str) and not isinstance(value, bool)
+
+
+def _shown(value: Any) -> str:
+    """A parsed scalar as JSON (true, null, 2.5; 1e400 parses as Infinity), a container by kind."""
+    if isinstance(value, dict):
+        return "an object"
+    return _kind(value) if isinstance(value, list) else json.dumps(value)
 
 
 def _kind(value: Any) -> str:

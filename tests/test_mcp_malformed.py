@@ -23,6 +23,8 @@ mcp = pytest.importorskip("mcp")
 from mcp.client.stdio import get_default_environment  # noqa: E402
 from mcp_types.version import LATEST_HANDSHAKE_VERSION  # noqa: E402 - what ClientSession sends
 
+from mcp_server.stdio_guard import answers_for  # noqa: E402
+
 ANSWER_SECONDS = 15
 INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR = -32602, -32600, -32700
 
@@ -167,9 +169,55 @@ def test_a_message_that_is_not_a_request_gets_invalid_request(server, line, requ
     assert_still_serving(server)
 
 
+# JSON-RPC ids are strings or integers. The SDK's models ignore members they cannot use, so it
+# read these as notifications (id null, id 2.5, ...) and never answered: the client hung.
+BAD_IDS = [("true", "true"), ("false", "false"), ("1.0", "1.0"), ("2.5", "2.5"),
+           ("null", "null"), ('{"n":1}', "an object"), ("[1]", "an array"),
+           ("1e400", "Infinity"), ("NaN", "NaN")]  # json.loads reads 1e400 as inf
+
+
+@pytest.mark.parametrize(("request_id", "shown"), BAD_IDS)
+def test_a_request_with_an_id_that_is_not_a_string_or_integer_gets_invalid_request(
+        server, request_id, shown):
+    server.send(f'{{"jsonrpc":"2.0","id":{request_id},"method":"ping"}}')
+    message = assert_error(server.receive(), None, INVALID_REQUEST)
+    assert f"id must be a string or an integer (got {shown})" in message
+    assert_still_serving(server)  # also proves it was the only answer
+
+
+@pytest.mark.parametrize("line", [
+    '{"jsonrpc":"2.0","id":true,"method":"tools/call","params":[1]}',
+    '{"jsonrpc":"2.0","id":2.5,"method":"tools/list","params":{}}',
+    '{"jsonrpc":"2.0","id":null}', '{"jsonrpc":"2.0","id":[1],"params":{}}'])
+def test_a_bad_id_is_invalid_request_whatever_else_the_message_holds(server, line):
+    server.send(line)
+    assert "id must be a string or an integer" in assert_error(server.receive(), None,
+                                                               INVALID_REQUEST)
+    assert_still_serving(server)
+
+
+@pytest.mark.parametrize("request_id", ["s-1", "", 0, -3, 2**53])
+def test_string_and_integer_ids_are_still_served(server, request_id):
+    server.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "ping"}))
+    answer = server.receive()
+    assert answer["id"] == request_id and answer["result"] == {}, answer
+
+
+@pytest.mark.parametrize("line", [
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    '{"jsonrpc":"2.0","id":"s","method":"ping"}', '{"jsonrpc":"2.0","id":3,"result":{}}',
+    '{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"no"}}'])
+def test_a_line_the_sdk_reads_is_forwarded(line):
+    assert answers_for(line) is None  # unit level: a swallowed notification shows no answer
+
+
 def test_notifications_and_responses_are_never_answered(server):
     for line in ('{"jsonrpc":"2.0","method":"notifications/progress","params":[1]}',
                  '{"jsonrpc":"2.0","method":"notifications/progress","params":{"x":"\\ud800"}}',
-                 '{"jsonrpc":"2.0","id":15,"result":[1]}', ""):
+                 '{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}',
+                 '{"jsonrpc":"2.0","id":15,"result":[1]}',
+                 '{"jsonrpc":"2.0","id":true,"result":{}}',
+                 '{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"no"}}',
+                 '{"jsonrpc":"2.0","id":2.5,"error":{"code":-1,"message":"no"}}', ""):
         server.send(line)
     assert_still_serving(server)  # the next line out is the tools/list answer, nothing before
