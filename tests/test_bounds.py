@@ -171,7 +171,8 @@ NOTE = "notes/inbox/long-title.md"
 def test_a_long_title_is_not_copied_into_every_section(data_root):
     """A 20 KB title over 200 sections: stored once, not 200 times (it was 12 MB)."""
     title = ("heron " * 4000)[:20_000] + " osprey"
-    sections = "".join(f"## part {i}\n{WORD} note {i}\n\n" for i in range(200))
+    # full-size sections: short ones are packed together (engine/extractors/markdown.py)
+    sections = "".join(f"## part {i}\n{WORD} note {i} {'filler ' * 80}\n\n" for i in range(200))
     path = data_root / NOTE
     path.parent.mkdir(parents=True)
     path.write_text(f"---\ntitle: {title}\n---\n{sections}")

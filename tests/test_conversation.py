@@ -175,3 +175,14 @@ def test_log_reader_matches_a_plain_read(tmp_path, monkeypatch):
         assert list(log_reader.lines_after(path, starts[line - 1], line))[:3] == [
             (k, starts[k - 1], lines[k - 1]) for k in range(line, min(line + 3, 401))]
     assert log_reader.offset_of_line(path, 402) is None
+
+
+def test_a_chunk_of_packed_sections_spans_all_of_them():
+    """A transcript of many short sections packs them in one chunk (engine/extractors/
+    markdown.py): its conversation view marks every packed section, not the first alone."""
+    from engine.read.conversation import _doc_span
+
+    groups = {("section", 3): (5, 6), ("section", 4): (7, 7), ("section", 6): (9, 12)}
+    assert _doc_span({"section": 3, "sections": [3, 6]}, groups) == (5, 12)
+    assert _doc_span({"section": 3}, groups) == (5, 6)
+    assert _doc_span({"section": 3, "sections": "3-6"}, groups) == (5, 6)  # not ours: ignored

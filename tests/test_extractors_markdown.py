@@ -300,3 +300,118 @@ def test_markdown_ids_and_hashes_are_stable_across_reads(tmp_path):
     third, _ = run("note", tmp_path, rel)
     changed = [a.id for a, b in zip(first, third, strict=True) if a.content_hash != b.content_hash]
     assert changed == [f"{rel}#s6"]
+
+
+# --------------------------------------------------------------------------- short sections
+
+
+def dense_note(count: int = 1000) -> str:
+    """``count`` sections of about 30 characters each: a log written as headings."""
+    return "".join(f"## h{i}\nshort line number {i:04d}\n" for i in range(1, count + 1))
+
+
+def heading_lines(chunk: Chunk) -> set[str]:
+    """The last heading of each heading line of a chunk (its first line, then merged ones)."""
+    return {line.rsplit(" > ", 1)[-1] for line in chunk.content.split("\n") if line}
+
+
+def test_many_tiny_sections_merge_into_few_chunks(tmp_path):
+    """1,000 sections of ~30 characters were 1,000 chunks (100x the note in the index); short
+    neighbours are packed up to SECTION_MAX_CHARS, each keeping its heading as a line."""
+    from engine.extractors.markdown import parse_markdown
+    from engine.index.data_files import section_text
+
+    rel = "notes/log.md"
+    text = dense_note()
+    write(tmp_path, rel, text)
+    chunks, problems = run("note", tmp_path, rel)
+    sections = parse_markdown(text, Problems()).sections  # what section_text reads, once
+    assert problems == []
+    assert 1 <= len(chunks) <= len(text) // 1024  # at most one chunk per KB of the note
+    covered = []
+    for chunk in chunks:
+        first, last = chunk.metadata["sections"]
+        assert chunk.id == f"{rel}#s{first}" and chunk.metadata["section"] == first
+        assert "part" not in chunk.metadata
+        body = chunk.content.split("\n\n", 1)[1]
+        assert len(body) <= SECTION_MAX_CHARS
+        # the numbering read_note(path, section) uses
+        assert chunk.metadata["section_path"] == section_text(text, first, rel)[1] == [f"h{first}"]
+        assert section_text(text, last, rel)[0] in chunk.content
+        for s in sections[first:last + 1]:
+            assert "\n".join(s.lines).strip("\n") in chunk.content
+            assert s.path[-1] in heading_lines(chunk)
+        covered += range(first, last + 1)
+    assert covered == list(range(1, 1001))  # every section in exactly one chunk, in order
+    assert chunks[0].content.startswith("log > h1\n\nshort line number 0001\n\nh2\n\n")
+    every_line = {line for c in chunks for line in heading_lines(c)}
+    assert {f"h{i}" for i in range(1, 1001)} <= every_line
+
+
+def test_merged_chunks_stable_and_an_edit_changes_only_its_chunk(tmp_path):
+    rel = "notes/log.md"
+    write(tmp_path, rel, dense_note())
+    first, _ = run("note", tmp_path, rel)
+    second, _ = run("note", tmp_path, rel)
+    assert [(c.id, c.content_hash) for c in first] == [(c.id, c.content_hash) for c in second]
+    write(tmp_path, rel, dense_note().replace("number 0500", "NUMBER 0500"))
+    third, _ = run("note", tmp_path, rel)
+    assert [c.id for c in third] == [c.id for c in first]
+    changed = [a for a, b in zip(first, third, strict=True) if a.content_hash != b.content_hash]
+    assert len(changed) == 1
+    lo, hi = changed[0].metadata["sections"]
+    assert lo <= 500 <= hi
+
+
+def test_notes_with_ordinary_sections_chunk_exactly_as_before(tmp_path):
+    """A handful of short sections (most notes), or many sections of a useful size: one chunk
+    per section, ids, texts and metadata as they always were."""
+    rel = "notes/few.md"
+    text = "# Few\n\n" + "".join(f"## s{i}\nA short section {i}.\n\n" for i in range(2, 17))
+    write(tmp_path, rel, text)
+    chunks, _ = run("note", tmp_path, rel)
+    assert [c.id for c in chunks] == [f"{rel}#s{i}" for i in range(2, 17)]
+    assert [c.content for c in chunks] == [f"Few > s{i}\n\nA short section {i}." for i in
+                                           range(2, 17)]
+    assert all("sections" not in c.metadata for c in chunks)
+
+    rel = "notes/essays.md"
+    bodies = [f"Essay {i}: " + ("words of a real paragraph " * 24).strip() for i in range(40)]
+    assert all(SECTION_MAX_CHARS // 4 <= len(b) <= SECTION_MAX_CHARS for b in bodies)
+    write(tmp_path, rel, "".join(f"## e{i}\n\n{b}\n\n" for i, b in enumerate(bodies)))
+    chunks, _ = run("note", tmp_path, rel)
+    assert [c.id for c in chunks] == [f"{rel}#s{i + 1}" for i in range(40)]
+    assert [c.content for c in chunks] == [f"essays > e{i}\n\n{b}" for i, b in enumerate(bodies)]
+    assert [c.metadata["section_path"] for c in chunks] == [[f"e{i}"] for i in range(40)]
+    assert all("sections" not in c.metadata for c in chunks)
+
+
+def test_long_sections_next_to_tiny_ones_stay_whole_and_merges_stay_under_the_max(tmp_path):
+    rel = "notes/mixed.md"
+    tiny = "".join(f"## t{i}\n{'tiny text ' * 40}\n" for i in range(1, 101))  # ~420 chars each
+    middle = ("A section of a useful size. " * 30).strip()  # 839 characters: not short
+    huge = "\n\n".join(f"Paragraph {i}: " + ("lorem ipsum dolor sit amet " * 20).strip()
+                         for i in range(8))
+    text = f"# Mixed\n\n{tiny}## Middle\n\n{middle}\n\n{tiny}## Huge\n\n{huge}\n\n{tiny}"
+    write(tmp_path, rel, text)
+    chunks, _ = run("note", tmp_path, rel)
+    assert len(chunks) <= len(text) // 1024 + 4
+    by_id = {c.id.rpartition("#")[2]: c for c in chunks}
+    middle_chunk = by_id["s102"]  # 1 title + 100 tiny, then Middle
+    assert middle_chunk.content == f"Mixed > Middle\n\n{middle}"
+    assert "sections" not in middle_chunk.metadata
+    huge_parts = [c for c in chunks if c.id.startswith(f"{rel}#s203.")]
+    assert len(huge_parts) >= 2 and all(c.metadata["section"] == 203 for c in huge_parts)
+    assert "\n\n".join(c.content.split("\n\n", 1)[1] for c in huge_parts) == huge
+    merged = [c for c in chunks if "sections" in c.metadata]
+    assert merged
+    for c in merged:
+        first, last = c.metadata["sections"]
+        assert first < last and not first <= 102 <= last and not first <= 203 <= last
+        assert len(c.content.split("\n\n", 1)[1]) <= SECTION_MAX_CHARS
+    numbers = []  # each section with text in exactly one chunk (or its parts), in order
+    for c in chunks:
+        if c.metadata.get("part", 1) == 1:
+            first, last = c.metadata.get("sections", [c.metadata["section"]] * 2)
+            numbers += range(first, last + 1)
+    assert numbers == list(range(2, 304))

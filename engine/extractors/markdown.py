@@ -6,6 +6,9 @@ before the first heading; ``#1``, ``#2`` … are the headings in document order,
 or not their section has text, so a number keeps naming the same heading. Each non-empty
 section becomes a chunk whose content starts with its heading-path line; a section longer than
 :data:`SECTION_MAX_CHARS` is split at paragraph boundaries into parts ``#sN.1``, ``#sN.2`` ….
+In a note of many short sections (a log written as headings) neighbouring short sections are
+packed into one chunk ``#sN`` (N its first section), each keeping its heading as a line:
+:func:`pack_sections`.
 """
 
 from __future__ import annotations
@@ -36,6 +39,18 @@ SECTION_MAX_CHARS = 2000
 PATH_SEPARATOR = " > "
 HEADING_LINE_MAX_CHARS = 2 * FIELD_MAX_CHARS
 FRONTMATTER_META_MAX_CHARS = 2048  # of JSON, copied into each chunk (frontmatter filters)
+# Packing short sections (docs/design.md, "Chunking"). A chunk has a fixed cost whatever its
+# text (a vector, FTS rows, the note's metadata and frontmatter): 1,000 sections of 30
+# characters were 1,000 chunks, 100x the note. A section under a quarter of SECTION_MAX_CHARS
+# (~80 words) is a poor retrieval unit alone, so it is packed with its short neighbours up to
+# SECTION_MAX_CHARS, the size of a long section's part; a longer section stays its own chunk.
+# Only a note that would otherwise be dense is packed: more than MERGE_FREE_CHUNKS chunks and
+# more than one per MERGE_CHARS_PER_CHUNK characters of file. Ordinary notes (a handful of
+# sections: the demo root and the bench collections have at most 6 chunks a note) and notes of
+# full-size sections chunk exactly as before, so their ids, vectors and figures do not move.
+SHORT_SECTION_CHARS = SECTION_MAX_CHARS // 4
+MERGE_FREE_CHUNKS = 16
+MERGE_CHARS_PER_CHUNK = SECTION_MAX_CHARS // 2
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
@@ -164,6 +179,53 @@ def dedupe_tags(tags: list[str]) -> list[str]:
     return out
 
 
+# --------------------------------------------------------------------------- packing
+
+
+@dataclass
+class _Unit:
+    """A section with text: its parts as chunks of their own, and its heading line when it
+    is packed after another section."""
+
+    section: Section
+    shown: list[str]  # its heading path, each heading shortened as chunks repeat it
+    parts: list[str]  # its body, split at SECTION_MAX_CHARS
+    line: str  # its heading line inside packed sections (MarkdownExtractor._inner_line)
+    whole_heading: bool  # its heading is not shortened (a long one stays in its own chunk)
+    size: int = field(init=False)  # of merged_text()
+    short: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.size = len(self.line) + 2 + len(self.parts[0]) if self.line else len(self.parts[0])
+        self.short = (len(self.parts) == 1 and self.whole_heading
+                      and self.size < SHORT_SECTION_CHARS)
+
+    def merged_text(self) -> str:
+        """Its text after another section in a packed chunk: its heading line, then body."""
+        return f"{self.line}\n\n{self.parts[0]}" if self.line else self.parts[0]
+
+
+def pack_sections(units: list[_Unit], text_chars: int) -> list[list[_Unit]]:
+    """The chunks of a note as groups of sections: one section each, unless the note is dense
+    (more than MERGE_FREE_CHUNKS chunks and more than one per MERGE_CHARS_PER_CHUNK characters
+    of its ``text_chars``); then runs of short neighbours are packed in file order while the
+    packed text stays within SECTION_MAX_CHARS. A section that is not short is never packed."""
+    chunks = sum(len(u.parts) for u in units)
+    if chunks <= max(MERGE_FREE_CHUNKS, text_chars // MERGE_CHARS_PER_CHUNK):
+        return [[u] for u in units]
+    groups: list[list[_Unit]] = []
+    size = 0  # of the last group's text after its first heading line
+    for unit in units:
+        if (unit.short and groups and groups[-1][0].short
+                and size + 2 + unit.size <= SECTION_MAX_CHARS):
+            groups[-1].append(unit)
+            size += 2 + unit.size
+        else:
+            groups.append([unit])
+            size = len(unit.parts[0])
+    return groups
+
+
 # --------------------------------------------------------------------------- extractor
 
 
@@ -192,6 +254,7 @@ class MarkdownExtractor(BaseExtractor):
             base["timestamp"] = timestamp
         base.update(self.extra_metadata(path, source_file, fm))
         long_headings = yielded = 0
+        units: list[_Unit] = []
         for section in doc.sections:
             body = "\n".join(section.lines).strip("\n")
             # a title or heading that chunks repeat is shortened there; its whole text is
@@ -203,8 +266,23 @@ class MarkdownExtractor(BaseExtractor):
             if not body.strip():
                 continue
             shown = [short(p) for p in section.path]
-            long_headings += shown[-1:] != section.path[-1:]
-            parts = split_section(body, SECTION_MAX_CHARS)
+            cut_heading = shown[-1:] != section.path[-1:]
+            long_headings += cut_heading
+            units.append(_Unit(section, shown, split_section(body, SECTION_MAX_CHARS),
+                               self._inner_line(title, full_title, shown), not cut_heading))
+        for group in pack_sections(units, len(text)):
+            first = group[0]
+            section, shown, parts = first.section, first.shown, first.parts
+            if len(group) > 1:  # short neighbours: one chunk, each heading a line of it
+                meta = {**base, "section_path": shown, "section": section.number,
+                        "sections": [section.number, group[-1].section.number]}
+                text_of = "\n\n".join([first.parts[0], *(u.merged_text() for u in group[1:])])
+                yield make_chunk(f"{source_file}#s{section.number}", source_file,
+                                 self.source_type,
+                                 f"{self.heading_line(title, shown, full_title)}\n\n{text_of}",
+                                 meta, content_date)
+                yielded += 1
+                continue
             for k, part in enumerate(parts, start=1):
                 own = [*shown[:-1], *section.path[-1:]] if k == 1 else shown
                 heading_line = self.heading_line(title, own, full_title)
@@ -275,6 +353,16 @@ class MarkdownExtractor(BaseExtractor):
         if len(line) > HEADING_LINE_MAX_CHARS and len(parts) > 2:
             line = PATH_SEPARATOR.join((short(parts[0], FIELD_MAX_CHARS // 2), "…", parts[-1]))
         return line
+
+    @staticmethod
+    def _inner_line(title: str, full_title: str, section_path: list[str]) -> str:
+        """A section's heading line inside a chunk of packed sections: its heading path
+        without the note title (the chunk's first line has it), so 1,000 sections do not
+        repeat the title 1,000 times; "" for #0 or an empty heading."""
+        parts = [p for p in section_path if p]
+        while len(parts) > 1 and parts[0] in (title, full_title):
+            parts = parts[1:]
+        return PATH_SEPARATOR.join(parts)
 
     def content_date(self, fm: dict[str, Any], path: Path,
                      problems: Problems) -> tuple[str | None, str | None]:

@@ -267,7 +267,14 @@ def _doc_span(meta: dict, groups: dict) -> Span | None:
     if isinstance(meta.get("part"), int) and meta.get("kind") == "transcript":
         return groups.get(("part", meta["part"]))
     if isinstance(meta.get("section"), int):
-        return groups.get(("section", meta["section"]))
+        span = groups.get(("section", meta["section"]))
+        packed = meta.get("sections")  # short sections packed in one chunk: [first, last]
+        if span is not None and isinstance(packed, list) and len(packed) == 2 and all(
+                isinstance(n, int) for n in packed):
+            ends = [s[1] for n in range(packed[0], packed[1] + 1)
+                    if (s := groups.get(("section", n))) is not None]
+            return span[0], max(ends)
+        return span
     return None
 
 
