@@ -35,7 +35,7 @@ def cmd_stats(args) -> int:
               + ("  -> run `memlens maintenance`" if b.suggest_maintenance else ""))
     print(f"reindexed  {st.last_reindex_at or 'never'}")
     for source in st.sources:  # folders indexed where they live
-        missing = "" if source.present else "  (missing: not mounted?)"
+        missing = f"  ({source.state})" if source.state else ""
         print(f"source     {source.name} ({type_label(source.source_type)}): "
               f"{plural(source.files, 'file')}, {plural(source.chunks, 'chunk')}  "
               f"{one_line(source.path)}{missing}")

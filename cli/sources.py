@@ -9,17 +9,33 @@ from __future__ import annotations
 
 from .args import load_root_config
 
+WATCHERS = "a running `memlens watch` or the app applies it by itself"
 
-def _index_now(args, config) -> int:
-    """The change indexed now: a busy index (a watch, the app) fails this run with its one
-    line; the change is saved and that writer's next run, or the next reindex, applies it."""
+
+def _index_now(args, config, done: str, pending: str) -> int:
+    """The change indexed now, then ``done`` said; with ``--no-index``, or while another writer
+    holds the index (a reindex, a watch, the app), ``pending``: what stays as it was until
+    when. The change itself is saved either way."""
+    from engine import WriterBusy
     from engine.config import load_config
 
+    from .errors import CliError
     from .index import _reindex, report_run
 
     if args.no_index:
+        if not args.json:
+            print(f"{pending} until the next `memlens reindex` ({WATCHERS})")
         return 0
-    return report_run(_reindex(load_config(config.root, args.db), args.json), args.json)
+    try:
+        stats = _reindex(load_config(config.root, args.db), args.json)
+    except WriterBusy as exc:
+        holder = str(exc).split(" is already writing")[0]
+        raise CliError(f"{pending}: {holder} is writing to the index now; the next "
+                       f"`memlens reindex` applies the change ({WATCHERS})") from None
+    code = report_run(stats, args.json)
+    if not args.json:
+        print(done)
+    return code
 
 
 def cmd_source(args) -> int:
@@ -30,22 +46,26 @@ def cmd_source(args) -> int:
     config = load_root_config(args)
     if args.action == "add":
         source = add_source(config, args.path, args.type, args.name, tuple(args.ignore or ()))
-        if not args.json:
-            print(f"added source {source.name}: {type_label(source.source_type)} files of "
-                  f"{one_line(str(source.path))} (files known as {source.prefix}...)")
-        return _index_now(args, config)
+        what = (f"{type_label(source.source_type)} files of {one_line(str(source.path))} "
+                f"(files known as {source.prefix}...)")
+        return _index_now(args, config, f"added source {source.name}: {what}",
+                          f"added source {source.name} to memlens.toml: {what}; not searchable "
+                          "yet")
     if args.action == "remove":
+        held = next((s for s in Library(config).sources() if s.name == args.name), None)
         source = remove_source(config, args.name)
-        if not args.json:
-            print(f"removed source {source.name}: its files are no longer indexed "
-                  "(the folder itself is untouched)")
-        return _index_now(args, config)
+        files = plural(held.files if held else 0, "indexed file")
+        return _index_now(args, config,
+                          f"removed source {source.name}: its {files} deleted from the index "
+                          "(the folder itself is untouched)",
+                          f"removed source {source.name} from memlens.toml; its {files} stay "
+                          "searchable")
     states = Library(config).sources()
     if args.json:
         print(json_dumps([s.__dict__ for s in states]))
         return 0
     for s in states:
-        where = one_line(s.path) + ("" if s.present else "  (missing: not mounted?)")
+        where = one_line(s.path) + (f"  ({s.state})" if s.state else "")
         ignore = f"  ignore: {', '.join(s.ignore)}" if s.ignore else ""
         print(f"{s.name:16} {type_label(s.source_type):12} {s.files:6,} files "
               f"{s.chunks:8,} chunks  {where}{ignore}")

@@ -41,6 +41,7 @@ _PUBLIC = {
     "Searcher": "searcher", "SearchError": "searcher", "search": "searcher",
     "SearchResponse": "search_response", "SearchResult": "search_response",
     "EmbedderMismatch": "schema", "rebuild_vec_index": "maintenance", "SOURCE_TYPES": "scanner",
+    "WriterBusy": "engine.storage.lock",
 }
 __all__ = sorted(_PUBLIC)
 __getattr__, __dir__ = lazy_exports(__name__, _PUBLIC)

@@ -195,7 +195,7 @@ def _keys(table: dict) -> dict[str, str]:
     return dict(table)
 
 
-def _sources(table: dict, root: Path) -> tuple[Source, ...]:
+def _sources(table: dict, root: Path, db_path: Path) -> tuple[Source, ...]:
     """``[sources.NAME]`` tables: ``path`` (absolute or ``~/...``), ``type`` (a source type),
     ``ignore`` (gitignore-style globs). A source may not overlap the root or another source:
     a file would be indexed twice, and the root's secrets would be read through it."""
@@ -221,22 +221,31 @@ def _sources(table: dict, root: Path) -> tuple[Source, ...]:
         if not isinstance(ignore, list) or not all(isinstance(g, str) for g in ignore):
             raise fail(f"{where} ignore must be a list of globs (got {show(ignore)})")
         source = Source(name, Path(os.path.normpath(folder)), source_type, tuple(ignore))
-        if (why := overlap_problem(source, root, sources)) is not None:
+        if (why := overlap_problem(source, root, sources, db_path, resolve=False)) is not None:
             raise fail(f"{where} {why}")
         sources.append(source)
     return tuple(sources)
 
 
-def overlap_problem(source: Source, root: Path, others) -> str | None:
+def overlap_problem(source: Source, root: Path, others, db_path: Path | None = None,
+                    resolve: bool = True) -> str | None:
     """Why ``source`` cannot sit where it is, or None: it may not contain the root, lie inside
-    it, or overlap another source."""
-    if overlap(source.path, root):
-        inside = Path(os.path.realpath(source.path)).is_relative_to(os.path.realpath(root))
+    it, hold the index (``db_path``), or overlap another source. Links are resolved unless not
+    ``resolve``: loading the file checks the paths as written, since where a link leads can
+    change at any time and is checked at every walk and read (engine/index/sources.py,
+    ``folder_now``); a link swapped in must not make every command, ``source remove``
+    among them, refuse to start."""
+    real = os.path.realpath if resolve else os.path.abspath
+    if overlap(source.path, root, resolve):
+        inside = Path(real(source.path)).is_relative_to(real(root))
         return ("lies inside the data root: its files are the root's (add a [routes] glob "
                 "instead)" if inside else "contains the data root: its secrets and index "
                 "would be read through it")
+    if db_path is not None and Path(real(db_path)).is_relative_to(real(source.path)):
+        return ("holds the index (its database and vector sidecar would be read as notes): "
+                "keep the index outside the source")
     for other in others:
-        if overlap(source.path, other.path):
+        if overlap(source.path, other.path, resolve):
             return f"overlaps source {other.name!r}: its files would be indexed twice"
     return None
 
@@ -301,7 +310,7 @@ def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
             timeout=rerank.number("timeout", 5.0, positive=True),
         ),
         keys=_keys(data.get("keys", {})),
-        sources=_sources(data.get("sources", {}), root),
+        sources=_sources(data.get("sources", {}), root, db_path),
     )
 
 
@@ -336,3 +345,48 @@ def resolve_root(explicit: str | Path | None) -> tuple[Path, bool]:
     if env:
         return Path(env).expanduser().resolve(), False
     return default_demo_root(), True
+
+
+class FollowedConfig:
+    """A long-running process's configuration (MCP server, app, watcher's readers): the one it
+    started with, its ``routes`` and ``sources`` following ``memlens.toml`` as the file is now.
+
+    Each :meth:`current` costs one ``stat`` of the file; a change (new mtime, size, ctime or
+    file: an atomic rename) is read before the next read is served, so a removed source or a
+    new ignore rule holds at once. A file that does not load keeps the last good routes and
+    sources, with :attr:`error` saying why (readers of sources then refuse: what failed to
+    load may be the removal of one).
+    """
+
+    def __init__(self, config: Config):
+        import threading
+
+        self._started = config
+        self._current = config
+        self._stamp = _stamp(config.root / CONFIG_FILENAME)
+        self._lock = threading.Lock()
+        self.error: str | None = None
+
+    def current(self) -> Config:
+        stamp = _stamp(self._started.root / CONFIG_FILENAME)
+        if stamp == self._stamp:
+            return self._current
+        with self._lock:
+            if stamp != self._stamp:
+                try:
+                    fresh = load_config(self._started.root, self._started.db_path)
+                    self._current = replace(self._started, routes=fresh.routes,
+                                            sources=fresh.sources)
+                    self.error = None
+                except (ConfigError, OSError) as exc:
+                    self.error = " ".join(str(exc).split()) or type(exc).__name__
+                self._stamp = stamp
+        return self._current
+
+
+def _stamp(path: Path) -> tuple[int, ...] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns

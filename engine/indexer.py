@@ -25,6 +25,7 @@ from engine.index import re_embed as re_embedding
 from engine.index.embed_stage import EmbedStage, embed_messages, embed_pending
 from engine.index.index_file import NotRegular, index_file, now, record_state, remove_file
 from engine.index.run_report import FileError, IndexStats, Progress
+from engine.index.sources import is_mount_point
 from engine.index.walk import WalkProblem
 from engine.scanner import (
     SourceFile,
@@ -32,11 +33,13 @@ from engine.scanner import (
     discover_files,
     indexed_mtimes,
     needs_indexing,
+    source_folders,
 )
 from engine.schema import (
     EmbedderInfo,
     ensure_schema,
     ensure_vec_index,
+    get_meta,
     needs_migration,
     optimize_text_indexes,
     set_meta,
@@ -81,10 +84,13 @@ def _scan(conn, config: Config, stats: IndexStats) -> list[SourceFile]:
     """Walk the root and the sources, report what was refused, remove what is known to be gone
     (the files of a source no longer declared among them)."""
     problems: list[WalkProblem] = []
-    files = list(discover_files(config, problems))
+    mounted = _mounted_sources(conn)
+    folders = source_folders(config, mounted)
+    files = list(discover_files(config, problems, folders))
     present = {f.rel for f in files}
     missing = [rel for rel in indexed_mtimes(conn) if rel not in present]
-    remove, kept = classify_missing_files(config, missing, problems)
+    remove, kept = classify_missing_files(config, missing, problems, folders)
+    _record_mounted_sources(conn, config, folders, mounted)
     for p in problems + kept:
         serious = p.unlisted and not p.absent  # an unmounted source is a state, not a fault
         (stats.errors if serious else stats.warnings).append(FileError(p.path, p.message))
@@ -99,6 +105,34 @@ def _scan(conn, config: Config, stats: IndexStats) -> list[SourceFile]:
             continue
         stats.removed_files += 1
     return files
+
+
+MOUNTED_SOURCES = "source_mounts"  # meta: {name: path} of sources read from a mounted disk
+
+
+def _mounted_sources(conn) -> dict[str, str]:
+    try:
+        found = json.loads(get_meta(conn, MOUNTED_SOURCES) or "{}")
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _record_mounted_sources(conn, config: Config, folders, before: dict[str, str]) -> None:
+    """Which declared sources were read from a disk mounted at their folder: when that folder
+    is later found on its parent's file system, the disk is not mounted and the source counts
+    as not there (engine/index/sources.py); a source not read now keeps its record."""
+    now_mounted = {}
+    for s in config.sources:
+        real = folders[s.name].real
+        if real is None:
+            if s.name in before:
+                now_mounted[s.name] = before[s.name]
+        elif is_mount_point(real):
+            now_mounted[s.name] = str(s.path)
+    if now_mounted != before:
+        with transaction(conn):
+            set_meta(conn, MOUNTED_SOURCES, json.dumps(now_mounted, sort_keys=True))
 
 
 def _index_one(conn, f: SourceFile, embed: EmbedStage, config: Config, stats: IndexStats,

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import scanner
-from engine.config import Config
+from engine.config import Config, FollowedConfig
 from engine.dates.message_days import unit_of
 from engine.dates.timeline import Activity, Timeline, TimelineError, split_units
 from engine.index.contents import (
@@ -191,12 +191,12 @@ class _Reads(TimeReads):
         """The absolute path of a data-layer file, checked by the rules of :meth:`read_file`
         (for a viewer or an editor that opens the file itself), or :class:`ReadRefused`."""
         with self._lookup() as indexed:
-            return DataFiles(self.config).resolve(path, indexed)[0]
+            return DataFiles(self.config, self.config_error).resolve(path, indexed)[0]
 
     def read_file(self, path: str, section: int | None = None) -> FileText:
         """A data-layer file (or markdown section ``#section``), or :class:`ReadRefused`."""
         with self._lookup() as indexed:
-            return DataFiles(self.config).read(path, section, indexed)
+            return DataFiles(self.config, self.config_error).read(path, section, indexed)
 
     @contextmanager
     def _lookup(self) -> Iterator[IndexedLookup]:
@@ -322,6 +322,7 @@ class Snapshot(_Reads):
 
     def __init__(self, library: Library, conn: Connection | None):
         self.config = library.config
+        self.config_error = library.config_error
         self._library = library
         self._conn = conn
 
@@ -337,11 +338,23 @@ class Library(_Reads):
     """The read facade over the index of ``config``; safe to share between threads."""
 
     def __init__(self, config: Config, *, embedder: Any = None, searcher: Any = None):
-        self.config = config
+        self._followed = FollowedConfig(config)
         self._embedder = embedder
         self._searcher = searcher
         self._owns_searcher = searcher is None
         self._search_lock = threading.Lock()
+
+    @property
+    def config(self) -> Config:
+        """The configuration, its routes and sources as ``memlens.toml`` is now (a source
+        removed or an ignore rule added while this process runs holds at its next read)."""
+        return self._followed.current()
+
+    @property
+    def config_error(self) -> str | None:
+        """Why ``memlens.toml`` does not load now (its last good routes and sources stay)."""
+        self._followed.current()
+        return self._followed.error
 
     def people(self) -> PeopleIndex:
         """The people of the profile (``profile/relationships.json``), re-read only when the

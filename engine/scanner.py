@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.index import sources as source_paths
-from engine.index.protected import Protected
+from engine.index.protected import Protected, source_folder
 
 # SOURCE_TYPES is public: ``engine.SOURCE_TYPES`` is this one
 from engine.index.routes import FILE_ROUTES, SOURCE_TYPES  # noqa: F401
+from engine.index.sources import Folder
 from engine.index.walk import Walker, WalkProblem, classify_missing
 from engine.storage.db import Connection
 
@@ -48,34 +49,53 @@ def _walked(walker: Walker, problems: list[WalkProblem] | None) -> Iterator[Sour
             problems.extend(walker.problems)
 
 
-def _source_walker(config, source, real: Path) -> Walker:
-    return Walker(real, source.routes, prefix=source.prefix, skip=source.ignore_rules(),
-                  protected=Protected(config.root, config.db_path, inside=real))
+def source_folders(config, mounted: dict[str, str] | None = None) -> dict[str, Folder]:
+    """Each declared source's folder as it is now, checked (engine/index/sources.py,
+    ``folder_now``); ``mounted``: {name: path} of sources whose folder was a mounted disk
+    when last indexed (the index's record, engine/indexer.py)."""
+    mounted = mounted or {}
+    return {s.name: source_folder(config, s, mounted.get(s.name) == str(s.path))
+            for s in config.sources}
 
 
-def absent_source(source) -> WalkProblem:
-    return WalkProblem(source.prefix, f"source {source.name!r}: its folder is not there "
-                       "(not mounted?); its indexed files are kept until `memlens source "
-                       f"remove {source.name}`", unlisted=True, absent=True)
+def absent_source(source, folder: Folder) -> WalkProblem:
+    """A source folder not read now, said once; its indexed files are kept (a folder that
+    leads where no source may is an error, an absent one a state)."""
+    kept = f"its indexed files are kept until `memlens source remove {source.name}`"
+    if folder.refused:
+        return WalkProblem(source.prefix, f"source {source.name!r}: {folder.why}; not read, "
+                           f"{kept}", unlisted=True)
+    return WalkProblem(source.prefix, f"source {source.name!r}: {folder.why}; {kept}",
+                       unlisted=True, absent=True)
 
 
-def discover_files(config, problems: list[WalkProblem] | None = None) -> Iterator[SourceFile]:
+def discover_files(config, problems: list[WalkProblem] | None = None,
+                   folders: dict[str, Folder] | None = None) -> Iterator[SourceFile]:
     """Every file the configuration takes: the routes' under the root, then each source's
-    (``@name/...``); a source folder that is not there is one problem, its files kept."""
+    (``@name/...``) in its folder as checked now (``folders``, default :func:`source_folders`);
+    a source folder not read is one problem, its files kept."""
     yield from discover(config.root, config.routes, db_path=config.db_path, problems=problems)
+    folders = source_folders(config) if folders is None else folders
     for source in config.sources:
-        real = source.real_path()
+        real = folders[source.name].real
         if real is None:
             if problems is not None:
-                problems.append(absent_source(source))
+                problems.append(absent_source(source, folders[source.name]))
             continue
-        yield from _walked(_source_walker(config, source, real), problems)
+        skip = source.ignore_rules(real)
+        if problems is not None:
+            problems += [WalkProblem(source.prefix + inner, message)
+                         for inner, message in skip.problems]
+        yield from _walked(Walker(real, source.routes, prefix=source.prefix, skip=skip,
+                                  protected=Protected(config.root, config.db_path, inside=real)),
+                           problems)
 
 
-def classify_missing_files(config, rels: Iterable[str], problems: list[WalkProblem]
+def classify_missing_files(config, rels: Iterable[str], problems: list[WalkProblem],
+                           folders: dict[str, Folder] | None = None
                            ) -> tuple[list[str], list[WalkProblem]]:
     """engine/index/walk.py's classify_missing over the root and every source; the files of a
-    source no longer declared are removed, those of an absent source folder kept."""
+    source no longer declared are removed, those of a source folder not read now kept."""
     by_source: dict[str, list[str]] = {}
     for rel in rels:
         parts = source_paths.split(rel)
@@ -83,16 +103,17 @@ def classify_missing_files(config, rels: Iterable[str], problems: list[WalkProbl
     remove, kept = classify_missing(config.root, config.routes, config.db_path,
                                     by_source.pop("", []), problems)
     declared = {s.name: s for s in config.sources}
+    folders = source_folders(config) if folders is None else folders
     for name, names in sorted(by_source.items()):
         source = declared.get(name)
         if source is None:  # removed from the configuration on purpose
             remove += names
             continue
-        real = source.real_path()
+        real = folders[name].real
         if real is None:
             continue  # reported by discover_files; nothing is deleted for a missing mount
         r, k = classify_missing(real, source.routes, None, names, problems,
-                                prefix=source.prefix, skip=source.ignore_rules(),
+                                prefix=source.prefix, skip=source.ignore_rules(real),
                                 protected=Protected(config.root, config.db_path, inside=real))
         remove += r
         kept += k
@@ -123,9 +144,10 @@ def vanished(files: Iterable[SourceFile], mtimes: dict[str, float],
     return sorted(rel for rel in mtimes if rel not in present and not rel.startswith(absent))
 
 
-def absent_prefixes(config) -> tuple[str, ...]:
-    """``@name/`` of each source whose folder is not there now (an unmounted disk)."""
-    return tuple(s.prefix for s in config.sources if s.real_path() is None)
+def absent_prefixes(config, folders: dict[str, Folder] | None = None) -> tuple[str, ...]:
+    """``@name/`` of each source whose folder is not read now (an unmounted disk)."""
+    folders = source_folders(config) if folders is None else folders
+    return tuple(s.prefix for s in config.sources if folders[s.name].real is None)
 
 
 def pending_files(files: list[SourceFile], db_path: Path) -> tuple[list[SourceFile], list[str]]:

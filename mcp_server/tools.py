@@ -113,7 +113,7 @@ class MemlensTools:
 
     def _exists(self, rel: str) -> bool:
         try:
-            path = self.config.locate(rel)
+            path = self.library.config.locate(rel)  # as memlens.toml is now
             return path is not None and path.exists()
         except OSError:
             return False

@@ -158,7 +158,7 @@ async def test_adding_a_source_from_the_menu_indexes_it_where_it_lives(root, vau
                        what="the counts read again")
         text = listed(app)
         assert "vault  note  ·  2 files · 2 chunks" in text and str(vault) in text
-        assert "missing" not in text
+        assert "not read now" not in text
         await pilot.press("escape")
         await search(pilot, WORD)
         assert source_files(app) == {"@vault/Daily/2026-03-01.md", "@vault/Ideas/lamps.md"}
@@ -358,10 +358,10 @@ async def test_stats_and_discover_show_each_source_and_a_missing_one(root_with_v
         assert lines[0] == "Sources in place"
         vault_line = next(line for line in lines if line.startswith("  vault"))
         assert "note" in vault_line and "2 files" in vault_line and "2 chunks" in vault_line
-        assert "missing" not in vault_line
+        assert "not read now" not in vault_line
         old_line = next(line for line in lines if line.startswith("  old"))
         assert "note" in old_line and str(old) in old_line
-        assert "missing: not mounted?" in old_line  # its chunks are kept meanwhile
+        assert "not read now: its folder is not there (not mounted?)" in old_line  # kept
         assert "2 chunks" in old_line
         await pilot.press("escape", "f4")
         await wait_for(pilot, lambda: isinstance(app.screen, DiscoverScreen)
@@ -369,7 +369,7 @@ async def test_stats_and_discover_show_each_source_and_a_missing_one(root_with_v
         routes = app.screen.query_one("#routes")
         patterns = [str(routes.get_row_at(i)[1]) for i in range(routes.row_count)]
         assert "@vault/**/*.md" in patterns
-        assert any(p.startswith("@old/") and p.endswith("missing: not mounted?")
+        assert any(p.startswith("@old/") and p.endswith("not read now")
                    for p in patterns)
         pending = app.screen.query_one("#pending")
         assert pending.row_count == 0  # its files are not "removed": their chunks are kept
@@ -377,4 +377,4 @@ async def test_stats_and_discover_show_each_source_and_a_missing_one(root_with_v
         await open_sources(pilot)
         text = listed(app)
         assert "old  note  ·  2 files · 2 chunks" in text
-        assert "missing: not mounted? (its chunks are kept)" in text
+        assert "not read now: its folder is not there (not mounted?) (its chunks are kept)" in text

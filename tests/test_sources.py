@@ -131,7 +131,7 @@ def test_a_missing_folder_keeps_its_chunks_until_the_source_is_removed(added, tm
     assert "warning: @Vault/: source 'Vault': its folder is not there (not mounted?)" in run.stderr
     assert "0 removed" in run.stdout
     assert paths_found(root, "rye") == ["@Vault/Daily/bread.md"]
-    assert "(missing: not mounted?)" in ok(root, "source", "list")
+    assert "(not read now: its folder is not there (not mounted?))" in ok(root, "source", "list")
     (tmp_path / "unmounted").rename(vault)  # mounted again: nothing to redo
     assert "indexed 0 files" in ok(root, "reindex")
     vault.rename(tmp_path / "unmounted")

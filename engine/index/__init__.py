@@ -5,7 +5,7 @@ editing of sources in place (``add_source``, ``remove_source``)."""
 from engine import lazy_exports
 
 _PUBLIC = {name: "watch" for name in
-           ("Watcher", "Changed", "Failed", "Reconfigured", "Reindexed", "Stopped",
+           ("Watcher", "Changed", "Failed", "Reconfigured", "Reindexed", "Rewatched", "Stopped",
             "Waiting")}
 _PUBLIC["relative_path"] = "data_files"
 _PUBLIC.update(dict.fromkeys(("add_source", "remove_source", "SourceRefused", "SourceState"),

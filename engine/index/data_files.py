@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from engine.config import Config
 from engine.index import sources
-from engine.index.protected import Protected
+from engine.index.protected import Protected, source_folder
 from engine.index.routes import route_of
 from engine.index.walk import skipped_path
 from engine.library_types import FileText, ReadRefused
@@ -73,8 +73,12 @@ def relative_path(value: object, what: str = "path") -> str:
 class DataFiles:
     """Which files of one root may be opened, and as what source type."""
 
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, config_error: str | None = None):
+        """``config_error``: why memlens.toml does not load now, in a long-running process
+        that follows it (engine/config.py, ``FollowedConfig``): its sources are then not
+        served, since a removal or a new ignore rule may be what failed to load."""
         self.config = config
+        self.config_error = config_error
         self.root = config.root.resolve()
         self.routes = config.routes
         self.protected = Protected(self.root, config.db_path)
@@ -97,12 +101,13 @@ class DataFiles:
         return None if found is None else (found[0] or "file")
 
     def _source_file_type(self, rel: str, indexed: IndexedLookup) -> str | None:
-        """A declared source's file its walk would take (or the index holds), else None."""
+        """A declared source's file its walk would take (or the index holds), else None;
+        ReadRefused when the source's folder is not read now."""
         found = sources.find(self.config.sources, rel)
         if found is None or not found[1]:
             return None
         source, inner = found
-        if skipped_path(inner, source.ignore_rules()):
+        if skipped_path(inner, source.ignore_rules(self._source_folder(source, rel))):
             return None
         routed = route_of(inner, source.routes)
         if routed is not None:
@@ -110,16 +115,25 @@ class DataFiles:
         known = indexed(rel)
         return None if known is None else (known[0] or "file")
 
+    def _source_folder(self, source: sources.Source, rel: str) -> Path:
+        """The source's folder, checked at this read (a link swapped in since the
+        configuration was read leads nowhere): engine/index/sources.py, ``folder_now``."""
+        if self.config_error is not None:
+            raise ReadRefused(f"memlens.toml does not load now, so no source file is served "
+                              f"until it does ({self.config_error}): {quote(rel)}")
+        folder = source_folder(self.config, source)
+        if folder.real is None:
+            raise ReadRefused(f"source {source.name!r} is not read now: {folder.why}: "
+                              f"{quote(rel)}")
+        return folder.real
+
     def _folder(self, rel: str) -> tuple[Path, str, str, Protected]:
         """(folder, path inside it, what it is called, its protection) of a readable path."""
         found = sources.find(self.config.sources, rel)
         if found is None:
             return self.root, rel, "the data root", self.protected
         source, inner = found
-        real = source.real_path()
-        if real is None:
-            raise ReadRefused(f"source {source.name!r} is not there now (not mounted?): "
-                              f"{quote(rel)}")
+        real = self._source_folder(source, rel)
         return real, inner, "the source", Protected(self.root, self.config.db_path, inside=real)
 
     def resolve(self, value: object, indexed: IndexedLookup) -> tuple[Path, str, str]:

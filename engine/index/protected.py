@@ -10,7 +10,9 @@ name and by identity (docs/reliability.md, "Links"):
   found inside the root, since a hard link to a file outside it looks like any other file.
 
 A source folder (engine/index/sources.py) is checked by identity against the same root's
-protected files, its hard links counted inside the source; the root's names mean nothing there.
+protected files, every file of it (a bind mount of ``secrets/`` inside a source shows its files
+with one link each), its hard links counted inside the source; the root's names mean nothing
+there, since :func:`source_folder` refuses a folder that leads into the root or holds the index.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import stat
 from pathlib import Path
 
 from engine.config import CONFIG_FILENAME, DB_RELATIVE_PATH
+from engine.index.sources import Folder, Source, folder_now
 
 PROTECTED_DIRS = ("secrets/", "data/search/")
 INDEX_SUFFIXES = ("", "-wal", "-shm", "-journal", ".lock")
@@ -61,10 +64,12 @@ class Protected:
 
     def refusal(self, st: os.stat_result) -> str | None:
         """Why the regular file with this stat may not be read, or None when it may."""
-        if st.st_nlink <= 1:
+        if st.st_nlink <= 1 and self.inside == self.root:
             return None  # its only name is the one being walked or read
         if _identity(st) in self.identities():
             return "a hard link to a protected file (secrets, config or index); not read"
+        if st.st_nlink <= 1:
+            return None
         inside = self.links_inside().get(_identity(st), 0)
         if inside < st.st_nlink:
             where = "the data root" if self.inside == self.root else "the source"
@@ -103,6 +108,17 @@ class Protected:
                     counts[_identity(st)] = counts.get(_identity(st), 0) + 1
             self._links_inside = counts
         return self._links_inside
+
+
+def index_paths(db_path: Path) -> tuple[Path, ...]:
+    """The index's database, its companions and its vector sidecar folder."""
+    return (*(Path(f"{db_path}{s}") for s in INDEX_SUFFIXES), Path(f"{db_path}{SIDECAR_SUFFIX}"))
+
+
+def source_folder(config, source: Source, was_mounted: bool = False) -> Folder:
+    """``source``'s folder as it is now, checked against ``config``'s root and index
+    (engine/index/sources.py, :func:`~engine.index.sources.folder_now`)."""
+    return folder_now(source, config.root, index_paths(config.db_path), was_mounted)
 
 
 def _files_under(folder: Path) -> list[Path]:

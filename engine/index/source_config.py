@@ -3,23 +3,32 @@ implementation behind ``memlens source`` and the app's menu.
 
 A change edits ``<root>/memlens.toml`` with ``tomlkit`` (the user's comments and layout kept),
 is checked by reading the whole file back as every command will, and is written atomically
-(a temporary file renamed over it): a refused change leaves the file as it was. Indexing the
-change is the caller's next step, an ordinary reindex (a removed source's chunks are deleted
-by it, engine/scanner.py).
+(a temporary file renamed over it): a refused change leaves the file as it was. Changes are
+serialized: each holds a lock on the root folder while it reads the file again, checks the
+change against what it says now (two `memlens source add` at once both land) and writes it.
+Indexing the change is the caller's next step, an ordinary reindex (a removed source's chunks
+are deleted by it, engine/scanner.py).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.config import Config, ConfigError, is_demo_root, load_config, overlap_problem
 from engine.config_check import FILENAME
 from engine.display import UnknownSourceType, resolve_source_type
+from engine.index.protected import source_folder
 from engine.index.routes import SOURCE_TYPES
-from engine.index.sources import PREFIX, Source, check_name, default_name
+from engine.index.sources import PREFIX, Source, check_name, default_name, ignore_pattern
+
+EDIT_WAIT_S = 10.0  # how long an edit waits for another one to finish
 
 
 class SourceRefused(ConfigError):
@@ -37,6 +46,12 @@ class SourceState:
     files: int  # indexed files
     chunks: int  # indexed chunks
     ignore: tuple[str, ...] = ()
+    why: str = ""  # why its folder is not read now (engine/index/sources.py), else ""
+
+    @property
+    def state(self) -> str:
+        """"" when its folder is read, else what every view shows beside it."""
+        return "" if self.present else f"not read now: {self.why}"
 
 
 def add_source(config: Config, path: str | Path, source_type: str, name: str | None = None,
@@ -52,46 +67,80 @@ def add_source(config: Config, path: str | Path, source_type: str, name: str | N
         source_type = resolve_source_type(source_type, SOURCE_TYPES)
     except UnknownSourceType as exc:
         raise SourceRefused(str(exc)) from None
-    taken = {s.name for s in config.sources}
-    name = name or default_name(folder, taken)
-    if (why := check_name(name)) is not None:
-        raise SourceRefused(why)
-    if name in taken:
-        raise SourceRefused(f"a source named {name!r} exists; choose another --name")
-    source = Source(name, folder, source_type, tuple(ignore))
-    if (why := overlap_problem(source, config.root, config.sources)) is not None:
-        raise SourceRefused(f"{folder} {why}")
+    for glob in ignore:
+        if ignore_pattern(glob) is None:
+            raise SourceRefused(f"--ignore {glob!r} is not a valid gitignore pattern")
+    with _editing(config) as current:
+        taken = {s.name for s in current.sources}
+        name = name or default_name(folder, taken)
+        if (why := check_name(name)) is not None:
+            raise SourceRefused(why)
+        if name in taken:
+            raise SourceRefused(f"a source named {name!r} exists; choose another --name")
+        source = Source(name, folder, source_type, tuple(ignore))
+        if (why := overlap_problem(source, current.root, current.sources,
+                                   current.db_path)) is not None:
+            raise SourceRefused(f"{folder} {why}")
 
-    def change(doc) -> None:
-        import tomlkit
+        def change(doc) -> None:
+            import tomlkit
 
-        table = tomlkit.table()
-        table["path"] = str(folder)
-        table["type"] = source_type
-        if ignore:
-            table["ignore"] = list(ignore)
-        if "sources" not in doc:
-            doc["sources"] = tomlkit.table(is_super_table=True)
-        doc["sources"][name] = table
+            table = tomlkit.table()
+            table["path"] = str(folder)
+            table["type"] = source_type
+            if ignore:
+                table["ignore"] = list(ignore)
+            if "sources" not in doc:
+                doc["sources"] = tomlkit.table(is_super_table=True)
+            doc["sources"][name] = table
 
-    loaded = _edit(config, change)
+        loaded = _edit(current, change)
     return next(s for s in loaded.sources if s.name == name)
 
 
 def remove_source(config: Config, name: str) -> Source:
     """Forget the source ``name``; its chunks go at the next reindex."""
-    source = next((s for s in config.sources if s.name == name), None)
-    if source is None:
-        known = ", ".join(s.name for s in config.sources) or "none"
-        raise SourceRefused(f"no source named {name!r} (sources: {known})")
+    with _editing(config) as current:
+        source = next((s for s in current.sources if s.name == name), None)
+        if source is None:
+            known = ", ".join(s.name for s in current.sources) or "none"
+            raise SourceRefused(f"no source named {name!r} (sources: {known})")
 
-    def change(doc) -> None:
-        del doc["sources"][name]
-        if not doc["sources"]:
-            del doc["sources"]
+        def change(doc) -> None:
+            del doc["sources"][name]
+            if not doc["sources"]:
+                del doc["sources"]
 
-    _edit(config, change)
+        _edit(current, change)
     return source
+
+
+@contextmanager
+def _editing(config: Config) -> Iterator[Config]:
+    """The configuration as memlens.toml says now, read under the root's edit lock, held
+    until the change is written: a ``flock`` on the root folder itself (no file of ours in
+    it; the kernel drops it when the holder dies)."""
+    try:
+        fd = os.open(config.root, os.O_RDONLY)
+    except OSError as exc:
+        raise SourceRefused(f"{FILENAME}: cannot be edited ({exc.strerror or exc})") from None
+    try:
+        deadline = time.monotonic() + EDIT_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise SourceRefused(f"another memlens is editing {FILENAME} (for over "
+                                        f"{EDIT_WAIT_S:.0f}s); try again") from None
+                time.sleep(0.02)
+        try:
+            yield load_config(config.root, config.db_path)
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def source_states(config: Config, conn=None) -> list[SourceState]:
@@ -103,9 +152,13 @@ def source_states(config: Config, conn=None) -> list[SourceState]:
                 "count(DISTINCT source_file), count(*) FROM chunks "
                 "WHERE source_file >= ? AND source_file < ? GROUP BY name", (PREFIX, "A")):
             counts[name] = (files, chunks)
-    return [SourceState(s.name, s.source_type, str(s.path), s.real_path() is not None,
-                        *counts.get(s.name, (0, 0)), ignore=s.ignore)
-            for s in config.sources]
+    states = []
+    for s in config.sources:
+        folder = source_folder(config, s)
+        states.append(SourceState(s.name, s.source_type, str(s.path), folder.real is not None,
+                                  *counts.get(s.name, (0, 0)), ignore=s.ignore,
+                                  why=folder.why))
+    return states
 
 
 def _edit(config: Config, change) -> Config:

@@ -11,7 +11,11 @@ never indexes a top-level name starting with ``@`` (engine/index/walk.py). The r
 - inside a source, dot-folders (``.obsidian/``, ``.git/``, ``.trash/``), what its top
   ``.gitignore`` ignores and its own ``ignore`` globs are skipped; a symlink never leads out;
 - a source folder that is missing (an unmounted disk) keeps its indexed chunks until the
-  source is removed on purpose.
+  source is removed on purpose;
+- what a source's path leads to is checked again at every walk and every read
+  (:func:`folder_now`), since the folder can be swapped for a link while memlens runs: a folder
+  that now leads into the root, contains it or holds the index is not read, and one that is
+  empty (a mount point without its disk) counts as not there.
 
 This module imports nothing of the engine but the routes, so the configuration can use it.
 """
@@ -20,6 +24,8 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,39 +61,133 @@ class Source:
         """The source's globs, relative to its folder."""
         return tuple((p, self.source_type) for p in file_patterns(self.source_type))
 
-    def real_path(self) -> Path | None:
-        """The folder with links resolved, or None when it is not a folder now."""
-        try:
-            real = self.path.resolve()
-            return real if real.is_dir() else None
-        except (OSError, RuntimeError):
-            return None
+    def ignore_rules(self, folder: Path | None = None) -> IgnoreRules:
+        """Read now, in ``folder`` (the folder as :func:`folder_now` found it; default the
+        configured path): a walk sees the ``.gitignore`` as it is at that walk."""
+        return IgnoreRules(self.path if folder is None else folder, self.ignore)
 
-    def ignore_rules(self) -> IgnoreRules:
-        """Read now: a walk sees the ``.gitignore`` as it is at that walk."""
-        return IgnoreRules(self.path, self.ignore)
+
+@dataclass(frozen=True)
+class Folder:
+    """A source's folder as it is at one moment: ``real`` (links resolved) to walk or read,
+    else None and ``why`` not, in words fit for a warning (never a file's text)."""
+
+    real: Path | None
+    why: str = ""
+    refused: bool = False  # it leads where no source may (the root, the index), not just absent
+
+
+def folder_now(source: Source, root: Path, index_paths: Iterable[Path] = (),
+               was_mounted: bool = False) -> Folder:
+    """Where ``source`` leads now, checked: the folder must neither contain the data root nor
+    lie inside it, nor hold any of ``index_paths`` (the index and its sidecar), however links
+    were swapped since the configuration was read; a folder with nothing but dot-entries is
+    counted as not there (an unmounted disk leaves its empty mount point), and so is one
+    ``was_mounted`` (its own file system when last indexed) that is now on its parent's."""
+    try:
+        real = Path(os.path.realpath(source.path))
+        if not real.is_dir():
+            return Folder(None, "its folder is not there (not mounted?)")
+        home = Path(os.path.realpath(root))
+        if real == home or real.is_relative_to(home):
+            return Folder(None, "its folder now leads into the data root (a link swapped "
+                          "in?)", refused=True)
+        if home.is_relative_to(real):
+            return Folder(None, "its folder now contains the data root (a link swapped "
+                          "in?)", refused=True)
+        for path in index_paths:
+            if Path(os.path.realpath(path)).is_relative_to(real):
+                return Folder(None, "its folder holds the index", refused=True)
+        if was_mounted and os.stat(real).st_dev == os.stat(real.parent).st_dev:
+            return Folder(None, "its folder is no longer a mounted disk, as it was when "
+                          "indexed (not mounted?)")
+        if _only_dot_entries(real):
+            return Folder(None, "its folder is empty (a disk's mount point, not mounted?)")
+    except (OSError, RuntimeError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        return Folder(None, f"its folder cannot be read ({why})")
+    return Folder(real)
+
+
+def is_mount_point(folder: Path) -> bool:
+    """Whether ``folder`` is on another file system than its parent (a mounted disk)."""
+    try:
+        return os.stat(folder).st_dev != os.stat(Path(folder).parent).st_dev
+    except OSError:
+        return False
+
+
+def _only_dot_entries(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return not any(not e.name.startswith(".") for e in entries)
+    except PermissionError:
+        return False  # unlistable: the walk says so, nothing is taken for gone
 
 
 class IgnoreRules:
     """What a walk of a source skips: dot-folders and dot-files, the top ``.gitignore``'s
-    patterns and the source's ``ignore`` list (both gitignore syntax, via ``pathspec``)."""
+    patterns and the source's ``ignore`` list (both gitignore syntax, via ``pathspec``).
+
+    A line that is no valid pattern is skipped and named in ``problems`` by file and line
+    number, never by its text (a ``.gitignore`` can be anything, even a link to a secret);
+    a ``.gitignore`` that is a link leading out of the folder is not read at all."""
 
     def __init__(self, folder: Path, ignore: tuple[str, ...]):
         import pathspec
 
-        lines = list(ignore)
-        try:
-            text = (Path(folder) / GITIGNORE).read_text(encoding="utf-8", errors="replace")
-            lines = text.splitlines() + lines
-        except OSError:
-            pass  # none, or unreadable: nothing more is skipped
-        self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        # (path inside the source, what was skipped): "" for the source's own ignore list
+        self.problems: list[tuple[str, str]] = []
+        patterns = self._patterns(_gitignore_lines(Path(folder), self.problems), GITIGNORE,
+                                  "line")
+        patterns += self._patterns(list(ignore), "", "memlens.toml: ignore entry")
+        self.spec = pathspec.GitIgnoreSpec(patterns)
+
+    def _patterns(self, lines: list[str], where: str, what: str) -> list:
+        out = []
+        for number, line in enumerate(lines, start=1):
+            pattern = ignore_pattern(line)
+            if pattern is None:
+                self.problems.append((where, f"{what} {number} is not a valid ignore pattern; "
+                                      "skipped (the other lines apply)"))
+            elif pattern.include is not None:  # None: a blank line or a comment
+                out.append(pattern)
+        return out
 
     def __call__(self, rel: str, folder: bool) -> bool:
         """Whether the source-relative ``rel`` (a folder when ``folder``) is skipped."""
         if rel.rsplit("/", 1)[-1].startswith("."):
             return True
         return self.spec.match_file(rel + "/" if folder else rel)
+
+
+def ignore_pattern(line: str):
+    """``line`` as a gitignore pattern (``pathspec``), or None when it is not one."""
+    from pathspec.patterns import GitWildMatchPattern
+    from pathspec.patterns.gitwildmatch import GitWildMatchPatternError
+
+    try:
+        return GitWildMatchPattern(line)
+    except (GitWildMatchPatternError, ValueError, TypeError):
+        return None
+
+
+def _gitignore_lines(folder: Path, problems: list[tuple[str, str]]) -> list[str]:
+    """The top ``.gitignore``'s lines; none when it is absent, unreadable, not a regular file
+    or a link leading out of ``folder``."""
+    path = folder / GITIGNORE
+    try:
+        if os.path.islink(path):
+            real = Path(os.path.realpath(path))
+            if not real.is_relative_to(os.path.realpath(folder)):
+                problems.append((GITIGNORE, "a link leading out of the source; not read"))
+                return []
+            path = real
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return []
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []  # none, or unreadable: nothing more is skipped
 
 
 def split(rel: str) -> tuple[str, str] | None:
@@ -118,9 +218,11 @@ def location(root: Path, sources: tuple[Source, ...], rel: str) -> Path | None:
     return None if found is None else found[0].path / found[1]
 
 
-def overlap(a: Path, b: Path) -> bool:
-    """Whether one folder is, or lies inside, the other (links resolved)."""
-    a, b = Path(os.path.realpath(a)), Path(os.path.realpath(b))
+def overlap(a: Path, b: Path, resolve: bool = True) -> bool:
+    """Whether one folder is, or lies inside, the other (links resolved unless not
+    ``resolve``: then as written, made absolute and normalized)."""
+    a, b = (Path(os.path.realpath(a)), Path(os.path.realpath(b))) if resolve else \
+        (Path(os.path.abspath(a)), Path(os.path.abspath(b)))
     return a == b or a.is_relative_to(b) or b.is_relative_to(a)
 
 

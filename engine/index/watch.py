@@ -14,8 +14,11 @@ Progress is reported as events (:class:`Started`, :class:`Changed`, :class:`Rein
 runs on the watcher's thread. A change of ``memlens.toml`` is read at once (:class:`Reconfigured`):
 a source added by ``memlens source add`` or the app is watched and indexed, a removed one's
 chunks go; a file that no longer loads is one ``error:`` line and the last good one stays in
-force. A source folder missing at that moment is not watched until the next change of the
-configuration or a restart (its chunks are kept). The app uses ``Watcher(config, on_event).start()`` / ``.stop()``;
+force. Each source folder is checked as every walk checks it (engine/index/sources.py,
+``folder_now``): one not there, empty or leading where no source may is not watched (its chunks
+are kept), and the folders are looked at again at every pause, so a folder that comes back, is
+replaced (deleted and made again, as sync tools do) or swapped for a link is watched as it is
+now, then caught up (:class:`Rewatched`). The app uses ``Watcher(config, on_event).start()`` / ``.stop()``;
 ``memlens watch`` calls :meth:`Watcher.run` in the foreground.
 """
 
@@ -33,9 +36,9 @@ from pathlib import Path
 from engine.config import CONFIG_FILENAME, Config, ConfigError, load_config
 from engine.display import one_line, plural
 from engine.embedder import Embedder, get_embedder
-from engine.index.protected import INDEX_SUFFIXES
+from engine.index.protected import INDEX_SUFFIXES, index_paths
 from engine.index.routes import glob_regex, route_matches
-from engine.index.sources import Source
+from engine.index.sources import Source, folder_now
 from engine.index.walk import skipped_path
 from engine.indexer import IndexStats, reindex
 from engine.storage.db import Error as DBError
@@ -106,6 +109,17 @@ class Reconfigured:
 
 
 @dataclass(frozen=True)
+class Rewatched:
+    sources: tuple[str, ...]  # the sources watched now, by name
+    missing: tuple[str, ...] = ()  # sources whose folder is not read now
+
+    def line(self) -> str:
+        names = ", ".join(self.sources) if self.sources else "none"
+        gone = f"; not read now: {', '.join(self.missing)}" if self.missing else ""
+        return f"a source folder changed: catching up; sources watched: {names}{gone}"
+
+
+@dataclass(frozen=True)
 class Waiting:
     holder: str  # what holds the writer lock, e.g. "reindex"
 
@@ -129,7 +143,8 @@ class Stopped:
         return f"stopped after {self.runs} reindex run{'s' * (self.runs != 1)}"
 
 
-WatchEvent = Started | Changed | Reconfigured | Reindexed | Waiting | Failed | Stopped
+WatchEvent = (Started | Changed | Reconfigured | Rewatched | Reindexed | Waiting | Failed
+              | Stopped)
 EventCallback = Callable[[WatchEvent], None]
 
 
@@ -162,24 +177,40 @@ class PathFilter:
         db = str(self.db_path)
         self._index_files = frozenset(db + suffix for suffix in INDEX_SUFFIXES)
         self._source_dirs = []
+        self._identities = {}
         for source in self.sources:  # as configured and with links resolved: either is seen
-            skip = source.ignore_rules()
-            for folder in dict.fromkeys((str(source.path), os.path.realpath(source.path))):
+            real = folder_now(source, self.root, index_paths(self.db_path)).real
+            self._identities[source.name] = _identity(real)
+            if real is None:
+                continue  # not there, or leading where no source may: not watched
+            skip = source.ignore_rules(real)
+            for folder in dict.fromkeys((str(source.path), str(real))):
                 self._source_dirs.append((folder.rstrip("/"), source, skip))
 
     sources: tuple[Source, ...] = ()
     _source_dirs: list[tuple[str, Source, Callable[[str, bool], bool]]] = field(init=False)
+    _identities: dict[str, tuple | None] = field(init=False)  # a source folder's, by name
 
     def watched_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(sources whose folder is there, sources whose folder is not), by name."""
-        there = {s.name: os.path.isdir(s.path) for s in self.sources}
-        return (tuple(n for n, ok in there.items() if ok),
-                tuple(n for n, ok in there.items() if not ok))
+        """(sources whose folder is watched, sources whose folder is not read now), by name."""
+        return (tuple(n for n, ident in self._identities.items() if ident is not None),
+                tuple(n for n, ident in self._identities.items() if ident is None))
 
     def source_folders(self) -> list[Path]:
-        """The source folders there now (watched beside the root)."""
-        return [Path(folder) for folder in dict.fromkeys(f for f, _, _ in self._source_dirs)
-                if os.path.isdir(folder)]
+        """The source folders watched beside the root (their real paths)."""
+        return [Path(folder) for folder in dict.fromkeys(
+            f for f, _, _ in self._source_dirs) if os.path.isdir(folder)]
+
+    def folders_moved(self, changes: Iterable[tuple[int, str]] = ()) -> bool:
+        """Whether a source folder is not the one being watched any more: back, gone,
+        replaced by a new folder or swapped for a link (one stat or two per source). A
+        folder deleted and made again at once can get the same inode back, so its own
+        deletion among ``changes`` says so too (its file system watch died with it)."""
+        watched = {folder for folder, _, _ in self._source_dirs}
+        if any(change == DELETED and path.rstrip("/") in watched for change, path in changes):
+            return True
+        return any(_identity(folder_now(s, self.root, index_paths(self.db_path)).real)
+                   != self._identities.get(s.name) for s in self.sources)
 
     def _in_source(self, path: str, change: int) -> str | None:
         for folder, source, skip in self._source_dirs:
@@ -223,6 +254,18 @@ class PathFilter:
                    or (deep and rel.startswith(folder + "/")) for folder, deep in self._folders):
                 return rel + "/"  # a folder added or removed whole
         return None
+
+
+def _identity(real: Path | None) -> tuple | None:
+    """What tells one folder from another at the same path: a new one made after a delete
+    has another inode, a link swapped in another real path."""
+    if real is None:
+        return None
+    try:
+        st = os.stat(real)
+    except OSError:
+        return None
+    return str(real), st.st_dev, st.st_ino
 
 
 # -- the watcher ----------------------------------------------------------------------------------
@@ -312,6 +355,12 @@ class Watcher:
                         first = first or time.monotonic()
                         last = first
                         break
+                    if self.filter.folders_moved(changes):  # a source folder replaced
+                        self._rearm()
+                        reconfigured = due = True
+                        first = first or time.monotonic()
+                        last = first
+                        break
                     now = time.monotonic()
                     new = {rel for change, path in changes
                            if (rel := self.filter.relative(path, change)) is not None}
@@ -351,6 +400,12 @@ class Watcher:
         self.filter = PathFilter(fresh.root, fresh.routes, fresh.db_path, fresh.sources)
         self._emit(Reconfigured(tuple(s.name for s in fresh.sources)))
         return True
+
+    def _rearm(self) -> None:
+        """Watch the source folders as they are now; the run that follows catches up."""
+        self.filter = PathFilter(self.config.root, self.config.routes, self.config.db_path,
+                                 self.config.sources)
+        self._emit(Rewatched(*self.filter.watched_names()))
 
     def _run_once(self, pending: set[str], waiting: bool) -> bool:
         """One reindex for ``pending`` (emptied unless the lock was busy); returns whether the

@@ -28,6 +28,7 @@ class TimeReads:
     """Timeline, "on this day", activity, conversations and people, over ``_index()``."""
 
     config: Config
+    config_error: str | None = None  # why memlens.toml does not load now (engine/config.py)
     _index: Callable[[], AbstractContextManager[Connection]]
 
     # -- time ------------------------------------------------------------------------------
@@ -86,7 +87,7 @@ class TimeReads:
 
     def _resolver(self, conn: Connection) -> Callable[[str], Path]:
         """The facade's path-safety rules as the conversation reader's file opener."""
-        files = DataFiles(self.config)
+        files = DataFiles(self.config, self.config_error)
         return lambda rel: files.resolve(rel, lambda r: indexed_file(conn, r))[0]
 
 

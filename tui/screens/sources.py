@@ -35,7 +35,7 @@ from .menu import key_for
 from .modals import ConfirmScreen, describe_error
 
 DEFAULT_TYPE = "note"
-MISSING = "missing: not mounted?"
+MISSING = "not read now"  # beside a route of a source whose folder is not read
 TYPE_HINT = ("Type: note for a markdown vault, or any source type F4 lists (journal, meeting…), "
              "by id or label; → completes it.")
 
@@ -47,8 +47,8 @@ def source_lines(source: Any) -> Content:
                                       type_colour(source.source_type)),
         (f"  ·  {plural(source.files, 'file')} · {plural(source.chunks, 'chunk')}", "dim"))
     where = Content.assemble("  ", safe(display_path(Path(source.path)), "$text-secondary"))
-    if not source.present:
-        where += Content.styled(f"  {MISSING} (its chunks are kept)", "bold $text-warning")
+    if source.state:
+        where += Content.styled(f"  {source.state} (its chunks are kept)", "bold $text-warning")
     if source.ignore:
         where += safe(f"  ignore: {', '.join(source.ignore)}", "dim")
     return Content("\n").join([head, where])

@@ -23,7 +23,6 @@ from ..widgets.footer import MemlensFooter
 from ..widgets.text import bar, human_bytes, plain, safe
 from ..workers import stats_job
 from .modals import describe_error
-from .sources import MISSING
 
 
 class StatsScreen(Screen[None]):
@@ -167,7 +166,7 @@ def sources_content(sources: list) -> Content:
             (f"{type_label(s.source_type):<14}", type_colour(s.source_type)),
             f"{s.files:>7,} files {s.chunks:>9,} chunks  ",
             safe(display_path(Path(s.path)), "$text-secondary"),
-            ("" if s.present else f"  {MISSING}", "bold $text-warning")))
+            (f"  {s.state}" if s.state else "", "bold $text-warning")))
     return Content("\n").join(lines)
 
 

@@ -1,0 +1,388 @@
+"""Sources in place while they change under a running memlens: the hostile cases
+(docs/reliability.md, "Sources in place").
+
+A folder swapped for a link to the root or to ``secrets/`` while the MCP server and the watcher
+run, ignore rules and removals reaching a running server, a ``.gitignore`` with a line no
+pattern parser takes (or that is a link to a secret), an empty folder where a disk was mounted,
+a folder deleted and made again under the watcher, a removal while another writer holds the
+index, twenty-four ``source add`` at once, and an index kept inside a source. The swap and race
+cases run as real processes: the CLI, ``memlens watch`` and ``memlens mcp`` in subprocesses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.config import ConfigError, load_config
+from engine.index.sources import IgnoreRules, Source, folder_now
+from tests.conftest import clock_env
+from tests.test_mcp import start
+from tests.test_sources import KEY, REPO, memlens, ok, paths_found, write
+
+SECRET_WORD = "zanzibarsecretword"
+
+
+@pytest.fixture(autouse=True)
+def local_embedder(monkeypatch):
+    monkeypatch.delenv("MEMLENS_EMBEDDER", raising=False)
+
+
+@pytest.fixture
+def vault_root(tmp_path) -> tuple[Path, Path]:
+    """A root with a key and a secret note, and a source ``G`` beside it holding one note."""
+    from tests.conftest import make_root
+
+    root = make_root(tmp_path / "root")
+    write(root / "secrets/openai.json", json.dumps({"api_key": KEY}))
+    write(root / "secrets/notes.md", f"# Secret\n\n{SECRET_WORD} lives here.\n")
+    vault = tmp_path / "G"
+    write(vault / "garden.md", "# Garden\n\nPlanted the quince tree by the wall.\n")
+    write(vault / "Private/diary.md", "# Diary\n\nprivatediaryword kept to myself.\n")
+    ok(root, "reindex")
+    ok(root, "source", "add", str(vault), "--type", "note", "--name", "G")
+    return root, vault
+
+
+class WatchProcess:
+    """``memlens watch`` in a subprocess, its lines collected as they come."""
+
+    def __init__(self, root: Path):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "cli", "watch", "--root", str(root)], cwd=REPO,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=clock_env())
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_for(self, predicate, what: str, after: int = 0, timeout: float = 60) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for i, line in enumerate(self.lines[after:], start=after):
+                if predicate(line):
+                    return i + 1
+            if self.proc.poll() is not None and self._reader.is_alive() is False:
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"no {what} within {timeout:.0f}s; lines: {self.lines}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+# -- a folder swapped for a link while memlens runs ---------------------------------------------
+
+@pytest.mark.parametrize("target", ["secrets", "root"])
+def test_a_source_swapped_for_a_link_into_the_root_serves_and_indexes_nothing(
+        vault_root, tmp_path, target):
+    root, vault = vault_root
+    client = start(root, tmp_path, "swap")
+    watch = WatchProcess(root)
+    try:
+        seen = watch.wait_for(lambda line: line.startswith("caught up"), "catch-up run")
+        assert "quince" in client.ok("read_note", {"path": "@G/garden.md"})
+        vault.rename(tmp_path / "G.real")
+        os.symlink(root / "secrets" if target == "secrets" else root, vault)
+        for path in ("@G/openai.json", "@G/notes.md", "@G/secrets/openai.json",
+                     "@G/secrets/notes.md", "@G/memlens.toml", "@G/data/search/memlens.db",
+                     "@G/data/search/memlens.db.vectors/manifest.json", "@G/garden.md"):
+            error = client.error("read_note", {"path": path})
+            assert KEY[:12] not in error and SECRET_WORD not in error, error
+        assert "leads into the data root" in client.error("read_note", {"path": "@G/notes.md"})
+        # the watcher sees the folder change, catches up, and indexes nothing from secrets/
+        seen = watch.wait_for(lambda line: line.startswith("a source folder changed"),
+                              "the folder change", after=seen)
+        write(root / "notes/today.md", "# Today\n\nA new note.\n")  # "the next edit"
+        seen = watch.wait_for(lambda line: "notes/today.md" in line, "the edit", after=seen)
+        watch.wait_for(lambda line: line.startswith("reindexed"), "its run", after=seen)
+        assert paths_found(root, SECRET_WORD) == []
+        text = client.ok("keyword_search", {"query": SECRET_WORD})
+        assert SECRET_WORD not in text
+        assert paths_found(root, "quince") == ["@G/garden.md"]  # its chunks are kept
+        run = memlens(root, "reindex")
+        assert "source 'G': its folder now leads into the data root" in run.stderr
+        assert "not read, its indexed files are kept" in run.stderr
+        assert run.returncode == 1  # an error, not a state: someone swapped a link in
+        assert paths_found(root, SECRET_WORD) == []
+    finally:
+        watch.stop()
+        client.close()
+
+
+def test_folder_now_refuses_what_a_source_may_not_lead_to(tmp_path):
+    root = tmp_path / "root"
+    (root / "data/search").mkdir(parents=True)
+    db = root / "data/search/memlens.db"
+    elsewhere = tmp_path / "index"
+    elsewhere.mkdir()
+    outside_db = elsewhere / "memlens.db"
+    cases = {root: "leads into the data root", root / "data": "leads into the data root",
+             tmp_path: "contains the data root"}
+    for folder, why in cases.items():
+        found = folder_now(Source("x", folder, "note"), root, [db])
+        assert found.real is None and found.refused and why in found.why
+    held = folder_now(Source("x", elsewhere, "note"), root, [outside_db])
+    assert held.real is None and held.refused and "holds the index" in held.why
+    (elsewhere / "a.md").write_text("x")
+    assert folder_now(Source("x", elsewhere, "note"), root, [db]).real == elsewhere.resolve()
+
+
+def test_an_index_inside_a_source_is_refused_and_its_sidecar_never_served(tmp_path):
+    from tests.conftest import make_root
+
+    root = make_root(tmp_path / "root")
+    vault = tmp_path / "V"
+    write(vault / "a.md", "# A\n\nalpha note.\n")
+    ok(root, "reindex")
+    run = memlens(root, "source", "add", str(vault), "--type", "note", "--db",
+                  str(vault / "index/memlens.db"))
+    assert run.returncode == 1 and "holds the index" in run.stderr, run.stderr
+    ok(root, "source", "add", str(vault), "--type", "note", "--name", "V")
+    run = memlens(root, "reindex", "--db", str(vault / "index/memlens.db"))
+    assert run.returncode != 0
+    assert "[sources.V] holds the index" in run.stderr and "Traceback" not in run.stderr
+    assert not (vault / "index").exists() or not any((vault / "index").rglob("manifest.json"))
+
+
+# -- a running server follows memlens.toml --------------------------------------------------------
+
+def test_ignore_rules_and_removal_reach_a_running_mcp_server(vault_root, tmp_path):
+    root, vault = vault_root
+    client = start(root, tmp_path, "follow")
+    try:
+        assert "privatediaryword" in client.ok("read_note", {"path": "@G/Private/diary.md"})
+        toml = root / "memlens.toml"
+        toml.write_text(toml.read_text().replace('type = "note"',
+                                                 'type = "note"\nignore = ["Private/"]'))
+        ok(root, "reindex")
+        error = client.error("read_note", {"path": "@G/Private/diary.md"})
+        assert "privatediaryword" not in error and "not part of the data layer" in error
+        assert "quince" in client.ok("read_note", {"path": "@G/garden.md"})
+        ok(root, "source", "remove", "G")
+        error = client.error("read_note", {"path": "@G/garden.md"})
+        assert "quince" not in error
+        assert "quince" not in client.ok("keyword_search", {"query": "quince"})
+        toml.write_text(toml.read_text() + "\n[sources.bad]\npath = 3\n")  # does not load
+        error = client.error("read_note", {"path": "@G/garden.md"})
+        assert "quince" not in error
+    finally:
+        client.close()
+
+
+def test_a_broken_config_refuses_source_reads_until_it_loads(vault_root):
+    from engine.library import Library
+
+    root, vault = vault_root
+    library = Library(load_config(root))
+    assert "quince" in library.read_file("@G/garden.md").text
+    toml = root / "memlens.toml"
+    good = toml.read_text()
+    toml.write_text(good + "\n[sources.bad]\npath = 3\n")
+    from engine.library_types import ReadRefused
+
+    with pytest.raises(ReadRefused, match="memlens.toml does not load now"):
+        library.read_file("@G/garden.md")
+    write(root / "notes/plain.md", "# Plain\n\nA root note.\n")
+    assert "root note" in library.read_file("notes/plain.md").text  # the root's files still
+    toml.write_text(good)
+    assert "quince" in library.read_file("@G/garden.md").text
+
+
+# -- .gitignore ----------------------------------------------------------------------------------
+
+def test_an_invalid_gitignore_line_is_skipped_and_named_by_number_only(vault_root):
+    root, vault = vault_root
+    write(vault / ".gitignore", "Private/\nfoo\\\n!\n*.tmp.md\n")
+    write(vault / "drafts.tmp.md", "# Draft\n\ndraftword here.\n")
+    write(vault / "kept.md", "# Kept\n\nkeptword here.\n")
+    run = memlens(root, "reindex")
+    assert run.returncode == 0, run.stderr
+    assert "warning: @G/.gitignore: line 2 is not a valid ignore pattern; skipped" in run.stderr
+    assert "line 3 is not a valid ignore pattern" in run.stderr
+    assert "foo\\" not in run.stderr and "GitWildMatch" not in run.stderr
+    assert paths_found(root, "keptword") == ["@G/kept.md"]
+    assert paths_found(root, "draftword") == [] and paths_found(root, "privatediaryword") == []
+
+
+def test_a_gitignore_linked_out_of_the_source_is_not_read_nor_quoted(vault_root):
+    root, vault = vault_root
+    write(root / "secrets/token.txt", "sk-line-of-a-secret\\\n")
+    os.symlink(root / "secrets/token.txt", vault / ".gitignore")
+    run = memlens(root, "reindex")
+    assert run.returncode == 0, run.stderr
+    assert "@G/.gitignore: a link leading out of the source; not read" in run.stderr
+    assert "sk-line" not in run.stderr + run.stdout
+    rules = IgnoreRules(vault, ("ok/", "bad\\"))
+    assert ("", "memlens.toml: ignore entry 2 is not a valid ignore pattern; skipped (the "
+            "other lines apply)") in rules.problems
+    assert rules("ok", True) and not rules("garden.md", False)
+
+
+def test_source_add_refuses_an_invalid_ignore_glob(vault_root, tmp_path):
+    root, _ = vault_root
+    other = tmp_path / "Other"
+    write(other / "a.md", "# A\n")
+    run = memlens(root, "source", "add", str(other), "--type", "note", "--ignore", "foo\\")
+    assert run.returncode == 1 and "--ignore 'foo\\\\' is not a valid gitignore pattern" in \
+        run.stderr, run.stderr
+    assert "Other" not in (root / "memlens.toml").read_text()
+
+
+# -- an empty folder, a mount gone --------------------------------------------------------------
+
+def test_an_empty_folder_counts_as_missing_and_keeps_the_chunks(vault_root, tmp_path):
+    root, vault = vault_root
+    vault.rename(tmp_path / "G.disk")
+    vault.mkdir()  # the mount point without its disk
+    (vault / ".DS_Store").write_text("")  # dot-entries do not make it a vault
+    run = memlens(root, "reindex")
+    assert run.returncode == 0, run.stderr
+    assert "warning: @G/: source 'G': its folder is empty (a disk's mount point, not " \
+           "mounted?); its indexed files are kept" in run.stderr
+    assert "0 removed" in run.stdout
+    assert paths_found(root, "quince") == ["@G/garden.md"]
+    assert "not read now: its folder is empty" in ok(root, "source", "list")
+    vault.rmdir() if not any(vault.iterdir()) else shutil.rmtree(vault)
+    (tmp_path / "G.disk").rename(vault)  # mounted again: nothing re-embedded
+    out = ok(root, "reindex")
+    assert "indexed 0 files" in out and "0 embedded" in out
+
+
+def test_a_mount_point_seen_on_its_parents_disk_counts_as_missing(vault_root, monkeypatch):
+    import engine.indexer as indexer
+
+    root, vault = vault_root
+    monkeypatch.setattr(indexer, "is_mount_point", lambda folder: True)
+    from engine import reindex
+
+    reindex(config=load_config(root))  # recorded: G is read from a mounted disk
+    monkeypatch.setattr(indexer, "is_mount_point", lambda folder: False)
+    stats = reindex(config=load_config(root))  # G is now on its parent's file system
+    assert stats.removed_files == 0
+    assert any("no longer a mounted disk" in w.message for w in stats.warnings)
+    assert paths_found(root, "quince") == ["@G/garden.md"]
+    found = folder_now(Source("G", vault, "note"), root, (), was_mounted=True)
+    assert found.real is None and not found.refused
+
+
+# -- the watcher and a replaced folder ----------------------------------------------------------
+
+def test_the_watcher_rearms_a_folder_deleted_and_made_again(vault_root):
+    root, vault = vault_root
+    watch = WatchProcess(root)
+    try:
+        seen = watch.wait_for(lambda line: line.startswith("caught up"), "catch-up run")
+        shutil.rmtree(vault)
+        vault.mkdir()  # a sync tool makes it again
+        write(vault / "orchard.md", "# Orchard\n\nThe medlar fruit is ripe.\n")
+        seen = watch.wait_for(lambda line: line.startswith("a source folder changed"),
+                              "the folder change", after=seen)
+        watch.wait_for(lambda line: line.startswith("caught up") or
+                       line.startswith("reindexed"), "a catch-up run", after=seen)
+        deadline = time.monotonic() + 30
+        while paths_found(root, "medlar") != ["@G/orchard.md"] and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert paths_found(root, "medlar") == ["@G/orchard.md"]
+        write(vault / "later.md", "# Later\n\nA loquat in the new folder.\n")
+        watch.wait_for(lambda line: "@G/later.md" in line, "the new file's change", after=seen)
+        deadline = time.monotonic() + 30
+        while paths_found(root, "loquat") != ["@G/later.md"] and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert paths_found(root, "loquat") == ["@G/later.md"]
+    finally:
+        watch.stop()
+
+
+# -- removal while another writer holds the index; adds at once ---------------------------------
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from engine.storage.lock import writer_lock
+with writer_lock(Path(sys.argv[1]), "reindex"):
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_removing_a_source_while_a_reindex_runs_says_what_will_happen(vault_root):
+    root, vault = vault_root
+    config = load_config(root)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(config.db_path)], cwd=REPO,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        run = memlens(root, "source", "remove", "G")
+        assert run.returncode == 1
+        assert "removed source G from memlens.toml; its 2 indexed files stay searchable: " \
+               "a reindex (pid" in run.stderr
+        assert "the next `memlens reindex` applies the change" in run.stderr
+        assert "no longer indexed" not in run.stdout + run.stderr
+        assert paths_found(root, "quince") == ["@G/garden.md"]  # as said
+    finally:
+        holder.stdin.close()
+        holder.wait(20)
+    out = ok(root, "reindex")
+    assert "2 removed" in out and paths_found(root, "quince") == []
+
+
+def test_remove_says_removed_only_once_the_chunks_are_gone(vault_root):
+    root, vault = vault_root
+    out = ok(root, "source", "remove", "G", "--no-index")
+    assert "removed source G from memlens.toml; its 2 indexed files stay searchable until " \
+           "the next `memlens reindex`" in out
+    assert paths_found(root, "quince") == ["@G/garden.md"]
+    ok(root, "source", "add", str(vault), "--type", "note", "--name", "G")
+    out = ok(root, "source", "remove", "G")
+    assert out.rstrip().endswith("removed source G: its 2 indexed files deleted from the index "
+                                 "(the folder itself is untouched)")
+    assert paths_found(root, "quince") == []
+
+
+def test_two_dozen_source_adds_at_once_all_land(tmp_path):
+    from tests.conftest import make_root
+
+    root = make_root(tmp_path / "root")
+    folders = []
+    for i in range(24):
+        folders.append(write(tmp_path / f"src{i:02}" / "a.md", f"# N{i}\n").parent)
+    procs = [subprocess.Popen([sys.executable, "-m", "cli", "source", "add", str(f), "--type",
+                               "note", "--no-index", "--root", str(root)], cwd=REPO,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=clock_env()) for f in folders]
+    failures = []
+    for p in procs:
+        out, err = p.communicate(timeout=180)
+        if p.returncode:
+            failures.append(err)
+    assert failures == []
+    assert sorted(s.name for s in load_config(root).sources) == [f.name for f in folders]
+
+
+def test_a_source_table_holding_the_index_is_a_config_error(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    vault = tmp_path / "V"
+    vault.mkdir()
+    (root / "memlens.toml").write_text(f'[index]\ndb = "{vault}/idx/memlens.db"\n\n'
+                                       f'[sources.V]\npath = "{vault}"\ntype = "note"\n')
+    with pytest.raises(ConfigError, match=r"\[sources.V\] holds the index"):
+        load_config(root)
