@@ -68,8 +68,7 @@ class MemlensTools:
         self.config = config
         self.root = config.root.resolve()
         self.library = Library(config)
-        self._machine_paths = machine_paths(config.root, self.root, config.db_path,
-                                            config.sources)
+        self._scrubbed: tuple[tuple, list] = ((), [])  # (sources, their machine_paths)
         # the first call should not pay for loading the vector index (seconds at 500k)
         threading.Thread(target=self.library.searcher.warm_up, name="memlens-warm-up",
                          daemon=True).start()
@@ -105,11 +104,20 @@ class MemlensTools:
             return self._error(f"internal error in {name}: {type(exc).__name__}: "
                                f"{one_line(exc, 300)}"), True
         if name == "index_status":
-            text = scrub_paths(text, self._machine_paths)
+            text = scrub_paths(text, self._machine_paths())
         return text, False
 
     def _error(self, message: str) -> str:
-        return one_line(scrub_paths(message, self._machine_paths), 600)
+        return one_line(scrub_paths(message, self._machine_paths()), 600)
+
+    def _machine_paths(self) -> list:
+        """What answers show instead of this machine's paths, for the sources declared now
+        (memlens.toml is followed while the server runs: a source added since is scrubbed)."""
+        config = self.library.config
+        if self._scrubbed[0] != config.sources or not self._scrubbed[1]:
+            self._scrubbed = (config.sources, machine_paths(config.root, self.root,
+                                                            config.db_path, config.sources))
+        return self._scrubbed[1]
 
     def _exists(self, rel: str) -> bool:
         try:

@@ -288,25 +288,24 @@ def test_a_mount_point_seen_on_its_parents_disk_counts_as_missing(vault_root, mo
 def test_the_watcher_rearms_a_folder_deleted_and_made_again(vault_root):
     root, vault = vault_root
     watch = WatchProcess(root)
+
+    def found_in_time(word: str, expected: list[str]) -> list[str]:
+        deadline = time.monotonic() + 30
+        while (got := paths_found(root, word)) != expected and time.monotonic() < deadline:
+            time.sleep(0.3)
+        return got
+
     try:
         seen = watch.wait_for(lambda line: line.startswith("caught up"), "catch-up run")
         shutil.rmtree(vault)
         vault.mkdir()  # a sync tool makes it again
         write(vault / "orchard.md", "# Orchard\n\nThe medlar fruit is ripe.\n")
-        seen = watch.wait_for(lambda line: line.startswith("a source folder changed"),
-                              "the folder change", after=seen)
-        watch.wait_for(lambda line: line.startswith("caught up") or
-                       line.startswith("reindexed"), "a catch-up run", after=seen)
-        deadline = time.monotonic() + 30
-        while paths_found(root, "medlar") != ["@G/orchard.md"] and time.monotonic() < deadline:
-            time.sleep(0.3)
-        assert paths_found(root, "medlar") == ["@G/orchard.md"]
+        assert found_in_time("medlar", ["@G/orchard.md"]) == ["@G/orchard.md"]
+        time.sleep(1)  # a pause: the watcher looks at its folders again
         write(vault / "later.md", "# Later\n\nA loquat in the new folder.\n")
-        watch.wait_for(lambda line: "@G/later.md" in line, "the new file's change", after=seen)
-        deadline = time.monotonic() + 30
-        while paths_found(root, "loquat") != ["@G/later.md"] and time.monotonic() < deadline:
-            time.sleep(0.3)
-        assert paths_found(root, "loquat") == ["@G/later.md"]
+        assert found_in_time("loquat", ["@G/later.md"]) == ["@G/later.md"]
+        assert any(line.startswith("a source folder changed: catching up; sources watched: G")
+                   for line in watch.lines[seen:]), watch.lines
     finally:
         watch.stop()
 
@@ -386,3 +385,20 @@ def test_a_source_table_holding_the_index_is_a_config_error(tmp_path):
                                        f'[sources.V]\npath = "{vault}"\ntype = "note"\n')
     with pytest.raises(ConfigError, match=r"\[sources.V\] holds the index"):
         load_config(root)
+
+
+def test_a_source_added_while_the_server_runs_is_scrubbed_from_its_answers(vault_root, tmp_path):
+    from mcp_server.tools import MemlensTools
+
+    root, vault = vault_root
+    tools = MemlensTools(load_config(root))
+    try:
+        later = tmp_path / "Later"
+        write(later / "a.md", "# A\n\nalpha.\n")
+        ok(root, "source", "add", str(later), "--type", "note", "--name", "L", "--no-index")
+        text, is_error = tools.call("read_note", {"path": "@L/nothing.md"})
+        assert is_error and str(tmp_path) not in text
+        assert str(later) not in tools._error(f"cannot read {later}/a.md")
+        assert "@L/a.md" in tools._error(f"cannot read {later}/a.md")
+    finally:
+        tools.close()
