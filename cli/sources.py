@@ -7,35 +7,52 @@ returns (``--no-index`` leaves that to the next reindex, watch or the app).
 
 from __future__ import annotations
 
+import sys
+
 from .args import load_root_config
 
-WATCHERS = "a running `memlens watch` or the app applies it by itself"
+WATCHERS = "a running `memlens watch` or the app does it by itself"
 
 
-def _index_now(args, config, done: str, pending: str) -> int:
-    """The change indexed now, then ``done`` said; with ``--no-index``, or while another writer
-    holds the index (a reindex, a watch, the app), ``pending``: what stays as it was until
-    when. The change itself is saved either way."""
+def _apply(args, config, report: dict, done: str, pending: str, busy: str) -> int:
+    """The change (saved in memlens.toml by now) indexed at once, then ``done`` said. With
+    ``--no-index``, or while another writer holds the index (a reindex, a watch, the app),
+    ``pending`` and when it ends (``busy``, given the writer's purpose): exit 0 all the same,
+    since what this command owns, the configuration, is done. ``--json``: one document,
+    ``report`` with ``indexed`` and the run (``reindex``) or what is ``pending``."""
     from engine import WriterBusy
     from engine.config import load_config
+    from engine.display import json_dumps
 
-    from .errors import CliError
     from .index import _reindex, report_run
 
-    if args.no_index:
-        if not args.json:
-            print(f"{pending} until the next `memlens reindex` ({WATCHERS})")
+    def said(note: str) -> int:
+        if args.json:
+            print(json_dumps({**report, "indexed": False, "pending": note}))
+        else:
+            print(f"warning: {note}" if not args.no_index else note,
+                  file=sys.stderr if not args.no_index else sys.stdout)
         return 0
+
+    if args.no_index:
+        return said(f"{pending} until the next `memlens reindex` ({WATCHERS})")
     try:
         stats = _reindex(load_config(config.root, args.db), args.json)
     except WriterBusy as exc:
-        holder = str(exc).split(" is already writing")[0]
-        raise CliError(f"{pending}: {holder} is writing to the index now; the next "
-                       f"`memlens reindex` applies the change ({WATCHERS})") from None
+        return said(f"{pending}: {exc.holder} is writing to the index now; {busy(exc.purpose)}")
+    if args.json:
+        print(json_dumps({**report, "indexed": True, "reindex": stats.to_dict()}))
+        return 1 if stats.failed else 0
     code = report_run(stats, args.json)
-    if not args.json:
-        print(done)
+    print(done)
     return code
+
+
+def _files(count: int) -> tuple[str, str]:
+    """("its 3 indexed files", "stay") with the verb agreeing."""
+    from engine.display import plural
+
+    return f"its {plural(count, 'indexed file')}", "stays" if count == 1 else "stay"
 
 
 def cmd_source(args) -> int:
@@ -44,22 +61,36 @@ def cmd_source(args) -> int:
     from engine.library import Library
 
     config = load_root_config(args)
+    if args.action in ("add", "remove"):
+        if args.action == "add":
+            source = add_source(config, args.path, args.type, args.name,
+                                tuple(args.ignore or ()))
+        else:
+            held = next((s for s in Library(config).sources() if s.name == args.name), None)
+            source = remove_source(config, args.name)
+        report = {"action": "added" if args.action == "add" else "removed",
+                  "source": {"name": source.name, "type": source.source_type,
+                             "path": str(source.path), "prefix": source.prefix,
+                             "ignore": list(source.ignore)}}
     if args.action == "add":
-        source = add_source(config, args.path, args.type, args.name, tuple(args.ignore or ()))
         what = (f"{type_label(source.source_type)} files of {one_line(str(source.path))} "
                 f"(files known as {source.prefix}...)")
-        return _index_now(args, config, f"added source {source.name}: {what}",
-                          f"added source {source.name} to memlens.toml: {what}; not searchable "
-                          "yet")
+        return _apply(args, config, report, f"added source {source.name}: {what}",
+                      f"added source {source.name} to memlens.toml: {what}; not searchable yet",
+                      lambda purpose: f"run `memlens reindex` when it ends ({WATCHERS})")
     if args.action == "remove":
-        held = next((s for s in Library(config).sources() if s.name == args.name), None)
-        source = remove_source(config, args.name)
-        files = plural(held.files if held else 0, "indexed file")
-        return _index_now(args, config,
-                          f"removed source {source.name}: its {files} deleted from the index "
-                          "(the folder itself is untouched)",
-                          f"removed source {source.name} from memlens.toml; its {files} stay "
-                          "searchable")
+        files, verb = _files(held.files if held else 0)
+
+        def busy(purpose: str | None) -> str:
+            if purpose in ("reindex", "re-embed"):  # it drops what was removed meanwhile
+                return "that run deletes them when it ends"
+            return f"the next `memlens reindex` deletes them ({WATCHERS})"
+
+        return _apply(args, config, report,
+                      f"removed source {source.name}: {files} deleted from the index (the "
+                      "folder itself is untouched)",
+                      f"removed source {source.name} from memlens.toml; {files} {verb} "
+                      "searchable", busy)
     states = Library(config).sources()
     if args.json:
         print(json_dumps([s.__dict__ for s in states]))

@@ -236,6 +236,8 @@ def overlap_problem(source: Source, root: Path, others, db_path: Path | None = N
     ``folder_now``); a link swapped in must not make every command, ``source remove``
     among them, refuse to start."""
     real = os.path.realpath if resolve else os.path.abspath
+    if real(source.path) == real(root):
+        return "is the data root: its routes index it already ([routes] in memlens.toml)"
     if overlap(source.path, root, resolve):
         inside = Path(real(source.path)).is_relative_to(real(root))
         return ("lies inside the data root: its files are the root's (add a [routes] glob "
@@ -245,6 +247,8 @@ def overlap_problem(source: Source, root: Path, others, db_path: Path | None = N
         return ("holds the index (its database and vector sidecar would be read as notes): "
                 "keep the index outside the source")
     for other in others:
+        if real(source.path) == real(other.path):
+            return f"is source {other.name!r} already"
         if overlap(source.path, other.path, resolve):
             return f"overlaps source {other.name!r}: its files would be indexed twice"
     return None

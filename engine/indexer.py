@@ -18,13 +18,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.config import Config, load_config, resolve_root
+from engine.config import Config, ConfigError, load_config, resolve_root
 from engine.embedder import Embedder, EmbeddingError, get_embedder
 from engine.extractors import ExtractError
 from engine.index import re_embed as re_embedding
 from engine.index.embed_stage import EmbedStage, embed_messages, embed_pending
 from engine.index.index_file import NotRegular, index_file, now, record_state, remove_file
 from engine.index.run_report import FileError, IndexStats, Progress
+from engine.index.sources import PREFIX as SOURCE_PREFIX
 from engine.index.sources import is_mount_point
 from engine.index.walk import WalkProblem
 from engine.scanner import (
@@ -135,6 +136,34 @@ def _record_mounted_sources(conn, config: Config, folders, before: dict[str, str
             set_meta(conn, MOUNTED_SOURCES, json.dumps(now_mounted, sort_keys=True))
 
 
+def _declared_sources(config: Config) -> set[str] | None:
+    """The sources memlens.toml declares now (None when it does not load)."""
+    try:
+        return {s.name for s in load_config(config.root, config.db_path).sources}
+    except (ConfigError, OSError):
+        return None
+
+
+def _drop_sources_removed_meanwhile(conn, config: Config, declared: set[str] | None,
+                                    stats: IndexStats) -> None:
+    """A source removed from memlens.toml while this run indexed (`memlens source remove`
+    finds the writer lock held and says this run deletes its files): its files go now, so
+    no chunk outlives its source. Only names memlens.toml declared when the run began count,
+    so a configuration built in code is never taken for a removal."""
+    now = _declared_sources(config)
+    if declared is None or now is None:
+        return
+    for name in sorted(declared & {s.name for s in config.sources} - now):
+        prefix = f"{SOURCE_PREFIX}{name}/"
+        for rel in [r for r in indexed_mtimes(conn) if r.startswith(prefix)]:
+            try:
+                stats.deleted_chunks += remove_file(conn, rel)
+            except DBError as exc:
+                stats.errors.append(FileError(rel, f"not removed: {_one_line(exc)}"))
+                continue
+            stats.removed_files += 1
+
+
 def _index_one(conn, f: SourceFile, embed: EmbedStage, config: Config, stats: IndexStats,
                full: bool, on_batch: Callable[[], None]) -> None:
     """Index one file; one bad file never stops the run. Only a fault of the file's own
@@ -201,6 +230,7 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
             embed = EmbedStage(embedder, config, stats, hold_files=staging)
 
             report(Progress("scan"))
+            declared = _declared_sources(config)
             files = _scan(conn, config, stats)
             todo = files if full else needs_indexing(files, indexed_mtimes(conn))
             stats.skipped = len(files) - len(todo)
@@ -232,6 +262,7 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
                     stats.errors.append(FileError("(index)", "embedding pending chunks "
                                                   f"stopped: {_one_line(exc)}"))
                 stats.cancelled = cancelled()
+            _drop_sources_removed_meanwhile(conn, config, declared, stats)
             if not stats.cancelled:
                 _update_sidecar(conn, config.db_path, stats)
                 _merge_after_bulk(conn, stats)

@@ -198,7 +198,7 @@ async def test_a_refused_source_says_why_in_the_form_and_changes_nothing(root, v
         await open_sources(pilot)
         cases = [(root / "notes", None, "lies inside the data root"),
                  (vault.parent / "no-such-folder", None,
-                  f"not a folder: {vault.parent / 'no-such-folder'}"),
+                  f"no such folder: {vault.parent / 'no-such-folder'}"),
                  (vault, "spreadsheet", "unknown source type 'spreadsheet'")]
         for path, source_type, why in cases:
             await fill_form(pilot, path, source_type)

@@ -150,7 +150,7 @@ def test_a_file_newly_ignored_leaves_the_index(added):
     ("root/notes/inbox", "lies inside the data root"),
     ("", "contains the data root"),
     ("Vault/Daily", "overlaps source 'Vault'"),
-    ("nowhere", "not a folder"),
+    ("nowhere", "no such folder"),
 ])
 def test_a_source_that_overlaps_or_is_missing_is_refused_and_changes_nothing(added, tmp_path,
                                                                               where, why):

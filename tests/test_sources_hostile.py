@@ -316,31 +316,61 @@ HOLD = """
 import sys, time
 from pathlib import Path
 from engine.storage.lock import writer_lock
-with writer_lock(Path(sys.argv[1]), "reindex"):
+with writer_lock(Path(sys.argv[1]), sys.argv[2]):
     print("held", flush=True)
     sys.stdin.readline()
 """
 
 
-def test_removing_a_source_while_a_reindex_runs_says_what_will_happen(vault_root):
+def test_removing_a_source_while_another_writer_holds_the_index_says_what_will_happen(
+        vault_root):
     root, vault = vault_root
     config = load_config(root)
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(config.db_path)], cwd=REPO,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(config.db_path), "maintenance"],
+                              cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
         run = memlens(root, "source", "remove", "G")
-        assert run.returncode == 1
-        assert "removed source G from memlens.toml; its 2 indexed files stay searchable: " \
-               "a reindex (pid" in run.stderr
-        assert "the next `memlens reindex` applies the change" in run.stderr
-        assert "no longer indexed" not in run.stdout + run.stderr
+        assert run.returncode == 0, run.stderr  # the configuration, its part, is done
+        assert "warning: removed source G from memlens.toml; its 2 indexed files stay " \
+               "searchable: a maintenance (pid" in run.stderr
+        assert "the next `memlens reindex` deletes them" in run.stderr
+        assert "deleted from the index" not in run.stdout + run.stderr
         assert paths_found(root, "quince") == ["@G/garden.md"]  # as said
+        run = memlens(root, "source", "add", str(vault), "--type", "note", "--name", "G",
+                      "--json")
+        assert run.returncode == 0, run.stderr
+        answer = json.loads(run.stdout)
+        assert answer["action"] == "added" and answer["source"]["name"] == "G"
+        assert answer["indexed"] is False and "a maintenance (pid" in answer["pending"]
     finally:
         holder.stdin.close()
         holder.wait(20)
-    out = ok(root, "reindex")
-    assert "2 removed" in out and paths_found(root, "quince") == []
+    ok(root, "reindex")
+    assert paths_found(root, "quince") == ["@G/garden.md"]
+
+
+def test_a_source_removed_while_a_reindex_runs_is_dropped_when_that_run_ends(vault_root):
+    from engine import reindex
+    from engine.index import remove_source
+
+    root, vault = vault_root
+    for i in range(5):
+        write(vault / f"more/n{i}.md", f"# N{i}\n\nmedlarword {i}.\n")
+    config = load_config(root)
+    removed = []
+
+    def progress(p) -> None:  # `memlens source remove G` from elsewhere, mid-run
+        if p.phase == "index" and not removed:
+            removed.append(remove_source(load_config(root), "G"))
+
+    stats = reindex(config=config, progress=progress)
+    assert removed and stats.removed_files >= 2
+    assert paths_found(root, "medlarword") == [] and paths_found(root, "quince") == []
+    assert ok(root, "source", "list").startswith("no sources")
+    from engine.library import Library
+
+    assert not Library(load_config(root)).has_files_under("@G/")  # no chunk outlives it
 
 
 def test_remove_says_removed_only_once_the_chunks_are_gone(vault_root):
@@ -354,6 +384,13 @@ def test_remove_says_removed_only_once_the_chunks_are_gone(vault_root):
     assert out.rstrip().endswith("removed source G: its 2 indexed files deleted from the index "
                                  "(the folder itself is untouched)")
     assert paths_found(root, "quince") == []
+    run = memlens(root, "source", "add", str(vault), "--type", "note", "--name", "G", "--json",
+                  "--no-index")
+    answer = json.loads(run.stdout)
+    assert answer["source"]["prefix"] == "@G/" and answer["indexed"] is False
+    answer = json.loads(ok(root, "source", "remove", "G", "--json"))
+    assert answer["action"] == "removed" and answer["indexed"] is True
+    assert answer["reindex"]["removed_files"] == 0  # nothing of it was indexed
 
 
 def test_two_dozen_source_adds_at_once_all_land(tmp_path):
@@ -402,3 +439,46 @@ def test_a_source_added_while_the_server_runs_is_scrubbed_from_its_answers(vault
         assert "@L/a.md" in tools._error(f"cannot read {later}/a.md")
     finally:
         tools.close()
+
+
+def test_a_source_swapped_for_a_link_to_another_source_is_not_read_twice(vault_root, tmp_path):
+    root, vault = vault_root
+    other = tmp_path / "Notes2"
+    write(other / "sub/n1.md", "# N1\n\ntangerineword one.\n")
+    write(other / "sub/n3.md", "# N3\n\ntangerineword three, ignored here.\n")
+    ok(root, "source", "add", str(other), "--type", "note", "--name", "N2", "--ignore",
+       "sub/n3.md")
+    vault.rename(tmp_path / "G.real")
+    os.symlink(other, vault)  # G now leads to N2's folder
+    run = memlens(root, "reindex")
+    assert "source 'G': its folder now overlaps source 'N2' (a link swapped in?)" in run.stderr
+    assert paths_found(root, "tangerineword") == ["@N2/sub/n1.md"]
+    from engine.library import Library
+    from engine.library_types import ReadRefused
+
+    library = Library(load_config(root))
+    with pytest.raises(ReadRefused, match="overlaps source 'N2'"):
+        library.read_file("@G/sub/n3.md")
+    assert "tangerineword one" in library.read_file("@N2/sub/n1.md").text
+
+
+def test_source_add_says_what_the_folder_is(vault_root, tmp_path):
+    root, vault = vault_root
+
+    def refused(*argv: str) -> str:
+        run = memlens(root, "source", "add", *argv)
+        assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+        return run.stderr
+
+    assert "is source 'G' already" in refused(str(vault), "--type", "note")
+    assert "is the data root" in refused(str(root), "--type", "note")
+    assert "secrets or index, which are never indexed" in refused(str(root / "secrets"),
+                                                                  "--type", "note")
+    os.symlink(root / "secrets", tmp_path / "innocent")
+    assert "secrets or index" in refused(str(tmp_path / "innocent"), "--type", "note")
+    assert "the folder's path is empty" in refused("", "--type", "note")
+    odd = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/odd\xffdir"))
+    odd.mkdir()
+    assert "not valid UTF-8 (rename it)" in refused(str(odd), "--type", "note")
+    other = write(tmp_path / "Other/a.md", "# A\n").parent
+    assert "a source name must be" in refused(str(other), "--type", "note", "--name", "")

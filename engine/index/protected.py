@@ -62,6 +62,15 @@ class Protected:
             return False
         return rel in self.files or (rel + "/").startswith(self.dirs)
 
+    def holds(self, path: Path) -> bool:
+        """Whether ``path`` (links resolved) is, or lies under, a protected name of the root:
+        ``secrets/``, the configuration, the index."""
+        try:
+            rel = Path(os.path.realpath(path)).relative_to(os.path.realpath(self.root))
+        except ValueError:
+            return False
+        return rel.as_posix() in self or (rel.as_posix() + "/").startswith(self.dirs)
+
     def refusal(self, st: os.stat_result) -> str | None:
         """Why the regular file with this stat may not be read, or None when it may."""
         if st.st_nlink <= 1 and self.inside == self.root:
@@ -118,7 +127,8 @@ def index_paths(db_path: Path) -> tuple[Path, ...]:
 def source_folder(config, source: Source, was_mounted: bool = False) -> Folder:
     """``source``'s folder as it is now, checked against ``config``'s root and index
     (engine/index/sources.py, :func:`~engine.index.sources.folder_now`)."""
-    return folder_now(source, config.root, index_paths(config.db_path), was_mounted)
+    return folder_now(source, config.root, index_paths(config.db_path), was_mounted,
+                      config.sources)
 
 
 def _files_under(folder: Path) -> list[Path]:

@@ -24,9 +24,10 @@ from pathlib import Path
 from engine.config import Config, ConfigError, is_demo_root, load_config, overlap_problem
 from engine.config_check import FILENAME
 from engine.display import UnknownSourceType, resolve_source_type
-from engine.index.protected import source_folder
+from engine.index.protected import Protected, source_folder
 from engine.index.routes import SOURCE_TYPES
 from engine.index.sources import PREFIX, Source, check_name, default_name, ignore_pattern
+from engine.index.walk import display_path
 
 EDIT_WAIT_S = 10.0  # how long an edit waits for another one to finish
 
@@ -60,9 +61,17 @@ def add_source(config: Config, path: str | Path, source_type: str, name: str | N
     if is_demo_root(config.root):
         raise SourceRefused("the demo root owns its configuration: add sources to a root of "
                             "your own (--root PATH)")
+    if not str(path).strip():
+        raise SourceRefused("the folder's path is empty: give the folder to index")
     folder = Path(os.path.abspath(Path(path).expanduser()))
+    try:
+        str(folder).encode("utf-8")
+    except UnicodeEncodeError:
+        raise SourceRefused(f"the folder's path is not valid UTF-8 (rename it): "
+                            f"{display_path(str(folder))}") from None
     if not folder.is_dir():
-        raise SourceRefused(f"not a folder: {folder}")
+        raise SourceRefused(f"not a folder: {folder}" if folder.exists() else
+                            f"no such folder: {folder}")
     try:
         source_type = resolve_source_type(source_type, SOURCE_TYPES)
     except UnknownSourceType as exc:
@@ -72,12 +81,15 @@ def add_source(config: Config, path: str | Path, source_type: str, name: str | N
             raise SourceRefused(f"--ignore {glob!r} is not a valid gitignore pattern")
     with _editing(config) as current:
         taken = {s.name for s in current.sources}
-        name = name or default_name(folder, taken)
+        name = default_name(folder, taken) if name is None else name
         if (why := check_name(name)) is not None:
             raise SourceRefused(why)
         if name in taken:
             raise SourceRefused(f"a source named {name!r} exists; choose another --name")
         source = Source(name, folder, source_type, tuple(ignore))
+        if Protected(current.root, current.db_path).holds(folder):
+            raise SourceRefused(f"{folder} leads to the data root's secrets or index, which "
+                                "are never indexed")
         if (why := overlap_problem(source, current.root, current.sources,
                                    current.db_path)) is not None:
             raise SourceRefused(f"{folder} {why}")

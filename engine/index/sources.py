@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,10 +78,11 @@ class Folder:
 
 
 def folder_now(source: Source, root: Path, index_paths: Iterable[Path] = (),
-               was_mounted: bool = False) -> Folder:
+               was_mounted: bool = False, sources: Sequence[Source] = ()) -> Folder:
     """Where ``source`` leads now, checked: the folder must neither contain the data root nor
-    lie inside it, nor hold any of ``index_paths`` (the index and its sidecar), however links
-    were swapped since the configuration was read; a folder with nothing but dot-entries is
+    lie inside it, nor hold any of ``index_paths`` (the index and its sidecar), nor overlap
+    another of the declared ``sources`` it yields to (:func:`_yields`), however links were
+    swapped since the configuration was read; a folder with nothing but dot-entries is
     counted as not there (an unmounted disk leaves its empty mount point), and so is one
     ``was_mounted`` (its own file system when last indexed) that is now on its parent's."""
     try:
@@ -98,6 +99,10 @@ def folder_now(source: Source, root: Path, index_paths: Iterable[Path] = (),
         for path in index_paths:
             if Path(os.path.realpath(path)).is_relative_to(real):
                 return Folder(None, "its folder holds the index", refused=True)
+        for other in sources:
+            if other.name != source.name and _yields(source, real, other, sources):
+                return Folder(None, f"its folder now overlaps source {other.name!r} (a link "
+                              "swapped in?): its files would be indexed twice", refused=True)
         if was_mounted and os.stat(real).st_dev == os.stat(real.parent).st_dev:
             return Folder(None, "its folder is no longer a mounted disk, as it was when "
                           "indexed (not mounted?)")
@@ -107,6 +112,21 @@ def folder_now(source: Source, root: Path, index_paths: Iterable[Path] = (),
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
         return Folder(None, f"its folder cannot be read ({why})")
     return Folder(real)
+
+
+def _yields(source: Source, real: Path, other: Source, sources: Sequence[Source]) -> bool:
+    """Whether ``source`` (leading to ``real``) overlaps ``other`` and gives way to it: the
+    one reached through a link gives way (a folder swapped for a link to another source's),
+    else the one declared later."""
+    theirs = Path(os.path.realpath(other.path))
+    if not (real == theirs or real.is_relative_to(theirs) or theirs.is_relative_to(real)):
+        return False
+    mine_linked = real != Path(os.path.abspath(source.path))
+    theirs_linked = theirs != Path(os.path.abspath(other.path))
+    if mine_linked != theirs_linked:
+        return mine_linked
+    order = [s.name for s in sources]
+    return source.name not in order or order.index(source.name) > order.index(other.name)
 
 
 def is_mount_point(folder: Path) -> bool:

@@ -19,7 +19,14 @@ from engine.dates import clock
 
 
 class WriterBusy(RuntimeError):
-    """Another process (or thread) is already writing to this index."""
+    """Another process (or thread) is already writing to this index: ``holder`` says who
+    (e.g. "a reindex (pid 7714, since 10:02:11)"), ``purpose`` what ("reindex")."""
+
+    def __init__(self, message: str, holder: str = "another memlens writer",
+                 purpose: str | None = None):
+        super().__init__(message)
+        self.holder = holder
+        self.purpose = purpose
 
 
 def lock_path(db_path: Path) -> Path:
@@ -50,9 +57,11 @@ def writer_lock(db_path: Path, purpose: str) -> Iterator[None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            holder = _holder(path)
             raise WriterBusy(
-                f"{_describe(_holder(path))} is already writing to {db_path}; "
-                f"wait for it to finish and try again") from None
+                f"{_describe(holder)} is already writing to {db_path}; "
+                f"wait for it to finish and try again", _describe(holder),
+                holder.get("purpose")) from None
         os.ftruncate(fd, 0)
         os.write(fd, json.dumps(
             {"purpose": purpose, "pid": os.getpid(), "started": clock.now().timestamp()}).encode())
