@@ -63,8 +63,27 @@ def cmd_search(args) -> int:
         return 0
     from .table import search_lines
 
-    print("\n".join(search_lines(response, _output_width(), args.explain)))
+    width = _output_width()
+    print("\n".join(search_lines(response, width, args.explain) + unread_lines(response, width)))
     return 0
+
+
+def unread_lines(response, width: int) -> list[str]:
+    """Under the table, once per source not read now: which rows are its indexed copies and
+    why they cannot be checked (``rows 1, 3: source 'Vault' is not read now: ...``)."""
+    from engine.display import one_line
+
+    from .table import wrap
+
+    rows: dict[str, list[int]] = {}
+    for i, r in enumerate(response, 1):
+        if r.unread_source:
+            rows.setdefault(r.unread_source, []).append(i)
+    lines = []
+    for note, numbers in rows.items():
+        which = f"row{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
+        lines += wrap(one_line(f"{which}: {note}; shown as indexed"), width, "  !", "    ")
+    return lines
 
 
 def add_parser(sub, common) -> None:

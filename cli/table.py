@@ -31,7 +31,7 @@ def _fit(text: str, cells: int, keep_end: bool = False) -> str:
     return _cut(text, cells - 1) + "…"
 
 
-def _wrap(text: str, width: int, indent: str, more: str) -> list[str]:
+def wrap(text: str, width: int, indent: str, more: str) -> list[str]:
     """``text`` over as many lines as it needs: the first starts with ``indent``, the rest with
     ``more``; only a single word wider than a line is cut."""
     lines, line = [], indent
@@ -90,5 +90,5 @@ def search_lines(response, width: int, explain: bool) -> list[str]:
         lines.append(_fit(f"    {one_line(shown)}", width))
         if explain:
             for x in explain_lines(r, response.rrf_k):
-                lines += _wrap(one_line(f"{x.label}: {x.text}"), width, "    ", "      ")
+                lines += wrap(one_line(f"{x.label}: {x.text}"), width, "    ", "      ")
     return lines

@@ -29,10 +29,12 @@ from engine.index.sources import PREFIX as SOURCE_PREFIX
 from engine.index.sources import is_mount_point
 from engine.index.walk import WalkProblem
 from engine.scanner import (
+    MOUNTED_SOURCES,
     SourceFile,
     classify_missing_files,
     discover_files,
     indexed_mtimes,
+    mounted_sources,
     needs_indexing,
     source_folders,
 )
@@ -40,7 +42,6 @@ from engine.schema import (
     EmbedderInfo,
     ensure_schema,
     ensure_vec_index,
-    get_meta,
     needs_migration,
     optimize_text_indexes,
     set_meta,
@@ -85,7 +86,7 @@ def _scan(conn, config: Config, stats: IndexStats) -> list[SourceFile]:
     """Walk the root and the sources, report what was refused, remove what is known to be gone
     (the files of a source no longer declared among them)."""
     problems: list[WalkProblem] = []
-    mounted = _mounted_sources(conn)
+    mounted = mounted_sources(conn)
     folders = source_folders(config, mounted)
     files = list(discover_files(config, problems, folders))
     present = {f.rel for f in files}
@@ -106,17 +107,6 @@ def _scan(conn, config: Config, stats: IndexStats) -> list[SourceFile]:
             continue
         stats.removed_files += 1
     return files
-
-
-MOUNTED_SOURCES = "source_mounts"  # meta: {name: path} of sources read from a mounted disk
-
-
-def _mounted_sources(conn) -> dict[str, str]:
-    try:
-        found = json.loads(get_meta(conn, MOUNTED_SOURCES) or "{}")
-    except ValueError:
-        return {}
-    return found if isinstance(found, dict) else {}
 
 
 def _record_mounted_sources(conn, config: Config, folders, before: dict[str, str]) -> None:

@@ -181,7 +181,8 @@ class _Reads(TimeReads):
             return None if conn is None else _indexed_file(conn, rel)
 
     def stale_files(self, source_files: Iterable[str]) -> set[str]:
-        """Which of ``source_files`` changed or vanished since indexed: one query for all."""
+        """Which of ``source_files`` changed or vanished since indexed: one query for all. A
+        file of a source not read now is not stale (a search result's ``unread_source``)."""
         with self._reading() as conn:
             if conn is None:
                 return set(source_files)
@@ -262,6 +263,7 @@ class _Reads(TimeReads):
                 return status
             status.exists = True
             status.statistics = index_statistics(conn, self.config.db_path)
+            status.statistics.sources = source_states(self.config, conn)
             status.pending = _pending(files, indexed_mtimes(conn),
                                       absent_prefixes(self.config))
             stored = stored_embedder(conn)

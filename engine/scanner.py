@@ -166,10 +166,16 @@ def pending_files(files: list[SourceFile], db_path: Path) -> tuple[list[SourceFi
 
 # -- staleness: which indexed files changed since --------------------------------------------
 
-# Which source files changed (or vanished) on disk since they were indexed.
+# Which source files changed (or vanished) on disk since they were indexed, and which cannot be
+# checked now because their source's folder is not read (an unmounted disk): those are neither
+# changed nor gone, a reindex keeps them, and a page shows them as indexed, saying why.
 #
 # One query for a whole page of results: the file list goes in as one JSON parameter, so the
-# statement is the same whatever the page size (no per-row lookups, no variable limit).
+# statement is the same whatever the page size (no per-row lookups, no variable limit); a page
+# with files of sources adds one read of the mount record and a check of each source's folder.
+
+MOUNTED_SOURCES = "source_mounts"  # meta: {name: path} of sources read from a mounted disk
+
 
 def indexed_mtimes_of(conn: Connection, source_files: Iterable[str]) -> dict[str, float]:
     """The recorded mtime of each of ``source_files`` that is in index_state."""
@@ -181,10 +187,51 @@ def indexed_mtimes_of(conn: Connection, source_files: Iterable[str]) -> dict[str
         "WHERE source_file IN (SELECT value FROM json_each(?))", (json.dumps(wanted),))}
 
 
+def mounted_sources(conn: Connection | None) -> dict[str, str]:
+    """{name: path} of the sources the last reindex read from a mounted disk (written by
+    engine/indexer.py): such a folder found on its parent's file system is not read."""
+    if conn is None:
+        return {}
+    from engine.schema import get_meta
+
+    try:
+        found = json.loads(get_meta(conn, MOUNTED_SOURCES) or "{}")
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def unread_files(conn: Connection | None, config, source_files: Iterable[str]) -> dict[str, str]:
+    """The files among ``source_files`` of a declared source whose folder is not read now
+    (missing, empty, no longer the mounted disk it was, or leading where no source may), each
+    with one line saying so: ``source 'Vault' is not read now: its folder is empty (...)``.
+    A reindex keeps them (:func:`classify_missing_files`); only their folders are checked,
+    once per source, never the files."""
+    names: dict[str, list[str]] = {}
+    for rel in set(source_files):
+        parts = source_paths.split(rel)
+        if parts is not None:
+            names.setdefault(parts[0], []).append(rel)
+    declared = [s for s in config.sources if s.name in names]
+    if not declared:
+        return {}
+    mounted = mounted_sources(conn)
+    out: dict[str, str] = {}
+    for source in declared:
+        folder = source_folder(config, source, mounted.get(source.name) == str(source.path))
+        if folder.real is None:
+            note = f"source {source.name!r} is not read now: {folder.why}"
+            out.update(dict.fromkeys(names[source.name], note))
+    return out
+
+
 def stale_files(conn: Connection, config, source_files: Iterable[str]) -> set[str]:
     """The files among ``source_files`` whose file on disk is not the one indexed: its mtime
-    moved, it is gone or unreadable, or it was never indexed."""
-    wanted = set(source_files)
+    moved, it is gone or unreadable, or it was never indexed. A file of a source whose folder
+    is not read now is not among them: it cannot be checked, and it is kept
+    (:func:`unread_files` says which and why)."""
+    given = set(source_files)
+    wanted = given - unread_files(conn, config, given).keys()
     mtimes = indexed_mtimes_of(conn, wanted)
     stale = set()
     for rel in wanted:

@@ -34,6 +34,9 @@ class SearchResult:
     found_by: list[str] = field(default_factory=list)
     injected: bool = False
     stale: bool = False
+    # why its file cannot be checked now: its source's folder is not read (an unmounted disk);
+    # kept by a reindex, shown as indexed (engine/scanner.py, ``unread_files``)
+    unread_source: str | None = None
     embedding_truncated: bool = False
     section_path: list[str] | None = None
     section: int | None = None

@@ -125,6 +125,20 @@ def _last_reindex(st) -> str:
     return text + (f" ({', '.join(bits)})" if bits else "")
 
 
+def _source_lines(sources) -> list[str]:
+    """Each source in place as `memlens source list` shows it, its folder named by its
+    ``@NAME/`` prefix (never a path of the machine): read, or not read now and why (its
+    chunks are kept and searched as indexed; their rows say ``unread_source``)."""
+    unread = sum(1 for s in sources if not s.present)
+    lines = [f"sources: {len(sources)}" + (f" ({unread} not read now)" if unread else "")]
+    for s in sources:
+        state = "read" if s.present else (f"{s.state}; its chunks are kept and searched as "
+                                          "indexed")
+        lines.append(f"  source: {s.name} ({s.source_type}) at @{s.name}/: "
+                     f"{plural(s.files, 'file')}, {plural(s.chunks, 'chunk')}; {state}")
+    return lines
+
+
 def status_text(status: IndexStatus, max_chars: int) -> str:
     transition = f"index_transition: {status.transition or 'none'}"
     if not status.exists:
@@ -150,6 +164,7 @@ def status_text(status: IndexStatus, max_chars: int) -> str:
         if len(items) > STALE_LISTED:
             lines.append(f"  {label}: … {len(items) - STALE_LISTED} more")
     lines.append(f"new_files: {len(pending.new)} (routed, not indexed yet)")
+    lines += _source_lines(st.sources)
     lines.append(f"files_with_errors: {len(st.files_with_errors)}")
     lines += [f"  error: {jobject({'path': e['source_file'], 'error': e['error'] or ''})}"
               for e in st.files_with_errors[:STALE_LISTED]]

@@ -32,8 +32,11 @@ One line per result: a JSON object of the note-controlled fields {"title","path"
 is one comma-joined string), then the server fields separated by " | ": score, semantic_rank \
 (with similarity) or -, keyword_rank (with match: all|partial n/m [terms] and matched_in: \
 title, heading, tags, path, body) or -, explain (the 1/(k+rank) terms that make the score), stale, \
-embedding_truncated, § (markdown chunks only), id (the chunk id for get_neighborhood), type \
-(source type), date (content date)."""
+unread_source (only on a row of a source folder not read now, e.g. an unmounted disk: which \
+source and why; the row is its indexed copy, kept and still searchable, neither changed nor \
+deleted, and read_note cannot open it until the folder is back), embedding_truncated, § \
+(markdown chunks only), id (the chunk id for get_neighborhood), type (source type), date \
+(content date)."""
 
 HYBRID_DESCRIPTION = f"""\
 Hybrid search
@@ -65,7 +68,7 @@ arm can rank better than it on its own kind of query (an exact identifier, or a 
 paraphrase); use that arm's tool then.
 
 {_ROW_FORMAT} preview_kind is snippet (a keyword highlight in «»), head, chunk (semantic), \
-stale_notice (the file is gone since indexing) or none, from the arm that ranked the note \
+stale_notice (the file was deleted or moved since indexing) or none, from the arm that ranked the note \
 better. stale: true and embedding_truncated: true mean what they mean in semantic_search, and \
 so do the semantic arm's § "<heading path>" (#N) / § (top of note) field (read the section \
 with read_note(path, section="#N")) and the index_transition: line under the header. A long \
@@ -200,9 +203,12 @@ STATUS_DESCRIPTION = """\
 The state of the index: chunks per source type, the embedder that built the vectors (and \
 whether the configured one matches), the last reindex, pending embeddings (chunks still \
 without a vector, keyword-searchable only), stale files (changed or deleted on disk since they \
-were indexed; a search row from them says stale: true), new files not indexed yet, files that \
-failed to parse, and index_transition: while a reindex, re-embed or maintenance run is \
-writing. No arguments."""
+were indexed; a search row from them says stale: true), new files not indexed yet, the sources \
+in place (folders indexed where they live, their files named @NAME/...: each one's files and \
+chunks, and whether its folder is read or not read now and why, e.g. an unmounted disk: its \
+chunks are kept and searchable, their rows say unread_source), files that failed to parse, \
+and index_transition: while a reindex, re-embed or maintenance run is writing. No \
+arguments."""
 
 INSTRUCTIONS = """\
 memlens searches one person's long-term memory: notes, journals, chats, emails, meetings, \

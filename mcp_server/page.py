@@ -160,6 +160,8 @@ def server_fields(r, response, parsed: ParsedQuery, cut_note: str | None = None)
         out.append("keyword_rank: -")
     out.append(f"explain: {formula(r, response.rrf_k)}")
     out.append(f"stale: {'true' if r.stale else 'false'}")
+    if r.unread_source:  # its source's folder is not read now (an unmounted disk)
+        out.append(f"unread_source: {one_line(r.unread_source, 300)}; shown as indexed")
     out.append(f"embedding_truncated: {'true' if r.embedding_truncated else 'false'}")
     section = section_field(r)
     if section:

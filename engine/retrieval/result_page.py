@@ -24,10 +24,15 @@ SCAN_MAX_CHARS = 2 * CHUNK_MAX_CHARS
 
 def results_page(conn: Connection, config: Config, ranked: list[Candidate],
                  parsed: ParsedQuery, filters: Filters | None = None) -> list[SearchResult]:
-    """The page as results, with stale flags (one query for the page), the messages of each
-    chat window inside the date filter, and snippets (opening at those messages)."""
-    stale = scanner.stale_files(conn, config, {c.source_file for c in ranked if not c.injected})
+    """The page as results, with stale flags (one query for the page) or why a file cannot be
+    checked now, the messages of each chat window inside the date filter, and snippets
+    (opening at those messages)."""
+    files = {c.source_file for c in ranked if not c.injected}
+    stale = scanner.stale_files(conn, config, files)
+    unread = scanner.unread_files(conn, config, files)
     results = [_result(c, parsed, c.source_file in stale and not c.injected) for c in ranked]
+    for r in results:
+        r.unread_source = None if r.injected else unread.get(r.source_file)
     if filters is not None:
         inside = messages_in_range(conn, ((r.rowid, r.content) for r in results
                                           if r.source_type in chat_types()), filters)

@@ -46,6 +46,8 @@ def result_row(rank: int, result: Any, top_score: float, date_width: int = 10) -
         head.append((where, "dim"))
         if result.stale:
             head.append(("  stale", "$text-warning"))
+        elif result.unread_source:  # its source's folder is not read now: shown as indexed
+            head.append(("  not read now", "$text-warning"))
     snippet = snippet_content(result)
     return Content.assemble(*head, "\n     ", snippet, strip_control_codes=False)
 
