@@ -1,9 +1,12 @@
 """``memlens watch``: reindex changed files as they change, in the foreground (engine/index/watch.py).
 
-One line per event on stdout (``watching ...``, ``changed N files: ...``, ``reindexed: ...``,
-``waiting: ...``, ``error: ...``); ctrl+c (or SIGTERM) stops it cleanly — a run in progress
-stops after its current file — and prints ``stopped after N reindex runs``, exit 0 (1 when
-watching itself failed, e.g. the root vanished; a failed run is one ``error:`` line and goes on).
+One line per event (``watching ...``, ``changed N files: ...``, ``reindexed: ...``,
+``waiting: ...``) on stdout; on stderr, ``error: ...`` when something failed, and after a run
+each of its errors and warnings as ``memlens reindex`` prints them (``error: <path>: <why>``,
+``warning: ...``; one the run before also had is not repeated). ctrl+c (or SIGTERM) stops it
+cleanly — a run in progress stops after its current file — and prints ``stopped after N reindex
+runs``, exit 0 (1 when watching itself failed, e.g. the root vanished; a failed run is one
+``error:`` line and goes on).
 """
 
 from __future__ import annotations
@@ -15,13 +18,13 @@ from .args import load_root_config
 
 
 def cmd_watch(args) -> int:
-    from engine.index import Failed, Watcher
+    from engine.index import Failed, Problem, Watcher
 
     config = load_root_config(args)
 
     def show(event) -> None:
-        print(event.line(), file=sys.stderr if isinstance(event, Failed) else sys.stdout,
-              flush=True)
+        print(event.line(), file=sys.stderr if isinstance(event, (Failed, Problem))
+              else sys.stdout, flush=True)
 
     watcher = Watcher(config, show)
     previous = {}

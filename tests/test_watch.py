@@ -120,6 +120,28 @@ def test_only_routed_files_pass_the_filter(tmp_path):
     assert f.relative(f"{root}/notes/nothing-here", 1) is None  # not a folder
 
 
+def test_a_name_watchfiles_cannot_decode_is_read_back_as_the_walk_sees_it():
+    from engine.index.watch import _undecodable_path
+
+    message = 'Unable to decode path "/r/a \\"q\\" \\\\ \\u{200e}/k\\xFFey.md" to string'
+    assert _undecodable_path(RuntimeError(message)) == '/r/a "q" \\ \u200e/k\udcffey.md'
+    assert _undecodable_path(RuntimeError("error in underlying watcher: x")) is None
+    assert _undecodable_path(RuntimeError('Unable to decode path "\\u{110000}" to string')) == ""
+
+
+def test_a_change_of_a_sources_top_gitignore_is_named(tmp_path):
+    from engine.index.sources import Source
+
+    config = load_config(make_root(tmp_path / "root"))
+    vault = tmp_path / "Vault"
+    (vault / "sub").mkdir(parents=True)
+    (vault / "a.md").write_text("# a\n")
+    f = PathFilter(config.root, config.routes, config.db_path, (Source("V", vault, "note"),))
+    assert f.ignores_changed({(2, f"{vault}/.gitignore")}) == "@V/.gitignore"
+    assert f.ignores_changed({(3, f"{vault}/sub/.gitignore"), (2, f"{vault}/a.md")}) is None
+    assert f.ignores_changed({(2, f"{config.root}/.gitignore")}) is None
+
+
 # -- a real watcher on a tmp root ---------------------------------------------------------------
 
 def test_appended_messages_become_searchable(tmp_path):
@@ -301,6 +323,39 @@ def test_a_failed_run_is_one_line_and_the_watcher_goes_on(tmp_path):
     finally:
         watcher.stop()
     assert found(root, "first") and found(root, "second")
+
+
+def test_a_runs_problems_are_told_once_while_they_last(tmp_path):
+    from engine.index.run_report import FileError
+    from engine.index.watch import Problem
+
+    root = make_root(tmp_path / "root")
+    gone = FileError("@V/", "source 'V': its folder is not there (not mounted?)")
+    bad = FileError("notes/bad.md", "bad.md: not valid")
+    reports = [([], [gone]), ([bad], [gone]), ([], [gone]), ([], []), ([bad], [gone])]
+    calls: list[int] = []
+
+    def canned(**kwargs):
+        stats = reindex(**kwargs)
+        errors, warnings = reports[min(len(calls), len(reports) - 1)]
+        calls.append(1)
+        stats.errors, stats.warnings = list(errors), list(warnings)
+        return stats
+
+    watcher, events = started_watcher(root, reindex_fn=canned, quiet_ms=200)
+    try:
+        for i in range(1, len(reports)):
+            (root / f"notes/n{i}.md").write_text(f"# n{i}\n")
+            events.wait_for(lambda e, i=i: isinstance(e, Reindexed) and
+                            f"notes/n{i}.md" in e.paths, f"run {i}")
+        time.sleep(0.3)
+    finally:
+        watcher.stop()
+    told = [e.line() for e in events.of(Problem)]
+    assert told == ["warning: @V/: source 'V': its folder is not there (not mounted?)",
+                    "error: notes/bad.md: bad.md: not valid",
+                    "error: notes/bad.md: bad.md: not valid",  # after a run without it
+                    "warning: @V/: source 'V': its folder is not there (not mounted?)"], told
 
 
 # -- memlens watch ------------------------------------------------------------------------------

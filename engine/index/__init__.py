@@ -5,8 +5,8 @@ editing of sources in place (``add_source``, ``remove_source``)."""
 from engine import lazy_exports
 
 _PUBLIC = {name: "watch" for name in
-           ("Watcher", "Changed", "Failed", "Reconfigured", "Reindexed", "Rewatched", "Stopped",
-            "Waiting")}
+           ("Watcher", "Changed", "Failed", "Problem", "Reconfigured", "Reindexed", "Rewatched",
+            "Stopped", "Waiting")}
 _PUBLIC["relative_path"] = "data_files"
 _PUBLIC.update(dict.fromkeys(("add_source", "remove_source", "SourceRefused", "SourceState"),
                              "source_config"))

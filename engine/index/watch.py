@@ -11,15 +11,28 @@ watcher waits and retries every ``retry_s`` seconds, it never gives up on the ch
 
 Progress is reported as events (:class:`Started`, :class:`Changed`, :class:`Reindexed`,
 :class:`Waiting`, :class:`Failed`, :class:`Stopped`; each has ``line()``), to a callback that
-runs on the watcher's thread. A change of ``memlens.toml`` is read at once (:class:`Reconfigured`):
-a source added by ``memlens source add`` or the app is watched and indexed, a removed one's
-chunks go; a file that no longer loads is one ``error:`` line and the last good one stays in
-force. Each source folder is checked as every walk checks it (engine/index/sources.py,
-``folder_now``): one not there, empty or leading where no source may is not watched (its chunks
-are kept), and the folders are looked at again at every pause, so a folder that comes back, is
-replaced (deleted and made again, as sync tools do) or swapped for a link is watched as it is
-now, then caught up (:class:`Rewatched`). The app uses ``Watcher(config, on_event).start()`` / ``.stop()``;
-``memlens watch`` calls :meth:`Watcher.run` in the foreground.
+runs on the watcher's thread. After a run, each of its errors and warnings is one
+:class:`Problem` (``error: <path>: <why>``, as ``memlens reindex`` prints them); one the run
+before also had is not said again, so a source that stays unmounted warns once.
+
+A change of ``memlens.toml`` is read at once (:class:`Reconfigured`): a source added by
+``memlens source add`` or the app is watched and indexed, a removed one's chunks go; a file that
+no longer loads, or is gone or emptied while it held a configuration (moved away, a sync tool
+writing it), is one ``error:`` line and the last good one stays in force until one loads again
+(``memlens.toml loads again``). Each source folder is checked as every walk checks it
+(engine/index/sources.py, ``folder_now``): one not there, empty or leading where no source may
+is not watched (its chunks are kept), and the folders are looked at again at every pause, so a
+folder that comes back, is replaced (deleted and made again, as sync tools do) or swapped for a
+link is watched as it is now, then caught up (:class:`Rewatched`); so is a source whose top
+``.gitignore`` changed (the filter reads it once), so newly ignored files leave the index and
+newly allowed ones enter it.
+
+A name that is not valid UTF-8 kills watchfiles' watch (it cannot pass the name on): watching
+starts again and a catch-up run follows, so nothing is missed, with one warning that names no
+path (none for ``secrets/`` or the index folder: nothing there is indexed). A tree holding a
+folder so named cannot even be watched by the file system (the watch dies as it starts): it is
+then polled, every ``POLL_MS``. The app uses ``Watcher(config, on_event).start()`` /
+``.stop()``; ``memlens watch`` calls :meth:`Watcher.run` in the foreground.
 """
 
 from __future__ import annotations
@@ -29,7 +42,8 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,7 +52,7 @@ from engine.display import one_line, plural
 from engine.embedder import Embedder, get_embedder
 from engine.index.protected import INDEX_SUFFIXES, index_paths
 from engine.index.routes import glob_regex, route_matches
-from engine.index.sources import Source, folder_now
+from engine.index.sources import GITIGNORE, Source, folder_now
 from engine.index.walk import skipped_path
 from engine.indexer import IndexStats, reindex
 from engine.storage.db import Error as DBError
@@ -48,6 +62,7 @@ from engine.storage.lock import WriterBusy, active_writer
 QUIET_MS = 400  # a run starts this long after the last change...
 MAX_LATENCY_MS = 2000  # ...or this long after the first one, while a burst goes on
 STEP_MS = 100  # how often watchfiles looks at the stop event (idle cost ~0.03 s CPU a minute)
+POLL_MS = 2000  # how often a tree the file system cannot watch is polled (~4% CPU at 20k files)
 RETRY_S = 1.0  # how often a watcher that found the writer lock held tries again
 IGNORED_DIRS = ("data/search/", "secrets/")
 TEMP_SUFFIXES = (".tmp", ".temp", ".swp", ".swx", ".part", ".partial", ".crdownload", "~")
@@ -60,12 +75,12 @@ ADDED, MODIFIED, DELETED = 1, 2, 3  # watchfiles.Change values
 class Started:
     root: Path
     sources: tuple[str, ...] = ()  # the sources watched beside the root, by name
-    missing: tuple[str, ...] = ()  # sources whose folder is not there (not watched)
+    missing: tuple[str, ...] = ()  # sources whose folder is not read now (the run says why)
 
     def line(self) -> str:
         also = f" and {plural(len(self.sources), 'source')} ({', '.join(self.sources)})" \
             if self.sources else ""
-        gone = f"; not there, not watched: {', '.join(self.missing)}" if self.missing else ""
+        gone = f"; not read now, not watched: {', '.join(self.missing)}" if self.missing else ""
         return f"watching {one_line(str(self.root))}{also} (ctrl+c stops){gone}"
 
 
@@ -102,21 +117,25 @@ class Reindexed:
 @dataclass(frozen=True)
 class Reconfigured:
     sources: tuple[str, ...]  # the sources watched now, by name
+    again: bool = False  # memlens.toml loads again after it did not (broken, gone, emptied)
+    changed: bool = True  # its routes or sources changed: a run follows
 
     def line(self) -> str:
         names = ", ".join(self.sources) if self.sources else "none"
-        return f"memlens.toml changed: reindexing; sources watched: {names}"
+        what = "memlens.toml loads again" if self.again else "memlens.toml changed"
+        return f"{what}{': reindexing' if self.changed else ''}; sources watched: {names}"
 
 
 @dataclass(frozen=True)
 class Rewatched:
     sources: tuple[str, ...]  # the sources watched now, by name
     missing: tuple[str, ...] = ()  # sources whose folder is not read now
+    why: str = "a source folder changed"  # or "@name/.gitignore changed"
 
     def line(self) -> str:
         names = ", ".join(self.sources) if self.sources else "none"
         gone = f"; not read now: {', '.join(self.missing)}" if self.missing else ""
-        return f"a source folder changed: catching up; sources watched: {names}{gone}"
+        return f"{one_line(self.why)}: catching up; sources watched: {names}{gone}"
 
 
 @dataclass(frozen=True)
@@ -136,6 +155,20 @@ class Failed:
 
 
 @dataclass(frozen=True)
+class Problem:
+    """A file or folder a run could not index, or skipped with a warning, as ``memlens reindex``
+    prints it; or something the watcher itself tells once (no path)."""
+
+    level: str  # "error", "warning" or "embedding"
+    path: str  # root-relative (``@name/...`` in a source); "" when about no one file
+    message: str
+
+    def line(self) -> str:
+        where = f"{one_line(self.path)}: " if self.path else ""
+        return f"{self.level}: {where}{one_line(self.message)}"
+
+
+@dataclass(frozen=True)
 class Stopped:
     runs: int  # reindex runs since start (the catch-up included)
 
@@ -143,8 +176,8 @@ class Stopped:
         return f"stopped after {self.runs} reindex run{'s' * (self.runs != 1)}"
 
 
-WatchEvent = (Started | Changed | Reconfigured | Rewatched | Reindexed | Waiting | Failed
-              | Stopped)
+WatchEvent = (Started | Changed | Reconfigured | Rewatched | Reindexed | Problem | Waiting
+              | Failed | Stopped)
 EventCallback = Callable[[WatchEvent], None]
 
 
@@ -179,7 +212,8 @@ class PathFilter:
         self._source_dirs = []
         self._identities = {}
         for source in self.sources:  # as configured and with links resolved: either is seen
-            real = folder_now(source, self.root, index_paths(self.db_path)).real
+            real = folder_now(source, self.root, index_paths(self.db_path),
+                              sources=self.sources).real
             self._identities[source.name] = _identity(real)
             if real is None:
                 continue  # not there, or leading where no source may: not watched
@@ -209,8 +243,18 @@ class PathFilter:
         watched = {folder for folder, _, _ in self._source_dirs}
         if any(change == DELETED and path.rstrip("/") in watched for change, path in changes):
             return True
-        return any(_identity(folder_now(s, self.root, index_paths(self.db_path)).real)
+        return any(_identity(folder_now(s, self.root, index_paths(self.db_path),
+                                        sources=self.sources).real)
                    != self._identities.get(s.name) for s in self.sources)
+
+    def ignores_changed(self, changes: Iterable[tuple[int, str]]) -> str | None:
+        """``@name/.gitignore`` of a source whose top .gitignore is among ``changes``: the
+        filter read it once (the walk reads it at every run), and it skips dot-files."""
+        tops = {folder + "/" + GITIGNORE: source for folder, source, _ in self._source_dirs}
+        for _, path in changes:
+            if path in tops:
+                return tops[path].prefix + GITIGNORE
+        return None
 
     def _in_source(self, path: str, change: int) -> str | None:
         for folder, source, skip in self._source_dirs:
@@ -297,6 +341,13 @@ class Watcher:
         self._embedder = embedder
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._rewatch = False  # watch anew: the folders or the filter changed
+        self._polling = False  # the file system's watch cannot start on this tree
+        self._said: set[str] = set()  # what the watcher tells once a session
+        self._last_problems: set[Problem] = set()  # those the last run reported
+        # whether memlens.toml held a configuration, and whether the last read failed
+        self._config_held = _config_missing(config.root / CONFIG_FILENAME) is None
+        self._config_broken = False
 
     # -- the app's API --------------------------------------------------------------------------
 
@@ -325,8 +376,6 @@ class Watcher:
 
     def run(self) -> None:
         """Watch in the calling thread until :meth:`stop` (or ``stop_event.set()``)."""
-        import watchfiles
-
         # its "N changes detected" lines would reach stderr once anything calls basicConfig
         # (wordllama does, at INFO): the events are the progress report
         logging.getLogger("watchfiles").setLevel(logging.WARNING)
@@ -336,32 +385,15 @@ class Watcher:
         due = self.catch_up  # a run is owed without a change (the catch-up, a busy retry)
         waiting, last_try = False, 0.0
         quiet_s, max_s = self.quiet_ms / 1000, self.max_latency_ms / 1000
-        config_file = str(self.config.root / CONFIG_FILENAME)
         try:
-            reconfigured = True
-            while reconfigured and not self._stop.is_set():
-                reconfigured = False
-                # Every raw change is yielded (watch_filter=None) and filtered here: changes
-                # the filter drops (the index's own writes, a searcher's) must still hand
-                # control back, or a busy index would postpone the quiet period for ever.
-                # rust_timeout makes an empty yield after quiet_ms without any change.
-                for changes in watchfiles.watch(
-                        self.config.root, *self.filter.source_folders(), watch_filter=None,
-                        debounce=self.max_latency_ms, step=STEP_MS, stop_event=self._stop,
-                        rust_timeout=self.quiet_ms, yield_on_timeout=True,
-                        raise_interrupt=False, ignore_permission_denied=True):
-                    if any(path == config_file for _, path in changes) and self._reload():
-                        reconfigured = due = True  # watch the new folders, then index them
-                        first = first or time.monotonic()
-                        last = first
-                        break
-                    if self.filter.folders_moved(changes):  # a source folder replaced
-                        self._rearm()
-                        reconfigured = due = True
-                        first = first or time.monotonic()
-                        last = first
-                        break
+            with closing(self._changes()) as stream:
+                for changes in stream:
                     now = time.monotonic()
+                    if changes is None or self._rearmed(changes):  # watching anew: catch up
+                        due = True
+                        first = first or now
+                        last = first
+                        continue
                     new = {rel for change, path in changes
                            if (rel := self.filter.relative(path, change)) is not None}
                     if new:
@@ -385,27 +417,100 @@ class Watcher:
         finally:
             self._emit(Stopped(self.runs))
 
-    def _reload(self) -> bool:
-        """Read memlens.toml again; whether the root's routes or sources changed (a file
-        that does not load is one error, the configuration in force stays)."""
-        try:
-            fresh = load_config(self.config.root, self.config.db_path)
-        except (ConfigError, OSError) as exc:
-            self._emit(Failed(f"{one_line(str(exc))} (still watching with the previous one)"))
+    def _changes(self) -> Iterator[set[tuple[int, str]] | None]:
+        """What watchfiles yields (empty after ``quiet_ms`` without a change) until the stop
+        event, on the folders of the filter in force, watched anew when ``_rewatch`` is set;
+        None when watching started again after a name that is not valid UTF-8 killed it:
+        what changed meanwhile is unknown, a run is owed."""
+        import watchfiles
+
+        owed = None  # the warning to give once watching is back
+        while not self._stop.is_set():
+            self._rewatch = started = False
+            try:
+                # Every raw change is yielded (watch_filter=None) and filtered by the caller:
+                # changes the filter drops (the index's own writes, a searcher's) must still
+                # hand control back, or a busy index would postpone the quiet period for ever.
+                # rust_timeout makes an empty yield after quiet_ms without any change.
+                for changes in watchfiles.watch(
+                        self.config.root, *self.filter.source_folders(), watch_filter=None,
+                        debounce=self.max_latency_ms, step=STEP_MS, stop_event=self._stop,
+                        rust_timeout=self.quiet_ms, yield_on_timeout=True,
+                        raise_interrupt=False, ignore_permission_denied=True,
+                        force_polling=True if self._polling else None, poll_delay_ms=POLL_MS):
+                    started = True
+                    if owed:
+                        self._tell_once(owed)
+                        owed = None
+                    yield changes
+                    if self._rewatch:
+                        break
+                else:
+                    return  # the stop event
+                continue
+            except RuntimeError as exc:  # watchfiles' WatchfilesRustInternalError
+                path = _undecodable_path(exc)
+                if path is None:
+                    raise
+            # said only where a file can be indexed: secrets/ and the index stay unmentioned
+            if self.filter.relative(path, ADDED) is not None:
+                owed = owed or UNDECODABLE
+            yield None
+            if started:
+                continue
+            if not self._polling and os.path.isdir(path):  # the watch dies as it starts: poll
+                self._polling = True
+                owed = owed and POLLING
+            elif not self._stop.wait(self.quiet_ms / 1000):
+                yield set()  # such names keep coming: a quiet spell first, so a run goes on
+
+    def _rearmed(self, changes: set[tuple[int, str]]) -> bool:
+        """Whether ``changes`` call for watching anew, then a catch-up: memlens.toml changed
+        the routes or sources, a source folder was replaced, or a source's .gitignore
+        changed."""
+        config_file = str(self.config.root / CONFIG_FILENAME)
+        if any(path == config_file for _, path in changes) and self._reload():
+            pass  # watch the new folders, then index them
+        elif self.filter.folders_moved(changes):  # a source folder replaced
+            self._rearm("a source folder changed")
+        elif (gitignore := self.filter.ignores_changed(changes)) is not None:
+            self._rearm(f"{gitignore} changed")  # the run drops or adds what it rules
+        else:
             return False
-        if (fresh.routes, fresh.sources) == (self.config.routes, self.config.sources):
-            self.config = fresh
-            return False
-        self.config = fresh
-        self.filter = PathFilter(fresh.root, fresh.routes, fresh.db_path, fresh.sources)
-        self._emit(Reconfigured(tuple(s.name for s in fresh.sources)))
+        self._rewatch = True
         return True
 
-    def _rearm(self) -> None:
+    def _reload(self) -> bool:
+        """Read memlens.toml again; whether the root's routes or sources changed. A file that
+        does not load, or holds nothing while it did (moved away; emptied by a sync tool
+        writing it), is one error, and the configuration in force stays until one loads."""
+        path = self.config.root / CONFIG_FILENAME
+        if not self.config.root.is_dir():
+            return False  # the run says the root is gone
+        missing = _config_missing(path)
+        try:
+            if missing and self._config_held:  # not "no sources": the loaded default says so
+                raise ConfigError(f"{CONFIG_FILENAME} is {missing}")
+            fresh = load_config(self.config.root, self.config.db_path)
+        except (ConfigError, OSError) as exc:
+            self._config_broken = True
+            self._emit(Failed(f"{one_line(str(exc))} (still watching with the previous one)"))
+            return False
+        again, self._config_broken = self._config_broken, False
+        self._config_held = missing is None
+        changed = (fresh.routes, fresh.sources) != (self.config.routes, self.config.sources)
+        self.config = fresh
+        if changed:
+            self.filter = PathFilter(fresh.root, fresh.routes, fresh.db_path, fresh.sources)
+        if changed or again:
+            self._emit(Reconfigured(tuple(s.name for s in fresh.sources), again, changed))
+        return changed
+
+    def _rearm(self, why: str) -> None:
         """Watch the source folders as they are now; the run that follows catches up."""
         self.filter = PathFilter(self.config.root, self.config.routes, self.config.db_path,
                                  self.config.sources)
-        self._emit(Rewatched(*self.filter.watched_names()))
+        self._emit(Rewatched(*self.filter.watched_names(), why=why))
 
     def _run_once(self, pending: set[str], waiting: bool) -> bool:
         """One reindex for ``pending`` (emptied unless the lock was busy); returns whether the
@@ -430,7 +535,26 @@ class Watcher:
         self.runs += 1
         pending.clear()
         self._emit(Reindexed(stats, paths))
+        self._tell_problems(stats)
         return False
+
+    def _tell_problems(self, stats: IndexStats) -> None:
+        """The run's errors and warnings, one event each, but not those the run before also
+        reported: a walk repeats its warnings (an unmounted source, a bad .gitignore line) at
+        every run, a file's error comes again only when the file does."""
+        found = [Problem("error", e.source_file, e.message) for e in stats.errors]
+        found += [Problem("warning", w.source_file, w.message) for w in stats.warnings]
+        found += [Problem("embedding", "", message) for message in stats.embedding_errors]
+        for problem in dict.fromkeys(found):
+            if problem not in self._last_problems:
+                self._emit(problem)
+        self._last_problems = set(found)
+
+    def _tell_once(self, message: str) -> None:
+        """A warning of the watcher's own, once a session (polling says the rest too)."""
+        if message not in self._said:
+            self._said.update((message, UNDECODABLE) if message == POLLING else (message,))
+            self._emit(Problem("warning", "", message))
 
     def _emit(self, event: WatchEvent) -> None:
         if self.on_event is None:
@@ -439,6 +563,50 @@ class Watcher:
             self.on_event(event)
         except Exception:  # noqa: BLE001 - a broken display must not stop the watcher
             pass
+
+
+UNDECODABLE = ("a changed file's or folder's name is not valid UTF-8; not indexed (rename it); "
+               "still watching")
+POLLING = (f"a folder's name is not valid UTF-8; not indexed (rename it); still watching, by "
+           f"polling every {POLL_MS / 1000:g}s (the file system's watch cannot take such a folder)")
+_UNDECODABLE_RE = re.compile(r'Unable to decode path "(.*)" to string\Z', re.S)
+_RUST_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{2}|u\{[0-9A-Fa-f]+\}|.)", re.S)
+
+
+def _undecodable_path(exc: BaseException) -> str | None:
+    """The path watchfiles could not decode (its Rust ``{:?}`` form read back, the bad bytes
+    as ``surrogateescape`` gives them, as the walk sees them; "" if it does not read back), or
+    None for another error."""
+    found = _UNDECODABLE_RE.search(str(exc))
+    if found is None:
+        return None
+    text, out, at = found.group(1), bytearray(), 0
+    try:
+        for escape in _RUST_ESCAPE.finditer(text):
+            out += text[at:escape.start()].encode()
+            code = escape.group(1)
+            if code[0] == "x":
+                out.append(int(code[1:], 16))
+            elif code[0] == "u" and len(code) > 1:
+                out += chr(int(code[2:-1], 16)).encode()
+            else:
+                out += {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}.get(code, code).encode()
+            at = escape.end()
+        out += text[at:].encode()
+    except (ValueError, UnicodeError, OverflowError):
+        return ""
+    return os.fsdecode(bytes(out))
+
+
+def _config_missing(path: Path) -> str | None:
+    """Why memlens.toml holds no configuration now (gone; emptied, as a sync tool does before
+    writing it), else None (one that does not load says why when loaded)."""
+    try:
+        return None if path.read_bytes().strip() else "empty now"
+    except FileNotFoundError:
+        return "gone from the data root"
+    except OSError:
+        return None
 
 
 def _describe(exc: BaseException, db_path: Path) -> str:
