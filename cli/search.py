@@ -88,8 +88,9 @@ def unread_lines(response, width: int) -> list[str]:
 
 def add_parser(sub, common) -> None:
     p = sub.add_parser("search", parents=[common], help="hybrid search from the command line")
-    p.add_argument("query", help="words, \"a phrase\", and a time phrase (\"last week\", "
-                   "\"in March\", \"on this day\") that becomes the date range")
+    p.add_argument("query", help="words, \"a quoted phrase\" (required as written), and a time "
+                   "phrase (\"last week\", \"in March\", \"on this day\") that becomes the date "
+                   "range")
     p.add_argument("--limit", type=limit_count, default=10, help="how many results, 1-200 (default 10)")
     p.add_argument("--source", action="append", metavar="TYPE", help="only this source type: "
                    "its id, label or a prefix, e.g. email (repeatable)")

@@ -50,7 +50,7 @@ def _header(response, width: int) -> list[str]:
     depth = ", ".join(f"{arm} {n}/{d}" for arm, (n, d) in response.arm_depth.items())
     parts = [f"{plural(len(response), 'result')} in "
              f"{response.timings_ms.get('total', 0):.0f} ms"]
-    parts += [one_line(x) for x in (response.time, response.person) if x]
+    parts += [one_line(x) for x in (response.time, response.person, response.phrases) if x]
     parts += [f"arms: {one_line(response.arms)}", f"confidence: {response.confidence}"]
     parts += [f"depth: {depth}"] if depth else []
     parts += [one_line(x) for x in vectors_notes(response)]

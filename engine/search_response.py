@@ -98,6 +98,9 @@ class SearchResponse(Sequence):
     until: str | None = None
     month_day: str | None = None
     person: str | None = None  # the person filter: 'person: Robert Okafor (as "Robert Okafr")'
+    # quoted phrases, required as written: 'phrases: required as written: "pecan pie"', or
+    # 'phrases: no result holds "pie pecan" as written; shown: the nearest without it'
+    phrases: str | None = None
 
     def __len__(self) -> int:
         return len(self.results)

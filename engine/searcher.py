@@ -259,6 +259,7 @@ class Searcher:
         now = now or clock.now()
         query = query if isinstance(query, str) else str(query)
         when = search_time(query, now, since, until)
+        phrases = parse_query(when.text).phrases  # required as written (docs/design.md)
         with self._lock:
             build = functools.partial(Filters.build, source_types, path_prefix=path_prefix,
                                       tags=tags, frontmatter=frontmatter,
@@ -267,14 +268,24 @@ class Searcher:
                                       span_days=longest_span(self.connection())
                                       if when.until else None,
                                       years=index_years(self.connection())
-                                      if when.month_day else None)
+                                      if when.month_day else None, phrases=phrases)
             filters = build(since=when.since, until=when.until, month_day=when.month_day)
             response = run_query(self, query, when, limit, filters, mode, rerank, now, sort,
                                  bool(decay))
-            if response.results or not when.applied:
-                return response
-            return self._outside_the_range(query, when, response, filters, build, limit,
-                                           mode, rerank, now, sort, bool(decay))
+            said = " and ".join(f'"{" ".join(p)}"' for p in phrases)
+            note = f"phrases: required as written: {said}" if phrases else None
+            if phrases and all(r.injected for r in response.results):  # none holds them
+                build = functools.partial(build, phrases=None)
+                filters = build(since=when.since, until=when.until, month_day=when.month_day)
+                response = run_query(self, query, when, limit, filters, mode, rerank, now,
+                                     sort, bool(decay))
+                note = (f"phrases: no result holds {said} as written; shown: the nearest "
+                        "without it")
+            if not response.results and when.applied:
+                response = self._outside_the_range(query, when, response, filters, build,
+                                                   limit, mode, rerank, now, sort, bool(decay))
+            response.phrases = note
+            return response
 
     def _outside_the_range(self, query: str, when: SearchTime, empty: SearchResponse,
                            filters: Filters, build, limit: int, mode: str, rerank: bool,

@@ -100,7 +100,9 @@ KEYWORD_DESCRIPTION = f"""\
 Keyword search (BM25 over the full text)
 
 For exact identifiers, code symbols, names, titles or known phrases. The query's words are \
-OR-ed, so chunks matching more of them rank higher; a "quoted phrase" must occur as written; \
+OR-ed, so chunks matching more of them rank higher; a "quoted phrase" is required as written \
+(in every search tool; when no chunk holds it, the header line phrases: says so and the nearest \
+rows are shown); \
 stemming and diacritics are folded. The ranking is the keyword arm alone, in BM25 order (no \
 recency decay). For conceptual or paraphrased questions use semantic_search; unsure: \
 hybrid_search.

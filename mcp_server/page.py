@@ -199,7 +199,8 @@ def header_lines(response, threshold: float | None = None) -> list[str]:
                      "embedder until a re-embed covers the index)")
     if response.re_embed:
         lines.append(one_line(response.re_embed))
-    for applied in (getattr(response, "time", None), getattr(response, "person", None)):
+    for applied in (getattr(response, "time", None), getattr(response, "person", None),
+                    getattr(response, "phrases", None)):
         if applied:  # 'time: 2026-03-09..2026-03-15 (from "last week")', 'person: Maya Chen'
             lines.append(one_line(applied))
     lines.append(f"confidence: {response.confidence}")

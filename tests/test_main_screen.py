@@ -197,3 +197,18 @@ async def test_the_date_chip_says_what_a_time_question_was_answered_with(demo_ro
         await search(pilot, "zorblatt in March")  # a word nothing holds: said, not blamed
         chips = app.main.query_one(FilterChips).render().plain
         assert 'nothing there matches "zorblatt"; shown: "zorblatt" at every date' in chips
+
+
+@aio
+async def test_a_quoted_phrase_no_row_holds_is_said_and_the_nearest_shown(demo_root):
+    app = make_app(demo_root)
+    told = []
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ready(pilot)
+        app.notify = lambda message, **kw: told.append(message)
+        await search(pilot, '"birthday maya dinner zebra"')
+        assert told and told[-1].startswith('no result holds "birthday maya dinner zebra"')
+        assert app.main.results.option_count > 0  # the nearest, not an empty page
+        count = len(told)
+        await search(pilot, '"maya"')  # one word: a term, nothing required
+        assert len(told) == count

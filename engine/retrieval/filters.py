@@ -49,13 +49,17 @@ class Filters:
     # the first and last year the index holds a day of (engine/dates/spans.py): "on this day"
     # becomes those years' days; None (not known) compares every date, the same chunks
     years: tuple[int, int] | None = None
+    # the query's quoted phrases, as word lists: a chunk's text holds each one as written
+    # (FTS5's phrase over the content column; in memory the index's own tokenizer)
+    phrases: tuple[tuple[str, ...], ...] | None = None
 
     @classmethod
     def build(cls, source_types: Sequence[str] | None = None, since: Any = None,
               until: Any = None, month_day: str | None = None, path_prefix: str | None = None,
               tags: Sequence[str] | None = None, frontmatter: Mapping[str, Any] | None = None,
               person: PersonFilter | None = None, span_days: int | None = None,
-              years: tuple[int, int] | None = None) -> Filters:
+              years: tuple[int, int] | None = None,
+              phrases: Sequence[Sequence[str]] | None = None) -> Filters:
         """Filters from a caller's arguments, each checked (:class:`SearchError`);
         ``span_days`` and ``years``: the index's longest span and years
         (engine/dates/spans.py), for the SQL form."""
@@ -76,7 +80,8 @@ class Filters:
                    _day(until, "until"), month_day, path_prefix or None,
                    tuple(tags) if tags else None,
                    tuple(sorted(frontmatter.items())) if frontmatter else None, person,
-                   span_days, years)
+                   span_days, years,
+                   phrases=tuple(tuple(p) for p in phrases) if phrases else None)
 
     @property
     def dated(self) -> bool:
@@ -90,7 +95,7 @@ class Filters:
     @property
     def beyond_type(self) -> bool:
         return self.dated or any(v is not None for v in (
-            self.path_prefix, self.tags, self.frontmatter, self.person))
+            self.path_prefix, self.tags, self.frontmatter, self.person, self.phrases))
 
     # -- the SQL form ------------------------------------------------------------------------
     def sql(self, alias: str = "c") -> tuple[str, list]:
@@ -131,7 +136,17 @@ class Filters:
             clauses.append(f"json_type({alias}.metadata, ?) = ?" + (
                 "" if sql_value is None else f" AND json_extract({alias}.metadata, ?) = ?"))
             args += [path, kind] + ([] if sql_value is None else [path, sql_value])
+        if self.phrases:
+            clauses.append(f"{alias}.rowid IN ({PHRASE_ROWIDS})")
+            args.append(self.phrase_match())
         return (" AND ".join(clauses) or "1=1"), args
+
+    def phrase_match(self) -> str:
+        """The FTS5 MATCH of the chunks whose text holds every phrase (the content column:
+        a file's path is not its text)."""
+        from engine.retrieval.fts_query import quote
+
+        return " AND ".join(f"content : {quote(' '.join(p))}" for p in self.phrases or ())
 
     def _range_branches(self, alias: str) -> list[tuple[str, list]]:
         """since/until over a chunk's span (module docstring), as disjoint branches: the chunks
@@ -218,7 +233,7 @@ class Filters:
         source type (the vector index masks types itself): the vector arm's mask."""
         out = []
         if self.dated or any(v is not None for v in (self.path_prefix, self.tags,
-                                                     self.frontmatter)):
+                                                     self.frontmatter, self.phrases)):
             rest = replace(self, source_types=None, person=None)
             branches = rest._range_branches("c") if rest.since or rest.until else []
             if len(branches) < 2:
@@ -238,8 +253,9 @@ class Filters:
         """The same test over a :class:`engine.rank.candidates.Candidate`.
 
         An injected profile passes the type filter when it allows "profile", and the person
-        filter when it is that person's; the other filters do not apply to it: it has no date,
-        path, tags or frontmatter of its own, and the user named the person.
+        filter when it is that person's; a quoted phrase applies to it as to any row; the other
+        filters do not: it has no date, path, tags or frontmatter of its own, and the user
+        named the person.
         """
         if self.source_types and c.source_type not in self.source_types:
             return False
@@ -251,6 +267,8 @@ class Filters:
                     and all(tag in _tag_values(meta) for tag in self.tags or ())
                     and all(_frontmatter_ok(meta, k, v) for k, v in self.frontmatter or ())):
                 return False
+        if not holds_phrases(c.content, self.phrases):  # a quoted phrase: any row, as written
+            return False
         # last: it reads the whole text (~0.15 ms a chunk)
         return self.person is None or self.person.matches(c)
 
@@ -279,6 +297,28 @@ class Filters:
         if not end or content_date < end or not self.since or ends[1] >= self.since:
             return True  # its last day, or (no since) its first day, is in the range
         return any(self.day_ok(d) for d in days() or ())
+
+
+PHRASE_ROWIDS = "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?"
+
+
+def holds_phrases(text: str, phrases: Iterable[Sequence[str]] | None) -> bool:
+    """Whether ``text`` holds each phrase as consecutive tokens of the index's own tokenizer
+    (porter over unicode61: engine/retrieval/stemmer.py), as FTS5's phrase query finds it."""
+    if not phrases:
+        return True
+    from engine.retrieval.fts_query import WORD
+    from engine.retrieval.stemmer import tokens
+
+    words = WORD.findall(text)
+    wanted = [list(p) for p in phrases]
+    made = tokens({*words, *(w for p in wanted for w in p)})
+    seq = [t for w in words for t in made[w]]
+    for phrase in wanted:
+        run = [t for w in phrase for t in made[w]]
+        if not run or not any(seq[i:i + len(run)] == run for i in range(len(seq) - len(run) + 1)):
+            return False
+    return True
 
 
 def _day(value: Any, what: str) -> str | None:

@@ -61,7 +61,7 @@ MAX_TERM_COUNT = 8  # a word's weight in the query stops growing here (bounds th
 
 # Word tokens: letters and digits of any script. Underscore is excluded because FTS5's
 # unicode61 tokenizer treats it as a separator, so the query splits where the index splits.
-_WORD = re.compile(r"[^\W_]+")
+WORD = re.compile(r"[^\W_]+")  # a word as FTS5's unicode61 splits them
 _QUOTED = re.compile(r'"([^"]*)"')
 
 
@@ -110,7 +110,7 @@ def _blanker(chars: str) -> re.Pattern:
 
 def tokenize(query: str) -> list[str]:
     """Lowercase word tokens (letters and digits, any script); everything else separates."""
-    return [t.lower() for t in _WORD.findall(clean_text(query))]
+    return [t.lower() for t in WORD.findall(clean_text(query))]
 
 
 def _dedupe(items: list) -> list:
@@ -232,7 +232,7 @@ def matched_terms(content: str, parsed: ParsedQuery) -> list[str]:
     Comparison is token-wise on :func:`light_stem`, so it explains a result honestly without
     claiming the exact porter behaviour of the index. Phrases must occur as consecutive words.
     """
-    tokens = _WORD.findall(content.lower())  # content is stored clean: no need for clean_text
+    tokens = WORD.findall(content.lower())  # content is stored clean: no need for clean_text
     present = {light_stem(t) for t in set(tokens)}
     found = [t for t in parsed.terms if light_stem(t) in present]
     if parsed.phrases:

@@ -62,6 +62,7 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         # answer's first result is previewed (tui/screens/answer_wait.py)
         self.after_enter: list[str] | None = None
         self._run_when_previewed: list[str] = []
+        self._phrases_told: str | None = None  # the phrases note last shown (_tell_phrases)
 
     # -- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -274,12 +275,21 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         self.query_one(FilterChips).show(self.session.filters,
                                          time.removeprefix("time: ") if time else None)
         self.time_phrase = getattr(message.response, "time_phrase", None)
+        self._tell_phrases(getattr(message.response, "phrases", None))
         if rows:
             self._show_results_pane(True)
         else:
             self._show_no_results()
         self._answer_came(bool(rows))
         self._show_status()
+
+    def _tell_phrases(self, note: str | None) -> None:
+        """A quoted phrase no row holds: the rows shown are the nearest without it, said once
+        per query (a next page brings the same note)."""
+        if note and "no result holds" in note and note != self._phrases_told:
+            self.notify(note.removeprefix("phrases: "), severity="warning", timeout=6,
+                        markup=False)
+        self._phrases_told = note
 
     def on_search_failed(self, message: SearchFailed) -> None:
         outcome = self.session.fail(message.seq, message.error)

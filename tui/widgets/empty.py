@@ -52,7 +52,7 @@ class EmptyState(Static):
         else:
             lines += ["  • ", ("ctrl+t", KEY),
                       " switch to hybrid or semantic mode (finds related wording)\n"]
-        lines += ["  • fewer or other words, or a \"quoted phrase\"\n"]
+        lines += ["  • fewer or other words; a \"quoted phrase\" must occur as written\n"]
         if not has_index:
             lines += ["  • ", ("ctrl+r", KEY), " build the index first\n"]
         self.update(Content.assemble(*lines))
