@@ -351,6 +351,19 @@ def resolve_root(explicit: str | Path | None) -> tuple[Path, bool]:
     return default_demo_root(), True
 
 
+def config_missing(root: Path) -> str | None:
+    """Why ``<root>/memlens.toml`` holds no configuration now ("gone from the data root";
+    "empty now", as a sync tool leaves it before writing), else None (one that does not load
+    says why when loaded): it says nothing of the sources, so a running watch keeps its last
+    good configuration and a reindex the sources it was given."""
+    try:
+        return None if (Path(root) / CONFIG_FILENAME).read_bytes().strip() else "empty now"
+    except FileNotFoundError:
+        return "gone from the data root"
+    except OSError:
+        return None
+
+
 class FollowedConfig:
     """A long-running process's configuration (MCP server, app, watcher's readers): the one it
     started with, its ``routes`` and ``sources`` following ``memlens.toml`` as the file is now.

@@ -16,9 +16,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
-from engine.config import Config, ConfigError, load_config, resolve_root
+from engine.config import Config, ConfigError, config_missing, load_config, resolve_root
 from engine.embedder import Embedder, EmbeddingError, get_embedder
 from engine.extractors import ExtractError
 from engine.index import re_embed as re_embedding
@@ -126,8 +127,23 @@ def _record_mounted_sources(conn, config: Config, folders, before: dict[str, str
             set_meta(conn, MOUNTED_SOURCES, json.dumps(now_mounted, sort_keys=True))
 
 
+def _sources_now(config: Config) -> Config:
+    """``config`` with memlens.toml's sources as they are once this run holds the writer lock:
+    a source added or removed between loading the configuration and taking the lock (a slow
+    embedder start) is walked, or dropped, by this run. Kept as given when the file does not
+    load (or is absent: a configuration built in code)."""
+    if config_missing(config.root):
+        return config
+    try:
+        return replace(config, sources=load_config(config.root, config.db_path).sources)
+    except (ConfigError, OSError):
+        return config
+
+
 def _declared_sources(config: Config) -> set[str] | None:
-    """The sources memlens.toml declares now (None when it does not load)."""
+    """The sources memlens.toml declares now (None when it does not load or is gone)."""
+    if config_missing(config.root):
+        return None
     try:
         return {s.name for s in load_config(config.root, config.db_path).sources}
     except (ConfigError, OSError):
@@ -206,6 +222,7 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
                 f"cannot learn the embedding size from {embedder.provider} ({exc}); set "
                 "[embedder] dimensions in memlens.toml to index without it") from exc
     with writer_lock(config.db_path, "re-embed" if re_embed else "reindex"):
+        config = _sources_now(config)
         conn = connect(config.db_path, mmap=False)
         try:
             if needs_migration(conn):

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.config import CONFIG_FILENAME
 from engine.index import sources as source_paths
 from engine.index.protected import Protected, source_folder
 
@@ -104,8 +105,18 @@ def classify_missing_files(config, rels: Iterable[str], problems: list[WalkProbl
                                     by_source.pop("", []), problems)
     declared = {s.name: s for s in config.sources}
     folders = source_folders(config) if folders is None else folders
+    # no memlens.toml at all (moved away for a moment): its sources were not removed on
+    # purpose, so their files stay (said once each); an empty one is what removing the last
+    # source writes
+    gone = not (config.root / CONFIG_FILENAME).exists()
     for name, names in sorted(by_source.items()):
         source = declared.get(name)
+        if source is None and gone:
+            kept.append(WalkProblem(f"{source_paths.PREFIX}{name}/", f"source {name!r}: "
+                                    f"{CONFIG_FILENAME} is gone from the data root, so its "
+                                    f"{len(names):,} indexed files are kept; restore the file, "
+                                    f"or `memlens source remove {name}` once it is back"))
+            continue
         if source is None:  # removed from the configuration on purpose
             remove += names
             continue

@@ -482,3 +482,53 @@ def test_source_add_says_what_the_folder_is(vault_root, tmp_path):
     assert "not valid UTF-8 (rename it)" in refused(str(odd), "--type", "note")
     other = write(tmp_path / "Other/a.md", "# A\n").parent
     assert "a source name must be" in refused(str(other), "--type", "note", "--name", "")
+
+
+def test_a_reindex_walks_the_sources_memlens_toml_holds_once_it_has_the_lock(vault_root,
+                                                                            tmp_path):
+    from engine import reindex
+
+    root, vault = vault_root
+    before = load_config(root)  # read, then a slow embedder start...
+    other = write(tmp_path / "Other/orchard.md", "# O\n\nmedlarword in the other.\n").parent
+    ok(root, "source", "remove", "G", "--no-index")  # ...while these change memlens.toml
+    ok(root, "source", "add", str(other), "--type", "note", "--name", "O", "--no-index")
+    reindex(config=before)
+    assert paths_found(root, "quince") == []  # G's files went with it
+    assert paths_found(root, "medlarword") == ["@O/orchard.md"]  # O's are indexed
+
+
+def test_a_memlens_toml_gone_keeps_every_source_and_refuses_a_new_one(vault_root, tmp_path):
+    root, vault = vault_root
+    (root / "memlens.toml").rename(tmp_path / "away.toml")
+    run = memlens(root, "reindex")
+    assert run.returncode == 0, run.stderr
+    assert "source 'G': memlens.toml is gone from the data root, so its 2 indexed files are " \
+           "kept" in run.stderr
+    assert paths_found(root, "quince") == ["@G/garden.md"]
+    fresh = write(tmp_path / "Fresh/a.md", "# A\n").parent
+    run = memlens(root, "source", "add", str(fresh), "--type", "note")
+    assert run.returncode == 1 and "memlens.toml is gone from the data root, but the index " \
+        "holds files of 1 source (G): restore it first" in run.stderr
+    assert not (root / "memlens.toml").exists()
+    (tmp_path / "away.toml").rename(root / "memlens.toml")
+    assert "0 embedded" in ok(root, "reindex")
+
+
+def test_the_watch_says_a_new_reason_when_a_swapped_link_changes_target(vault_root, tmp_path):
+    root, vault = vault_root
+    other = write(tmp_path / "N2/n.md", "# N\n\nanother note.\n").parent
+    ok(root, "source", "add", str(other), "--type", "note", "--name", "N2")
+    watch = WatchProcess(root)
+    try:
+        seen = watch.wait_for(lambda line: line.startswith("caught up"), "catch-up run")
+        vault.rename(tmp_path / "G.real")
+        os.symlink(other, vault)
+        seen = watch.wait_for(lambda line: "overlaps source 'N2'" in line, "the overlap",
+                              after=seen)
+        vault.unlink()
+        os.symlink(root / "secrets", vault)
+        watch.wait_for(lambda line: "now leads into the data root" in line, "the new reason",
+                       after=seen)
+    finally:
+        watch.stop()

@@ -23,13 +23,14 @@ from pathlib import Path
 
 from engine.config import Config, ConfigError, is_demo_root, load_config, overlap_problem
 from engine.config_check import FILENAME
-from engine.display import UnknownSourceType, resolve_source_type
+from engine.display import UnknownSourceType, plural, resolve_source_type
 from engine.index.protected import Protected, source_folder
 from engine.index.routes import SOURCE_TYPES
 from engine.index.sources import PREFIX, Source, check_name, default_name, ignore_pattern
 from engine.index.walk import display_path
 
 EDIT_WAIT_S = 10.0  # how long an edit waits for another one to finish
+EMPTY_CONFIG = "# memlens configuration: README \"Configuration\" lists what may go here\n"
 
 
 class SourceRefused(ConfigError):
@@ -80,6 +81,10 @@ def add_source(config: Config, path: str | Path, source_type: str, name: str | N
         if ignore_pattern(glob) is None:
             raise SourceRefused(f"--ignore {glob!r} is not a valid gitignore pattern")
     with _editing(config) as current:
+        if not (current.root / FILENAME).exists() and (held := _indexed_sources(current)):
+            raise SourceRefused(f"{FILENAME} is gone from the data root, but the index holds "
+                                f"files of {plural(len(held), 'source')} ({', '.join(held)}): "
+                                "restore it first (a new one would drop them)")
         taken = {s.name for s in current.sources}
         name = default_name(folder, taken) if name is None else name
         if (why := check_name(name)) is not None:
@@ -125,6 +130,26 @@ def remove_source(config: Config, name: str) -> Source:
 
         _edit(current, change)
     return source
+
+
+def _indexed_sources(config: Config) -> list[str]:
+    """The names of the sources the index holds files of (none without an index)."""
+    from engine.storage.db import connect
+
+    if not config.db_path.exists():
+        return []
+    try:
+        conn = connect(config.db_path, readonly=True)
+    except Exception:  # noqa: BLE001 - no readable index: nothing it holds can be lost
+        return []
+    try:
+        return [row[0] for row in conn.execute(
+            "SELECT DISTINCT substr(source_file, 2, instr(source_file, '/') - 2) FROM chunks "
+            "WHERE source_file >= ? AND source_file < ? ORDER BY 1", (PREFIX, "A"))]
+    except Exception:  # noqa: BLE001 - an index without tables yet
+        return []
+    finally:
+        conn.close()
 
 
 @contextmanager
@@ -184,7 +209,12 @@ def _edit(config: Config, change) -> Config:
     except (OSError, ValueError) as exc:
         raise SourceRefused(f"{FILENAME}: cannot be read ({exc})") from None
     change(doc)
+    # never blank: an empty memlens.toml is what a sync tool leaves while writing it, which a
+    # watch and a reindex read as "nothing known" (engine/config.py, config_missing), not as
+    # "no sources" (the last one removed)
     after = tomlkit.dumps(doc)
+    if not after.strip():
+        after = EMPTY_CONFIG
     try:
         fd, tmp = tempfile.mkstemp(prefix=".memlens-", suffix=".toml", dir=config.root)
     except OSError as exc:

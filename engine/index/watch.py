@@ -47,12 +47,12 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.config import CONFIG_FILENAME, Config, ConfigError, load_config
+from engine.config import CONFIG_FILENAME, Config, ConfigError, config_missing, load_config
 from engine.display import one_line, plural
 from engine.embedder import Embedder, get_embedder
 from engine.index.protected import INDEX_SUFFIXES, index_paths
 from engine.index.routes import glob_regex, route_matches
-from engine.index.sources import GITIGNORE, Source, folder_now
+from engine.index.sources import GITIGNORE, Folder, Source, folder_now
 from engine.index.walk import skipped_path
 from engine.indexer import IndexStats, reindex
 from engine.storage.db import Error as DBError
@@ -62,6 +62,7 @@ from engine.storage.lock import WriterBusy, active_writer
 QUIET_MS = 400  # a run starts this long after the last change...
 MAX_LATENCY_MS = 2000  # ...or this long after the first one, while a burst goes on
 STEP_MS = 100  # how often watchfiles looks at the stop event (idle cost ~0.03 s CPU a minute)
+FOLDER_CHECK_S = 2.0  # how often the source folders are looked at again (a replaced one)
 POLL_MS = 2000  # how often a tree the file system cannot watch is polled (~4% CPU at 20k files)
 RETRY_S = 1.0  # how often a watcher that found the writer lock held tries again
 IGNORED_DIRS = ("data/search/", "secrets/")
@@ -211,10 +212,11 @@ class PathFilter:
         self._index_files = frozenset(db + suffix for suffix in INDEX_SUFFIXES)
         self._source_dirs = []
         self._identities = {}
+        self._checked_at = time.monotonic()
         for source in self.sources:  # as configured and with links resolved: either is seen
-            real = folder_now(source, self.root, index_paths(self.db_path),
-                              sources=self.sources).real
-            self._identities[source.name] = _identity(real)
+            folder = self._folder(source)
+            self._identities[source.name] = _identity(folder)
+            real = folder.real
             if real is None:
                 continue  # not there, or leading where no source may: not watched
             skip = source.ignore_rules(real)
@@ -223,12 +225,16 @@ class PathFilter:
 
     sources: tuple[Source, ...] = ()
     _source_dirs: list[tuple[str, Source, Callable[[str, bool], bool]]] = field(init=False)
-    _identities: dict[str, tuple | None] = field(init=False)  # a source folder's, by name
+    _identities: dict[str, tuple] = field(init=False)  # a source folder's, by name
+    _checked_at: float = field(init=False)  # when the source folders were last looked at
+
+    def _folder(self, source: Source) -> Folder:
+        return folder_now(source, self.root, index_paths(self.db_path), sources=self.sources)
 
     def watched_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(sources whose folder is watched, sources whose folder is not read now), by name."""
-        return (tuple(n for n, ident in self._identities.items() if ident is not None),
-                tuple(n for n, ident in self._identities.items() if ident is None))
+        return (tuple(n for n, ident in self._identities.items() if ident[0] != NOT_READ),
+                tuple(n for n, ident in self._identities.items() if ident[0] == NOT_READ))
 
     def source_folders(self) -> list[Path]:
         """The source folders watched beside the root (their real paths)."""
@@ -243,9 +249,12 @@ class PathFilter:
         watched = {folder for folder, _, _ in self._source_dirs}
         if any(change == DELETED and path.rstrip("/") in watched for change, path in changes):
             return True
-        return any(_identity(folder_now(s, self.root, index_paths(self.db_path),
-                                        sources=self.sources).real)
-                   != self._identities.get(s.name) for s in self.sources)
+        now = time.monotonic()  # looked at every FOLDER_CHECK_S: a few stats per source each
+        if now - self._checked_at < FOLDER_CHECK_S:
+            return False
+        self._checked_at = now
+        return any(_identity(self._folder(s)) != self._identities.get(s.name)
+                   for s in self.sources)
 
     def ignores_changed(self, changes: Iterable[tuple[int, str]]) -> str | None:
         """``@name/.gitignore`` of a source whose top .gitignore is among ``changes``: the
@@ -300,16 +309,20 @@ class PathFilter:
         return None
 
 
-def _identity(real: Path | None) -> tuple | None:
+NOT_READ = "not read"
+
+
+def _identity(folder: Folder) -> tuple:
     """What tells one folder from another at the same path: a new one made after a delete
-    has another inode, a link swapped in another real path."""
-    if real is None:
-        return None
+    has another inode, a link swapped in another real path; a folder not read, why not (a
+    link swapped from another source to secrets/ is a new reason, said by the next run)."""
+    if folder.real is None:
+        return NOT_READ, folder.why
     try:
-        st = os.stat(real)
+        st = os.stat(folder.real)
     except OSError:
-        return None
-    return str(real), st.st_dev, st.st_ino
+        return NOT_READ, "gone"
+    return str(folder.real), st.st_dev, st.st_ino
 
 
 # -- the watcher ----------------------------------------------------------------------------------
@@ -346,7 +359,7 @@ class Watcher:
         self._said: set[str] = set()  # what the watcher tells once a session
         self._last_problems: set[Problem] = set()  # those the last run reported
         # whether memlens.toml held a configuration, and whether the last read failed
-        self._config_held = _config_missing(config.root / CONFIG_FILENAME) is None
+        self._config_held = config_missing(config.root) is None
         self._config_broken = False
 
     # -- the app's API --------------------------------------------------------------------------
@@ -484,10 +497,9 @@ class Watcher:
         """Read memlens.toml again; whether the root's routes or sources changed. A file that
         does not load, or holds nothing while it did (moved away; emptied by a sync tool
         writing it), is one error, and the configuration in force stays until one loads."""
-        path = self.config.root / CONFIG_FILENAME
         if not self.config.root.is_dir():
             return False  # the run says the root is gone
-        missing = _config_missing(path)
+        missing = config_missing(self.config.root)
         try:
             if missing and self._config_held:  # not "no sources": the loaded default says so
                 raise ConfigError(f"{CONFIG_FILENAME} is {missing}")
@@ -504,7 +516,7 @@ class Watcher:
             self.filter = PathFilter(fresh.root, fresh.routes, fresh.db_path, fresh.sources)
         if changed or again:
             self._emit(Reconfigured(tuple(s.name for s in fresh.sources), again, changed))
-        return changed
+        return changed or again  # a file back may hold what a reindex meanwhile dropped
 
     def _rearm(self, why: str) -> None:
         """Watch the source folders as they are now; the run that follows catches up."""
@@ -596,17 +608,6 @@ def _undecodable_path(exc: BaseException) -> str | None:
     except (ValueError, UnicodeError, OverflowError):
         return ""
     return os.fsdecode(bytes(out))
-
-
-def _config_missing(path: Path) -> str | None:
-    """Why memlens.toml holds no configuration now (gone; emptied, as a sync tool does before
-    writing it), else None (one that does not load says why when loaded)."""
-    try:
-        return None if path.read_bytes().strip() else "empty now"
-    except FileNotFoundError:
-        return "gone from the data root"
-    except OSError:
-        return None
 
 
 def _describe(exc: BaseException, db_path: Path) -> str:
