@@ -51,6 +51,9 @@ if TYPE_CHECKING:  # a keyword search loads no embedder, no numpy, no vector mod
     from engine.vectors.vec0_table import VectorIndex
 
 
+PROFILE_HEAD = 10  # the rows whose median score places an injected profile
+
+
 class Reader(Protocol):
     """What a query reads through: :class:`engine.searcher.Searcher`, its lock held."""
 
@@ -135,7 +138,7 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
     # decay inside a named period: see Searcher.search's docstring
     use_decay, now = use_decay and not filters.closed_range, _age_clock(now, filters)
     if not pure_arm:
-        fused = _decay_and_profile(reader, fused, text, limit, now, use_decay, lap)
+        fused = _decay_and_profile(reader, fused, text, now, use_decay, lap)
     else:
         for cand in fused:  # shown in the explain view, not applied: arm order is kept
             cand.decay = None
@@ -202,8 +205,8 @@ def _vectors_fields(reader: Reader, mode: str, semantic_error: str | None) -> di
             "re_embed": state.describe() if state else None}
 
 
-def _decay_and_profile(reader: Reader, fused: list[Candidate], text: str, limit: int,
-                       now: datetime, use_decay: bool, lap: _Laps) -> list[Candidate]:
+def _decay_and_profile(reader: Reader, fused: list[Candidate], text: str, now: datetime,
+                       use_decay: bool, lap: _Laps) -> list[Candidate]:
     """Hybrid ranking after fusion: weak semantic-only rows dropped, recency decay (bounded:
     it orders comparable results), then the person's profile injected into the page."""
     config = reader.config
@@ -214,9 +217,10 @@ def _decay_and_profile(reader: Reader, fused: list[Candidate], text: str, limit:
         fused = [_without_decay(c) for c in fused]
     lap("decay")
     people = load_people(config.root / PROFILE_RELATIVE_PATH)
-    # the median of the page the caller will see, not of the whole candidate pool:
-    # the profile must survive truncation to ``limit`` (docs/design.md, stage 7)
-    fused = inject_entity(fused[:limit], text, people) + fused[limit:]
+    # the median of a fixed head, the default page, not of the whole candidate pool (it must
+    # rank among the first results) nor of ``limit`` (its score and place would move with the
+    # page size asked: docs/design.md, stage 7)
+    fused = inject_entity(fused[:PROFILE_HEAD], text, people) + fused[PROFILE_HEAD:]
     lap("entities")
     return fused
 
