@@ -127,25 +127,13 @@ def _record_mounted_sources(conn, config: Config, folders, before: dict[str, str
             set_meta(conn, MOUNTED_SOURCES, json.dumps(now_mounted, sort_keys=True))
 
 
-def _sources_now(config: Config) -> Config:
-    """``config`` with memlens.toml's sources as they are once this run holds the writer lock:
-    a source added or removed between loading the configuration and taking the lock (a slow
-    embedder start) is walked, or dropped, by this run. Kept as given when the file does not
-    load (or is absent: a configuration built in code)."""
-    if config_missing(config.root):
-        return config
-    try:
-        return replace(config, sources=load_config(config.root, config.db_path).sources)
-    except (ConfigError, OSError):
-        return config
-
-
-def _declared_sources(config: Config) -> set[str] | None:
-    """The sources memlens.toml declares now (None when it does not load or is gone)."""
+def _file_sources(config: Config) -> tuple | None:
+    """The sources memlens.toml declares now; None when it is gone, empty or does not load
+    (it says nothing of them then, and a configuration built in code keeps its own)."""
     if config_missing(config.root):
         return None
     try:
-        return {s.name for s in load_config(config.root, config.db_path).sources}
+        return load_config(config.root, config.db_path).sources
     except (ConfigError, OSError):
         return None
 
@@ -156,9 +144,10 @@ def _drop_sources_removed_meanwhile(conn, config: Config, declared: set[str] | N
     finds the writer lock held and says this run deletes its files): its files go now, so
     no chunk outlives its source. Only names memlens.toml declared when the run began count,
     so a configuration built in code is never taken for a removal."""
-    now = _declared_sources(config)
-    if declared is None or now is None:
+    found = _file_sources(config)
+    if declared is None or found is None:
         return
+    now = {s.name for s in found}
     for name in sorted(declared & {s.name for s in config.sources} - now):
         prefix = f"{SOURCE_PREFIX}{name}/"
         for rel in [r for r in indexed_mtimes(conn) if r.startswith(prefix)]:
@@ -222,7 +211,12 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
                 f"cannot learn the embedding size from {embedder.provider} ({exc}); set "
                 "[embedder] dimensions in memlens.toml to index without it") from exc
     with writer_lock(config.db_path, "re-embed" if re_embed else "reindex"):
-        config = _sources_now(config)
+        # memlens.toml's sources as they are now that this run holds the lock: a source added
+        # or removed while it waited (a slow embedder start) is walked, or dropped, by it
+        found = _file_sources(config)
+        if found is not None:
+            config = replace(config, sources=found)
+        declared = None if found is None else {s.name for s in found}
         conn = connect(config.db_path, mmap=False)
         try:
             if needs_migration(conn):
@@ -237,7 +231,6 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
             embed = EmbedStage(embedder, config, stats, hold_files=staging)
 
             report(Progress("scan"))
-            declared = _declared_sources(config)
             files = _scan(conn, config, stats)
             todo = files if full else needs_indexing(files, indexed_mtimes(conn))
             stats.skipped = len(files) - len(todo)
