@@ -35,6 +35,15 @@ def _jsonable(obj):
     return obj
 
 
+def response_json(response) -> dict:
+    """The response as JSON; each result also carries ``rrf_terms``, the deprecated alias of
+    ``arm_scores`` (whatever the fusion), so readers of older output keep working."""
+    out = _jsonable(response)
+    for row in out.get("results", ()):
+        row["rrf_terms"] = row["arm_scores"]
+    return out
+
+
 def _output_width() -> int:
     # piped output keeps its lines whole (up to 160 columns) unless $COLUMNS names a width
     if sys.stdout.isatty() or os.environ.get("COLUMNS"):
@@ -59,7 +68,7 @@ def cmd_search(args) -> int:
         except SearchError as exc:
             raise UsageError(str(exc)) from exc
     if args.json:
-        print(json_dumps(_jsonable(response)))
+        print(json_dumps(response_json(response)))
         return 0
     from .table import search_lines
 
@@ -98,7 +107,9 @@ def add_parser(sub, common) -> None:
                    help=f"content dated on or after ({DATE_HELP})")
     p.add_argument("--until", metavar="DATE", type=until_date,
                    help=f"content dated on or before ({DATE_HELP})")
-    p.add_argument("--folder", metavar="PREFIX", help="only files under this path prefix")
+    p.add_argument("--folder", metavar="PREFIX", help="only files under this path prefix "
+                   "(notes/work/, @Vault/Work/) or folder inside one (Work/: the index's one "
+                   "folder of that name)")
     p.add_argument("--tag", action="append", help="only notes with this tag (repeatable, ALL)")
     p.add_argument("--person", metavar="NAME",
                    help="only chunks with or about this person (typos forgiven)")

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from rich.cells import cell_len, get_character_cell_size
 
-from engine.display import Snippet, explain_lines, marked, one_line, plural, type_label
+from engine.display import (
+    Snippet,
+    explain_lines,
+    marked,
+    one_line,
+    plural,
+    repeats_text,
+    type_label,
+)
 
 
 def _cut(text: str, cells: int) -> str:
@@ -75,19 +83,27 @@ def vectors_notes(response) -> list[str]:
 
 
 def search_lines(response, width: int, explain: bool) -> list[str]:
-    """The results as a table sized to the terminal: rank, score, type, date, path; snippet.
+    """The results as a table sized to the terminal: rank, score, type, date, path; snippet;
+    on a row standing for chunks of the same text, how many and when ("3×: 2026-02-12, …").
     Explain lines wrap rather than lose their end: that end is the number asked for."""
     lines = _header(response, width)
     type_width = min(13, max((cell_len(type_label(r.source_type)) for r in response), default=0))
     date_width = max((len(one_line(r.date_shown or "")) for r in response), default=10)
     for i, r in enumerate(response, 1):
         mark = " [profile]" if r.injected else ""
-        head = (f"{i:2}. {r.score:.4f} {_fit(type_label(r.source_type), type_width):{type_width}} "
+        # newest first when nothing ranks the page: the date column is the order, no score
+        score = (f"{r.score:.4f}" + ("↓" if r.placed else " ")) if response.scored else ""
+        head = (f"{i:2}. {score}{' ' if score else ''}"
+                f"{_fit(type_label(r.source_type), type_width):{type_width}} "
                 f"{one_line(r.date_shown or ''):{max(date_width, 10)}} ")
         room = max(width - cell_len(head) - len(mark), 12)
         lines.append(head + _fit(one_line(r.source_file), room, keep_end=True) + mark)
         shown = marked(Snippet(r.snippet, list(r.highlights)))  # the matches in «»
         lines.append(_fit(f"    {one_line(shown)}", width))
+        if r.repeats:  # the chunks of the same text this row stands for
+            lines.append(_fit(f"    {repeats_text(r)}", width))
+        if r.placed:  # the score above a lower one: why, in the row itself
+            lines += wrap(one_line(f"↓ {r.placed}"), width, "    ", "      ")
         if explain:
             for x in explain_lines(r, response.rrf_k):
                 lines += wrap(one_line(f"{x.label}: {x.text}"), width, "    ", "      ")

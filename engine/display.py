@@ -96,6 +96,33 @@ def units_text(messages: int, entries: int) -> str:
     return " · ".join(parts)
 
 
+# -- repeats ---------------------------------------------------------------------------------
+
+REPEAT_DATES = 12  # dates a repeats line names; the rest are counted
+
+
+def repeats_text(result: Any, most: int = REPEAT_DATES) -> str:
+    """How many chunks a row stands for and when: ``3×: 2026-02-12, 07-17, 11-08`` (its own
+    date and its repeats', oldest first, the year left out while it stays the same; undated
+    ones counted at the end: ``2 undated``); "" for a row of one chunk
+    (engine/rank/repeats.py)."""
+    repeats = getattr(result, "repeats", None) or ()
+    if not repeats:
+        return ""
+    dates = [result.content_date, *(r.content_date for r in repeats)]
+    dated = sorted(one_line(d) for d in dates if d)
+    shown, year = [], None
+    for day in dated[:most]:
+        shown.append(day[5:] if day[:4] == year and day[4:5] == "-" else day)
+        year = day[:4] if day[:4].isdigit() else None
+    if len(dated) > most:
+        shown.append(f"{len(dated) - most} more")
+    undated = len(dates) - len(dated)
+    if undated:
+        shown.append(f"{undated} undated")
+    return f"{len(dates)}×: " + ", ".join(shown)
+
+
 # -- source types -----------------------------------------------------------------------------
 
 LABELS: dict[str, str] = {

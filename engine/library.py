@@ -163,10 +163,10 @@ class _Reads(TimeReads):
 
     def has_files_under(self, prefix: str) -> bool:
         """Whether any indexed chunk's source file starts with ``prefix``."""
+        from engine.retrieval.folders import files_under
+
         with self._index() as conn:
-            return conn.execute(
-                "SELECT 1 FROM chunks WHERE source_file >= ? AND source_file < ? LIMIT 1",
-                (prefix, prefix + "\U0010ffff")).fetchone() is not None
+            return files_under(conn, prefix)
 
     def sources(self) -> list[SourceState]:
         """The sources in place (engine/index/sources.py): each one's folder state and what

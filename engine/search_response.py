@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.rank.candidates import Decay
+from engine.rank.candidates import Decay, Repeat
 from engine.retrieval.in_range import InRange
 
 
@@ -26,11 +26,15 @@ class SearchResult:
     semantic_rank: int | None = None  # 1-based
     similarity: float | None = None
     bm25: float | None = None
-    rrf_terms: dict[str, float] = field(default_factory=dict)  # arm -> its part of the score
+    # arm -> its part of the fused score, whatever the fusion (convex, RRF, one arm's own)
+    arm_scores: dict[str, float] = field(default_factory=dict)
     fusion_terms: dict[str, str] = field(default_factory=dict)  # arm -> "0.80 × 12.1/15.3 = …"
     decay: Decay | None = None
     decay_off: str | None = None  # why ``decay`` is None: "a single arm ranks this page", ...
     mmr_position: int | None = None  # 1-based position in the diversified head
+    # why it sits below rows of lower score (the diversity step): "placed below row 3 (a lower
+    # score) for variety: rows 1, 2 are from the same file"; None when in score order
+    placed: str | None = None
     found_by: list[str] = field(default_factory=list)
     injected: bool = False
     stale: bool = False
@@ -50,6 +54,15 @@ class SearchResult:
     # a chat window under a date filter: its messages inside the dates (the snippet opens at
     # the first of them; engine/retrieval/in_range.py)
     in_range: InRange | None = None
+    # chunks of the same text as this one, ranked below it and shown as this row, best first
+    # (engine/rank/repeats.py); engine.display.repeats_text says "3×: 2026-02-12, 07-17, …"
+    repeats: list[Repeat] = field(default_factory=list)
+
+    @property
+    def rrf_terms(self) -> dict[str, float]:
+        """Deprecated alias of :attr:`arm_scores` (its name from when RRF was the only fusion),
+        kept for older callers; read-only."""
+        return self.arm_scores
 
     @property
     def date_shown(self) -> str | None:
@@ -101,6 +114,12 @@ class SearchResponse(Sequence):
     # quoted phrases, required as written: 'phrases: required as written: "pecan pie"', or
     # 'phrases: no result holds "pie pecan" as written; shown: the nearest without it'
     phrases: str | None = None
+
+    @property
+    def scored(self) -> bool:
+        """False when nothing ranks the page (no word to match, only dates or a person): the
+        rows are the newest first and carry no score to show."""
+        return self.fusion != "none"
 
     def __len__(self) -> int:
         return len(self.results)

@@ -26,6 +26,7 @@ from engine.dates.spans import index_years, longest_span
 from engine.dates.timephrase import SearchTime, search_time
 from engine.rank.candidates import Candidate
 from engine.retrieval.filters import Filters, SearchError
+from engine.retrieval.folders import folder_prefix
 from engine.retrieval.fts_query import ParsedQuery, asks_for_the_period, parse_query
 from engine.retrieval.people_filter import close_people, nobody_named, person_filter
 from engine.retrieval.search_arms import (
@@ -202,7 +203,7 @@ class Searcher:
         return replace(self.configured, embedder=settings), embedder
 
     def vector_arm(self, index: VectorIndex | SidecarIndex | None, text: str, depth: int,
-                   filters: Filters) -> Future[VectorArm]:
+                   filters: Filters, query_vec=None) -> Future[VectorArm]:
         """Start the vector arm (:func:`engine.retrieval.search_arms.vector_arm`: the query's
         embedding, the KNN off the GIL, the hits' rows) on the worker thread, which reads
         through its own connection while the keyword arm reads through this one."""
@@ -212,7 +213,8 @@ class Searcher:
             mask = knn_mask(self.connection(), index, filters)
         embedder, config = self.embedder, self.config
         return self._pool.submit(lambda: vector_arm(self._open_worker_connection(), embedder,
-                                                    config, index, text, depth, mask))
+                                                    config, index, text, depth, mask,
+                                                    query_vec))
 
     def _open_worker_connection(self) -> Connection:
         """The worker thread's connection, opened there on first use (a one-query process
@@ -236,6 +238,8 @@ class Searcher:
         both arms see; ``response.time`` says so. Explicit ``since``/``until`` win over a
         phrase, which then stays in the text as words. ``person`` keeps chunks with or about
         that person (:mod:`engine.retrieval.people_filter`; typos forgiven), in both arms.
+        ``path_prefix`` is a folder as a person writes it (``Work/`` for ``@Vault/Work/``:
+        :mod:`engine.retrieval.folders`).
 
         Recency decay and a time range: decay prefers recent chunks when the caller named no
         time; inside a period they named it must not push that period's own chunks down. So a
@@ -261,7 +265,8 @@ class Searcher:
         when = search_time(query, now, since, until)
         phrases = parse_query(when.text).phrases  # required as written (docs/design.md)
         with self._lock:
-            build = functools.partial(Filters.build, source_types, path_prefix=path_prefix,
+            folder = folder_prefix(self.connection(), path_prefix, self.config.sources)
+            build = functools.partial(Filters.build, source_types, path_prefix=folder,
                                       tags=tags, frontmatter=frontmatter,
                                       person=self._person(person),
                                       # bounds only an ``until``: read when there is one

@@ -7,7 +7,9 @@ _FILTER_ARGS = """\
 Args: query: What you are looking for — words, a phrase or a question. limit: Maximum number of \
 results (default 10, at most 50). folder: Optional path prefix, relative to the data root like \
 every row's path (e.g. "notes/work/", "data/slack/" or "@Vault/" for a folder indexed in \
-place). tags: Optional list of tag names; only \
+place), or a folder inside one ("Projects/" is "@Vault/Projects/" when the index holds it in \
+that one place); a folder in several places or in none is an error naming the folders the \
+index holds. tags: Optional list of tag names; only \
 notes carrying ALL listed tags match. frontmatter: Optional dict of frontmatter key/value pairs; \
 strict type matching — string "0" does not match integer 0 (e.g. {"status": "active"}); values \
 must be strings, numbers, booleans or null. source_types: Optional list of source types to keep \
@@ -29,14 +31,20 @@ recency decay (hybrid_search only; the single-arm tools never decay)."""
 _ROW_FORMAT = """\
 One line per result: a JSON object of the note-controlled fields {"title","path","tags",\
 "preview_kind","preview"} (every value a JSON string, so note text cannot forge a field; tags \
-is one comma-joined string), then the server fields separated by " | ": score, semantic_rank \
+is one comma-joined string), then the server fields separated by " | ": score (what the \
+rows are ordered by; "- (newest first)" when nothing ranks the page, a search by dates alone; \
+one arm alone gives its own 0-1 score), placed (only on a row held below a lower score by the \
+diversity step, and why: "below rows 3, 4 (lower scores) for variety: row 2 is from the same \
+file"), semantic_rank \
 (with similarity) or -, keyword_rank (with match: all|partial n/m [terms] and matched_in: \
 title, heading, tags, path, body) or -, explain (the 1/(k+rank) terms that make the score), stale, \
 unread_source (only on a row of a source folder not read now, e.g. an unmounted disk: which \
 source and why; the row is its indexed copy, kept and still searchable, neither changed nor \
 deleted, and read_note cannot open it until the folder is back), embedding_truncated, § \
 (markdown chunks only), id (the chunk id for get_neighborhood), type (source type), date \
-(content date)."""
+(content date), repeats (only on a row that stands for several chunks of the same text, dates \
+and times aside, e.g. one quote saved on three days: repeats: 3×: 2026-02-12, 07-17, 11-08; \
+others: ["<id>", …], the other chunks' ids, ranked below this one and not listed as rows)."""
 
 HYBRID_DESCRIPTION = f"""\
 Hybrid search

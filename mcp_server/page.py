@@ -12,7 +12,17 @@ from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from engine import SearchResponse
-from engine.display import ParsedQuery, Snippet, formula, marked, matched_terms, plural, type_label
+from engine.display import (
+    ParsedQuery,
+    Snippet,
+    formula,
+    json_dumps,
+    marked,
+    matched_terms,
+    plural,
+    repeats_text,
+    type_label,
+)
 
 from .text import cap, flat, jobject, jstr, one_line
 
@@ -20,6 +30,7 @@ PREVIEW_CHARS = 300
 FIELD_SEP = " | "
 FOOTER_RESERVE = 220  # room kept for the "truncated: ..." line when rows are dropped
 CONTENT_KEYS = ("title", "path", "tags", "preview_kind", "preview")
+REPEAT_IDS = 10  # ids a row's repeats field lists; the rest are counted
 
 
 def title_of(r) -> str:
@@ -147,8 +158,22 @@ def section_field(r) -> str | None:
     return f"§ {jstr(path)} (#{r.section})"
 
 
+def repeats_field(r) -> str | None:
+    """``repeats: 3×: 2026-02-12, 07-17, 11-08; others: ["<id>", "<id>"]``: the row stands for
+    chunks of the same text (engine/rank/repeats.py); the others' ids, for get_neighborhood,
+    are a JSON array (a chunk id is data), at most REPEAT_IDS of them."""
+    if not getattr(r, "repeats", None):
+        return None
+    ids = [x.id for x in r.repeats]
+    more = f" and {len(ids) - REPEAT_IDS} more" if len(ids) > REPEAT_IDS else ""
+    return f"repeats: {repeats_text(r)}; others: {json_dumps(ids[:REPEAT_IDS])}{more}"
+
+
 def server_fields(r, response, parsed: ParsedQuery, cut_note: str | None = None) -> list[str]:
-    out = [f"score: {r.score:.5f}"]
+    # newest first when nothing ranks the page (arms: none): no score to give
+    out = [f"score: {r.score:.5f}" if response.scored else "score: - (newest first)"]
+    if r.placed:  # below a lower score: the diversity step, said where the score is
+        out.append(f"placed: {one_line(r.placed).removeprefix('placed ')}")
     if r.semantic_rank is not None:
         sim = "-" if r.similarity is None else f"{r.similarity:.3f}"
         out.append(f"semantic_rank: {r.semantic_rank} (similarity {sim})")
@@ -169,6 +194,9 @@ def server_fields(r, response, parsed: ParsedQuery, cut_note: str | None = None)
     out.append(f"id: {jstr(r.id)}")
     out.append(f"type: {r.source_type}")
     out.append(f"date: {r.content_date or '-'}")
+    repeats = repeats_field(r)
+    if repeats:
+        out.append(repeats)
     inside = getattr(r, "in_range", None)
     if inside is not None:  # the window's messages inside since/until
         out.append(f"messages_in_dates: {inside.messages} ({inside.label})")

@@ -22,7 +22,8 @@ def search_schema() -> dict:
                       "default": DEFAULT_LIMIT,
                       "description": "Maximum number of results (default 10, at most 50)."},
             "folder": {"type": "string", "description": "Optional path prefix relative to the "
-                       "data root (e.g. \"notes/work/\")."},
+                       "data root (e.g. \"notes/work/\"), or a folder inside one "
+                       "(\"Projects/\" for the index's one \"@Vault/Projects/\")."},
             "tags": {"type": "array", "items": {"type": "string"},
                      "description": "Optional tag names; only notes carrying ALL of them."},
             "frontmatter": {"type": "object",

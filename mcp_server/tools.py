@@ -46,7 +46,6 @@ from .time_tools import messages_text, timeline_text
 log = logging.getLogger("memlens.mcp")
 
 MAX_CHARS_ENV = "MEMLENS_MCP_MAX_CHARS"
-FOLDER_TOPS = ("notes/", "data/", "memory/")  # where a vault-relative folder usually lives
 
 
 def max_chars_from_env() -> int:
@@ -129,8 +128,6 @@ class MemlensTools:
     # -- search -------------------------------------------------------------------------
     def search(self, mode: str, args: dict) -> str:
         a = parse_search_args(args)
-        if a.folder:
-            self._check_folder(a.folder)
         try:
             response = self.library.search(
                 a.query, a.limit, a.source_types, mode=mode, since=a.since, until=a.until,
@@ -144,18 +141,6 @@ class MemlensTools:
                 f"{one_line(response.semantic_detail or '', 200)}; keyword_search still works")
         return format_search(response, parse_query(a.query), self.max_chars,
                              threshold=self.config.similarity_threshold, exists=self._exists)
-
-    def _check_folder(self, folder: str) -> None:
-        """A folder no indexed file is under is a mistake, not an empty answer; the usual
-        one is a vault-relative folder ("work/") for a root-relative path ("notes/work/")."""
-        with self.library.snapshot() as snap:
-            if snap.has_files_under(folder):
-                return
-            hint = next((f"; did you mean {jstr(top + folder)}?" for top in FOLDER_TOPS
-                         if not folder.startswith(top) and snap.has_files_under(top + folder)),
-                        "")
-        raise ToolFailure(f"no indexed file is under folder {jstr(folder)}: folders are "
-                          f"path prefixes relative to the data root, like a row's path{hint}")
 
     # -- read_note ----------------------------------------------------------------------
     def read_note(self, args: dict) -> str:

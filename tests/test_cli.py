@@ -55,6 +55,11 @@ def test_stats_discover_search_and_maintenance(root, capsys):
     response = json.loads(out)
     assert response["arms"] == "both" and response["results"][0]["id"] == \
         "notes/home/garden.md#s3"
+    top = response["results"][0]
+    # each arm's part under its fusion-neutral name, and the old name as its alias
+    assert set(top["arm_scores"]) == {"keyword", "semantic"}
+    assert top["rrf_terms"] == top["arm_scores"]
+    assert sum(top["arm_scores"].values()) == pytest.approx(top["score"] / top["decay"]["factor"])
     code, out, _ = run(capsys, "search", "dahlias", "--root", str(root), "--explain",
                        "--limit", "3")
     assert "fusion: keyword 0.85 ×" in out and "decay: ×" in out and "mmr: position 1" in out
@@ -144,3 +149,32 @@ def test_import_then_reindex_then_search(root, tmp_path, capsys):
     code, out, err = run(capsys, "import", "mbox", str(tmp_path / "nope.mbox"), "--root",
                          str(root))
     assert code == 2 and err.startswith("memlens: ") and err.count("\n") == 1
+
+
+def test_search_folder_inside_sources_as_written(root, tmp_path, capsys):
+    """--folder takes a folder inside a source the way a person writes it; two of that name
+    or none stop with one line (exit 2) naming the folders the index holds."""
+    for name in ("Vault", "Notes"):
+        (tmp_path / name / "Work").mkdir(parents=True)
+        (tmp_path / name / "Work/plan.md").write_text(f"# Plan\n\nThe {name} kiln budget.\n")
+    (tmp_path / "Vault/Daily").mkdir()
+    (tmp_path / "Vault/Daily/monday.md").write_text("# Monday\n\nThe kiln was cold.\n")
+    (root / "memlens.toml").write_text("".join(
+        f'[sources.{n}]\npath = "{tmp_path / n}"\ntype = "note"\n' for n in ("Vault", "Notes")))
+    run(capsys, "reindex", "--root", str(root))
+
+    def found(folder):
+        code, out, err = run(capsys, "search", "kiln", "--root", str(root), "--json",
+                             "--mode", "keyword", "--folder", folder)
+        assert code == 0, err
+        return sorted(r["source_file"] for r in json.loads(out)["results"])
+
+    assert found("@Vault/Work/") == found("Vault/Work/") == ["@Vault/Work/plan.md"]
+    assert found("Daily/") == ["@Vault/Daily/monday.md"]
+    for folder, message in (
+            ("Work/", 'memlens: folder "Work/" is in 2 places: "@Notes/Work/", "@Vault/Work/"; '
+                      'write the one you mean\n'),
+            ("Dialy/", 'memlens: no folder "Dialy/" in the index; did you mean '
+                       '"@Vault/Daily/"?\n')):
+        code, out, err = run(capsys, "search", "kiln", "--root", str(root), "--folder", folder)
+        assert (code, out, err) == (2, "", message)

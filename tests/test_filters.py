@@ -176,3 +176,74 @@ def test_strict_equal():
     assert not strict_equal(1, 1.0)
     assert not strict_equal([True], [1])
     assert not strict_equal({"a": 1}, {"a": True})
+
+
+# -- a folder as a person writes it (engine/retrieval/folders.py) ------------------------------
+
+FOLDER_FILES = ["data/slack/random.jsonl", "notes/home/garden.md", "notes/work/x.md",
+                "@Vault/Work/plan.md", "@Vault/Workshop.md", "@Vault/Daily/2026-03-01.md",
+                "@Notes/Ideas/lamps.md", "@Notes/Work/todo.md"]
+
+
+@pytest.fixture(scope="module")
+def folder_index(tmp_path_factory):
+    from tests.conftest import chunk_db
+
+    conn = chunk_db(tmp_path_factory.mktemp("folders") / "idx.db",
+                    [(f"{f}#s{i}", f, "note", "text") for f in FOLDER_FILES for i in (1, 2)])
+    yield conn
+    conn.close()
+
+
+class Declared:
+    def __init__(self, name: str):
+        self.name = name
+
+
+@pytest.mark.parametrize(("typed", "meant"), [
+    ("notes/work/", "notes/work/"),  # a prefix the index holds: as written, as before
+    ("notes/wo", "notes/wo"),
+    ("@Vault/Work/", "@Vault/Work/"),
+    ("home/", "notes/home/"),  # one place: that folder
+    ("home", "notes/home/"),
+    ("Daily/", "@Vault/Daily/"),
+    ("Vault/Daily/", "@Vault/Daily/"),  # a source's folder named without its '@'
+    ("Ideas", "@Notes/Ideas/"),
+    ("./notes/home/", "notes/home/"),
+    ("random", "data/slack/random"),  # the beginning of a name, when no whole name is it
+    ("garden.md", "notes/home/garden.md"),
+    ("@Empty/", "@Empty/"),  # a declared source before it holds a file
+    ("", None), (None, None),
+])
+def test_a_folder_means_the_one_place_the_index_holds_it(folder_index, typed, meant):
+    from engine.retrieval.folders import folder_prefix
+
+    assert folder_prefix(folder_index, typed, [Declared("Empty")]) == meant
+
+
+@pytest.mark.parametrize(("typed", "message"), [
+    ("Work/", 'folder "Work/" is in 2 places: "@Notes/Work/", "@Vault/Work/"; write the one '
+              'you mean'),  # case counts: notes/work/ is another folder
+    ("Wrok/", 'no folder "Wrok/" in the index; did you mean "@Notes/Work/" or "@Vault/Work/" '
+              'or "notes/work/"?'),
+    ("notes/hmoe/", 'no folder "notes/hmoe/" in the index; did you mean "notes/home/"?'),
+    ("zzz/", 'no folder "zzz/" in the index; its folders start with "@Notes/", "@Vault/", '
+             '"data/", "notes/"'),
+    ("Wrok\n/", 'no folder "Wrok\\n/" in the index; did you mean'),
+])
+def test_an_ambiguous_or_unknown_folder_is_one_line_naming_the_folders(folder_index, typed,
+                                                                        message):
+    from engine.retrieval.folders import folder_prefix
+
+    with pytest.raises(SearchError) as err:
+        folder_prefix(folder_index, typed)
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+def test_the_index_files_are_listed_by_one_seek_each(folder_index):
+    from engine.retrieval.folders import FILES_SQL, folders, indexed_files
+
+    assert indexed_files(folder_index) == sorted(FOLDER_FILES)
+    plan = " ".join(r[-1] for r in folder_index.execute("EXPLAIN QUERY PLAN " + FILES_SQL))
+    assert "SCAN chunks" not in plan.replace("SCAN f", "")  # seeks of the source_file index
+    assert "@Vault/" in folders(FOLDER_FILES) and "notes/home/" in folders(FOLDER_FILES)

@@ -38,7 +38,7 @@ def config() -> Config:
 def test_rrf_single_arm_rank_zero():
     [c] = rrf_merge([cand("a")], [], k=60)
     assert c.score == 1 / 61
-    assert c.rrf_terms == {"keyword": 1 / 61}
+    assert c.arm_scores == {"keyword": 1 / 61}
     assert c.keyword_rank == 0 and c.semantic_rank is None
     assert c.found_by == ["keyword"]
 
@@ -51,7 +51,7 @@ def test_rrf_both_arms_accumulate():
     by_id = {c.id: c for c in out}
     assert by_id["a"].score == 1 / 61 + 1 / 61
     assert by_id["c"].score == 1 / 63 + 1 / 63
-    assert by_id["c"].rrf_terms == {"keyword": 1 / 63, "semantic": 1 / 63}
+    assert by_id["c"].arm_scores == {"keyword": 1 / 63, "semantic": 1 / 63}
     a = by_id["a"]
     assert (a.keyword_rank, a.semantic_rank) == (0, 0)
     assert (a.bm25, a.similarity, a.content_date) == (3.5, 0.9, "2026-03-14")
@@ -64,7 +64,7 @@ def test_rrf_rank_zero_and_two():
     out = rrf_merge([cand("a")], [cand("y"), cand("z"), cand("a")], k=60)
     assert out[0].id == "a"
     assert out[0].score == pytest.approx(1 / 61 + 1 / 63, abs=0)
-    assert out[0].rrf_terms == {"keyword": 1 / 61, "semantic": 1 / 63}
+    assert out[0].arm_scores == {"keyword": 1 / 61, "semantic": 1 / 63}
 
 
 def test_rrf_ties_broken_by_best_rank_then_id():
@@ -79,7 +79,7 @@ def test_rrf_does_not_mutate_inputs_and_merges_metadata():
     [c] = rrf_merge([k1], [s1], k=60)
     assert c.metadata == {"tags": ["x"], "section": "Intro"}
     assert c.content_date == "2026-01-01"
-    assert k1.rrf_terms == {} and k1.keyword_rank is None and k1.score == 0.0
+    assert k1.arm_scores == {} and k1.keyword_rank is None and k1.score == 0.0
     assert s1.metadata == {"section": "Intro"}
 
 

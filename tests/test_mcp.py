@@ -362,7 +362,7 @@ def test_confidence_low_suggests_another_tool(small):
     ("semantic_search", {"query": "x", "frontmatter": {"a": {"b": 1}}}, "is an object"),
     ("hybrid_search", {"query": "  "}, "query must be a non-empty string"),
     ("hybrid_search", {"query": "x", "since": "last week"}, "since must be a date"),
-    ("hybrid_search", {"query": "x", "folder": "home/"}, 'did you mean "notes/home/"?'),
+    ("hybrid_search", {"query": "x", "folder": "notes/hmoe/"}, 'did you mean "notes/home/"?'),
     ("keyword_search", {"query": "x", "folder": "/etc"}, "absolute paths are refused"),
     ("read_note", {}, "path must be a non-empty string"),
     ("read_note", {"path": "notes/missing.md"}, "no such file"),
@@ -384,6 +384,16 @@ def test_bad_arguments_are_one_line_tool_errors(small, tool, args, message):
     text = client.error(tool, args)
     assert message in text
     assert str(root) not in text and "sk-do-not-leak" not in text
+
+
+def test_a_folder_is_read_as_a_person_writes_it(small):
+    """"home/" is the index's one notes/home/; an ambiguous or unknown one is a tool error
+    naming the folders it holds (engine/retrieval/folders.py)."""
+    _, client = small
+    _, rows, _ = split_page(client.ok("keyword_search", {"query": "dahlias", "folder": "home/"}))
+    assert rows and {o["path"] for o, _ in rows} == {"notes/home/garden.md"}
+    assert client.error("keyword_search", {"query": "dahlias", "folder": "zzz/"}) == (
+        'no folder "zzz/" in the index; its folders start with "data/", "notes/"')
 
 
 def test_stale_and_vanished_files(small):

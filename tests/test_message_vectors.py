@@ -308,7 +308,7 @@ def test_a_search_shows_the_mix_in_its_scores_and_the_share_can_be_turned_off(co
     query = "ferry Helsinki dawn"
     mixed = Searcher(replace(config, message_share=0.5), embedder=embedder)
     r = mixed.search(query, mode="semantic", limit=5)
-    assert r.fusion == ("semantic arm only; chat windows: sim = 0.50 × window + 0.50 × best "
+    assert r.fusion == ("semantic arm only: score = similarity; chat windows: sim = 0.50 × window + 0.50 × best "
                         "message of its own and the 2 either side")
     assert mixed.search(query, limit=5).fusion.endswith(
         f"+ 0.50 × best message of its own and the {EDGE} either side")
@@ -318,7 +318,7 @@ def test_a_search_shows_the_mix_in_its_scores_and_the_share_can_be_turned_off(co
     assert "0.50 × window" in text and "0.50 × best message" in text
     plain = Searcher(replace(config, message_share=0.0), embedder=embedder)
     p = plain.search(query, mode="semantic", limit=20)
-    assert p.fusion == "semantic arm only"
+    assert p.fusion == "semantic arm only: score = similarity"
     assert all("best message" not in x.fusion_terms.get("semantic", "") for x in p.results)
     # the message that names the ferry is nearer the query than its whole window
     own = next(x.similarity for x in p.results if x.id == top.id)

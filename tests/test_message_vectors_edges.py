@@ -334,7 +334,7 @@ def test_a_keyword_search_reads_no_message_vectors(config):
     searcher._open_worker_connection().set_trace_callback(statements.append)
     try:
         response = searcher.search("harbor bridge", mode="keyword", limit=20)
-        assert response.results and response.fusion == "keyword arm only"
+        assert response.results and response.fusion.startswith("keyword arm only")
         assert not any("message_vectors" in s for s in statements)
         assert searcher.search("harbor bridge", mode="semantic", limit=20).results
         assert any("message_vectors" in s for s in statements)  # the trace sees them
@@ -360,7 +360,8 @@ def test_the_explain_text_adds_up_to_the_similarity_it_explains(config):
         window = float(text.split("0.70 × window ")[1].split()[0])
         message = float(text.split("0.30 × best message ")[1].split(",")[0])
         assert r.similarity == pytest.approx(0.7 * window + 0.3 * message, abs=2e-3)
-        assert f" × ({r.similarity:.3f} - " in text.split(" = ")[0]
+        head = text.split(" = ")[0]  # a negative reference similarity is added
+        assert f" × ({r.similarity:.3f} - " in head or f" × ({r.similarity:.3f} + " in head
 
 
 def test_windows_written_by_a_cancelled_run_that_stored_none_get_them_later(config):

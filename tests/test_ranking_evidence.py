@@ -72,8 +72,8 @@ def test_convex_merge_weights_normalised_scores():
     kw = [cand(1, bm25=10.0), cand(2, bm25=5.0)]
     sem = [cand(2, similarity=0.8), cand(3, similarity=0.5), cand(4, similarity=0.2)]
     out = {c.id: c for c in convex_merge(kw, sem, 0.25, sim_ref=0.2)}
-    assert out["c1"].rrf_terms == {"keyword": pytest.approx(0.75)}
-    assert out["c2"].rrf_terms == {"keyword": pytest.approx(0.375),
+    assert out["c1"].arm_scores == {"keyword": pytest.approx(0.75)}
+    assert out["c2"].arm_scores == {"keyword": pytest.approx(0.375),
                                    "semantic": pytest.approx(0.25)}
     assert out["c3"].score == pytest.approx(0.25 * 0.3 / 0.6) and out["c4"].score == 0.0
     assert out["c2"].fusion_terms["semantic"] == "0.25 × (0.800 - 0.200)/(0.800 - 0.200) = 0.2500"
@@ -149,10 +149,12 @@ def test_an_old_chunk_holding_every_term_ranks_above_recent_loose_matches(chats)
 
 
 def test_of_two_equally_relevant_windows_the_newer_ranks_first(chats):
+    # the two windows hold the same messages: one row, the better ranked of them, with the
+    # other folded into it (engine/rank/repeats.py)
     r = chats.search("zucchini harvest festival", now=NOW)
-    assert [x.source_file for x in r][:2] == ["data/telegram/harvest-autumn.jsonl",
-                                              "data/telegram/harvest-spring.jsonl"]
-    assert r[0].decay.factor > r[1].decay.factor and r.decay_applied
+    assert r[0].source_file == "data/telegram/harvest-autumn.jsonl" and r.decay_applied
+    assert [x.source_file for x in r[0].repeats] == ["data/telegram/harvest-spring.jsonl"]
+    assert r[0].decay.age_days < 60
 
 
 def test_on_the_demo_the_climbing_trip_stays_on_the_first_screen(demo_root):  # noqa: F811
@@ -207,10 +209,10 @@ def test_rrf_stays_available_and_says_so(chats):
     rrf = Searcher(chats.config.with_overrides(fusion="rrf"))
     r = rrf.search("zorblatt", now=NOW)
     assert r.fusion == "rrf k=60, votes keyword 1.0 semantic 1.0"
-    assert r[0].rrf_terms["keyword"] == pytest.approx(1 / 61)
+    assert r[0].arm_scores["keyword"] == pytest.approx(1 / 61)
     assert r[0].fusion_terms["keyword"] == "1/(60+1) = 0.01639"
     rrf.close()
-    assert chats.search("zorblatt", mode="keyword").fusion == "keyword arm only"
+    assert chats.search("zorblatt", mode="keyword").fusion.startswith("keyword arm only")
 
 
 def test_fusion_and_weight_come_from_memlens_toml(tmp_path):

@@ -55,7 +55,7 @@ def test_hybrid_response_carries_header_fields(searcher):
     assert top.id == "notes/work/launch.md#s1"
     assert top.keyword_rank == 1 and top.semantic_rank is not None
     # convex fusion: the keyword leader's part is the keyword weight times bm25/best = 1
-    assert top.rrf_terms["keyword"] == pytest.approx(0.85)
+    assert top.arm_scores["keyword"] == pytest.approx(0.85)
     assert top.fusion_terms["keyword"].startswith("0.85 × ")
     assert r.fusion.startswith("convex (local): keyword 0.85 × bm25/best + semantic 0.15 × ")
     assert [top.snippet[a:b] for a, b in top.highlights] == ["harbor", "bridge", "dashboard"]
@@ -89,6 +89,28 @@ def test_tag_frontmatter_and_folder_filters_are_strict(searcher):
     assert {x.source_file for x in r} == {"notes/work/launch.md", "notes/work/retro.md"}
     with pytest.raises(SearchError):
         searcher.search("x", frontmatter={"a": {"nested": 1}})
+
+
+def test_a_folder_inside_a_source_is_found_the_way_a_person_writes_it(tmp_path):
+    root = make_root(tmp_path / "root")
+    vault = tmp_path / "Vault"
+    for rel, text in (("Work/plan.md", "# Plan\n\nThe kiln budget for spring.\n"),
+                      ("Daily/2026-03-01.md", "# Monday\n\nThe kiln was cold.\n")):
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text)
+    (root / "memlens.toml").write_text(f'[sources.Vault]\npath = "{vault}"\ntype = "note"\n')
+    config = load_config(root)
+    reindex(config=config)
+    s = Searcher(config)
+    try:
+        for folder in ("@Vault/Work/", "Work/", "Work", "Vault/Work/"):
+            r = s.search("kiln", path_prefix=folder, mode="keyword", now=NOW)
+            assert [x.source_file for x in r] == ["@Vault/Work/plan.md"], folder
+        with pytest.raises(SearchError, match=r'^no folder "Wrok/" in the index; did you mean '
+                                              r'"@Vault/Work/"\?$'):
+            s.search("kiln", path_prefix="Wrok/", now=NOW)
+    finally:
+        s.close()
 
 
 def test_date_filters(searcher):

@@ -79,6 +79,8 @@ RESULTS = [
     Binding("l", "screen.pane(1)", "Preview", id="results_right", show=False,
             tooltip="To the preview"),
     Binding("enter", "select", "Preview", id="results_open", tooltip="Go to the preview"),
+    Binding("space", "toggle_repeats", "Repeats", id="results_repeats", show=False,
+            tooltip="Unfold / fold a ▸ 3× row's repeats (same text, other dates)"),
 ]
 
 FACETS = [

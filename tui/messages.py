@@ -50,6 +50,14 @@ class OverviewLoaded(Message):
 
 
 @dataclass
+class RepeatLoaded(Message):
+    """A repeat of a result, read to be previewed (``chunk`` None: gone from the index)."""
+
+    chunk_id: str
+    chunk: dict | None
+
+
+@dataclass
 class NeighbourLoaded(Message):
     """A chunk of the same file before/after the one shown (``chunk`` None: none there)."""
 

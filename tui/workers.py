@@ -27,6 +27,7 @@ from .messages import (
     NeighbourLoaded,
     Overview,
     OverviewLoaded,
+    RepeatLoaded,
     SearchDone,
     SearchFailed,
     SourcesLoaded,
@@ -98,6 +99,18 @@ def neighbour_job(config: Config, chunk_id: str, direction: int, post: Post) -> 
     except Exception:  # noqa: BLE001
         chunk, position = None, None
     post(NeighbourLoaded(direction, chunk, position))
+
+
+def repeat_job(config: Config, chunk_id: str, post: Post) -> None:
+    """A result's repeat (tui/widgets/results.py) read by its id, to be previewed."""
+    from engine.library import Library
+
+    try:
+        found = Library(config).chunk(chunk_id)
+        chunk = found.to_dict() if found is not None else None
+    except Exception:  # noqa: BLE001 - the preview says it could not be read
+        chunk = None
+    post(RepeatLoaded(chunk_id, chunk))
 
 
 def run_job(kind: JobKind, config: Config, embedder: Any, cancel: threading.Event,

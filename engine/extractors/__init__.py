@@ -66,6 +66,10 @@ EXTRACTORS: dict[str, type[BaseExtractor]] = {cls.source_type: cls for cls in _C
 # chat logs: windows of messages, counted and listed by message (engine/dates/message_days.py)
 CHAT_TYPES: tuple[str, ...] = tuple(t for t, cls in EXTRACTORS.items()
                                     if issubclass(cls, MessagingExtractor))
+# records whose first line says what they are: the same first line is the same thing
+# (a quote said again, a recurring event) whatever the lines under it (engine/rank/repeats.py)
+HEADLINE_TYPES: tuple[str, ...] = tuple(t for t, cls in EXTRACTORS.items()
+                                        if getattr(cls, "headline_names_record", False))
 
 
 def get_extractor(source_type: str) -> BaseExtractor:
@@ -82,6 +86,7 @@ def get_extractor(source_type: str) -> BaseExtractor:
 __all__ = [
     "CHAT_TYPES",
     "EXTRACTORS",
+    "HEADLINE_TYPES",
     "BaseExtractor",
     "BoardSummaryExtractor",
     "CGMExtractor",

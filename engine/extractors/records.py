@@ -70,6 +70,10 @@ class RecordExtractor(BaseExtractor):
     date_field = "date"
     #: at least one of these must hold text, else the record is skipped with a problem
     required: tuple[str, ...] = ()
+    #: the first line says what the record is (a quote's words, an event's title and place),
+    #: the lines under it only annotate one occurrence: records whose first lines match but
+    #: for their dates are repeats of one thing, shown as one row (engine/rank/repeats.py)
+    headline_names_record = False
 
     def extract(self, path: Path, source_file: str, problems: Problems) -> Iterator[Chunk]:
         seen_ids: set[str] = set()
@@ -172,6 +176,7 @@ class EventExtractor(RecordExtractor):
 
     source_type = "event"
     required = ("title", "description")
+    headline_names_record = True
 
     def render(self, f: Fields) -> tuple[str, dict[str, Any]]:
         title, location = f.text("title"), f.text("location")
@@ -280,6 +285,7 @@ class QuoteExtractor(RecordExtractor):
 
     source_type = "quote"
     required = ("text",)
+    headline_names_record = True
 
     def render(self, f: Fields) -> tuple[str, dict[str, Any]]:
         source, context = f.text("source"), f.text("context")

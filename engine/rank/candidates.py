@@ -38,6 +38,18 @@ class MessageMix:
                 f"best message {self.message:.3f}, of its own and the {self.reach} either side")
 
 
+@dataclass(frozen=True)
+class Repeat:
+    """A chunk of the same text as the row it is folded into, shown on that row instead of as
+    a row of its own (engine/rank/repeats.py)."""
+
+    id: str
+    rowid: int | None
+    content_date: str | None
+    source_file: str
+    source_type: str
+
+
 @dataclass
 class Candidate:
     id: str
@@ -62,7 +74,7 @@ class Candidate:
     similarity: float | None = None  # cosine similarity, 1 - distance (or the mix below)
     message_mix: MessageMix | None = None  # a chat window scored with its messages' vectors
     # fusion and later stages
-    rrf_terms: dict[str, float] = field(default_factory=dict)  # arm -> its part of the score
+    arm_scores: dict[str, float] = field(default_factory=dict)  # arm -> its part of the score
     fusion_terms: dict[str, str] = field(default_factory=dict)  # arm -> the arithmetic of it
     score: float = 0.0
     decay: Decay | None = None
@@ -70,8 +82,10 @@ class Candidate:
     injected: bool = False  # a synthesized people-profile row
     embedding_truncated: bool = False
     rerank_score: float | None = None
+    # chunks of the same text ranked below it, best first (engine/rank/repeats.py)
+    repeats: tuple[Repeat, ...] = ()
 
     @property
     def found_by(self) -> list[str]:
-        arms = [arm for arm in ("keyword", "semantic") if arm in self.rrf_terms]
+        arms = [arm for arm in ("keyword", "semantic") if arm in self.arm_scores]
         return ["profile"] if self.injected else arms

@@ -14,6 +14,7 @@ diluting it (docs/benchmarks.md).
 from __future__ import annotations
 
 from engine.rank.candidates import Candidate
+from engine.retrieval.explain import normalised
 from engine.retrieval.passages import PASSAGE_SHARE
 from engine.retrieval.query_expansion import describe_related
 
@@ -22,11 +23,11 @@ REF_RANK = 100  # the KNN is asked at least this deep so the reference similarit
 
 def convex_merge(keyword: list[Candidate], semantic: list[Candidate], weight: float,
                  sim_ref: float | None = None) -> list[Candidate]:
-    """Fuse the arms; each result's ``rrf_terms`` holds its arm contributions and
+    """Fuse the arms; each result's ``arm_scores`` holds its arm contributions and
     ``fusion_terms`` the arithmetic behind them. Ties: best single rank, then id."""
     from engine.rank.stages import merge_arms
 
-    best_bm25 = max((_keyword_raw(c) for c in keyword), default=0.0)
+    best_bm25 = max((keyword_raw(c) for c in keyword), default=0.0)
     sims = [c.similarity for c in semantic if c.similarity is not None]
     best_sim = max(sims, default=0.0)
     ref = sim_ref if sim_ref is not None else min(sims, default=0.0)
@@ -34,28 +35,61 @@ def convex_merge(keyword: list[Candidate], semantic: list[Candidate], weight: fl
 
     def term(arm: str, rank: int, hit: Candidate) -> tuple[float, str]:
         if arm == "keyword":
-            raw, top, low, w = _keyword_raw(hit), best_bm25, 0.0, 1.0 - weight
+            raw, top, low, w = keyword_raw(hit), best_bm25, 0.0, 1.0 - weight
         else:
             raw, top, low, w = hit.similarity or 0.0, best_sim, ref, weight
         norm = max(0.0, raw - low) / (top - low) if top > low else 1.0
-        shown = f"{raw:.4g}" if arm == "keyword" else f"({raw:.3f} - {low:.3f})"
-        span = f"{top:.4g}" if arm == "keyword" else f"({top:.3f} - {low:.3f})"
-        why = ""
-        if arm == "keyword" and hit.passage is not None:
-            why = (f" (score {(1 - PASSAGE_SHARE):.1f} × bm25 {hit.bm25:.4g}/best + "
-                   f"{PASSAGE_SHARE:.1f} × passage {hit.passage:.4g}/best)")
-        elif arm == "keyword" and hit.keyword_score is not None:
-            why = f" (score bm25 {hit.bm25 or 0.0:.4g}/best)"
-        elif arm == "semantic" and hit.message_mix is not None:
-            why = f" ({hit.message_mix.text()})"
-        if why and hit.related:
-            why = why[:-1] + describe_related(hit) + ")"
-        return w * norm, f"{w:.2f} × {shown}/{span} = {w * norm:.4f}{why}"
+        if top <= low:  # no spread to divide by: every hit counts in full
+            shown = ("1 (the best score is not above 0)" if arm == "keyword"
+                     else f"1 (the best similarity is the reference, {low:.3f})")
+        elif arm == "keyword":
+            shown = normalised(raw, top, None, ".4g")
+        else:
+            shown = normalised(raw, top, low, ".3f")
+        return w * norm, f"{w:.2f} × {shown} = {w * norm:.4f}{_made_of(arm, hit)}"
 
     return merge_arms(keyword, semantic, term)
 
 
-def _keyword_raw(c: Candidate) -> float:
+def arm_alone(hits: list[Candidate], arm: str) -> list[Candidate]:
+    """One arm ranks alone (a keyword or semantic search, or the keyword arm when the
+    semantic one is unavailable): each row's score is that arm's own on 0-1, in the arm's
+    order (keyword: its score over the best one's; semantic: the similarity), not its
+    weighted share of a fusion, so a semantic search's best row is not capped at the weight."""
+    from engine.rank.stages import merge_arms
+
+    best = max((keyword_raw(c) for c in hits), default=0.0) if arm == "keyword" else 0.0
+
+    def term(_arm: str, _rank: int, hit: Candidate) -> tuple[float, str]:
+        if arm == "keyword":
+            raw = keyword_raw(hit)
+            value = raw / best if best > 0 else 0.0
+            return value, f"{raw:.4g}/best {best:.4g} = {value:.4f}{_made_of(arm, hit)}"
+        sim = hit.similarity or 0.0
+        value = min(1.0, max(0.0, sim))
+        shown = f"similarity {sim:.4f}" + (", counted as 0" if sim < 0 else "")
+        return value, shown + _made_of(arm, hit)
+
+    return merge_arms(hits, [], term) if arm == "keyword" else merge_arms([], hits, term)
+
+
+def _made_of(arm: str, hit: Candidate) -> str:
+    """What an arm's score for ``hit`` was made of, when more than its bm25 or similarity:
+    passage evidence and related words (keyword), the messages' vectors (semantic)."""
+    why = ""
+    if arm == "keyword" and hit.passage is not None:
+        why = (f" (score {(1 - PASSAGE_SHARE):.1f} × bm25 {hit.bm25:.4g}/best + "
+               f"{PASSAGE_SHARE:.1f} × passage {hit.passage:.4g}/best)")
+    elif arm == "keyword" and hit.keyword_score is not None:
+        why = f" (score bm25 {hit.bm25 or 0.0:.4g}/best)"
+    elif arm == "semantic" and hit.message_mix is not None:
+        why = f" ({hit.message_mix.text()})"
+    if why and hit.related:
+        why = why[:-1] + describe_related(hit) + ")"
+    return why
+
+
+def keyword_raw(c: Candidate) -> float:
     """What the keyword arm ranked by: its keyword score (bm25 mixed with passage evidence,
     engine/retrieval/passages.py) when it made one, else bm25."""
     return c.keyword_score if c.keyword_score is not None else (c.bm25 or 0.0)

@@ -72,18 +72,18 @@ def merge_arms(keyword: list[Candidate], semantic: list[Candidate],
     for arm, hits in zip(ARMS, (keyword, semantic), strict=True):
         for rank, hit in enumerate(hits):
             current = merged.get(hit.id)
-            if current is not None and arm in current.rrf_terms:
+            if current is not None and arm in current.arm_scores:
                 continue
-            fresh = _with(hit, rrf_terms={}, fusion_terms={}, metadata=dict(hit.metadata),
+            fresh = _with(hit, arm_scores={}, fusion_terms={}, metadata=dict(hit.metadata),
                           keyword_rank=None, semantic_rank=None)
             setattr(fresh, f"{arm}_rank", rank)
             if current is None:
                 merged[hit.id] = current = fresh
             else:
                 _merge_into(current, fresh)
-            current.rrf_terms[arm], current.fusion_terms[arm] = term(arm, rank, hit)
+            current.arm_scores[arm], current.fusion_terms[arm] = term(arm, rank, hit)
     for c in merged.values():
-        c.score = sum(c.rrf_terms.values())
+        c.score = sum(c.arm_scores.values())
     return sorted(merged.values(), key=lambda c: (-c.score, best_rank(c), c.id))
 
 
@@ -251,6 +251,42 @@ def diversity_rerank(cands: list[Candidate], limit: int, target: int = DIVERSITY
     out = [_with(cands[i], mmr_position=pos) for pos, i in enumerate(head_idx)]
     out += [_with(cands[i], mmr_position=None) for i in rest_pool + tail]
     return truncate(out, limit)
+
+
+def placed_for_variety(rows: list[Any]) -> list[str | None]:
+    """For each row of a page in relevance order, why it sits below rows of lower score, or
+    None: the diversity step put other files or types first. Rows need ``score``,
+    ``source_file``, ``source_type``; a front door shows the text beside the score, so the
+    number shown and the order never disagree silently."""
+    from engine.display import plural, type_label
+
+    notes: list[str | None] = []
+    for i, row in enumerate(rows):
+        lower = [j + 1 for j in range(i) if rows[j].score < row.score - 1e-9]
+        if not lower:
+            notes.append(None)
+            continue
+        same_file = [j + 1 for j in range(i) if rows[j].source_file == row.source_file]
+        same_type = [j + 1 for j in range(i) if rows[j].source_type == row.source_type]
+        if same_file:
+            why = f"{_rows(same_file)} {_are(same_file)} from the same file"
+        elif same_type:
+            why = (f"{_rows(same_type)} {_are(same_type)} of the same type "
+                   f"({type_label(row.source_type)})")
+        else:
+            why = f"the first {plural(DIVERSITY_TARGET, 'row')} are picked for variety first"
+        notes.append(f"placed below {_rows(lower)} (lower score{'s' if len(lower) > 1 else ''})"
+                     f" for variety: {why}")
+    return notes
+
+
+def _rows(numbers: list[int]) -> str:
+    shown = ", ".join(map(str, numbers[:5])) + (", …" if len(numbers) > 5 else "")
+    return f"row{'s' if len(numbers) > 1 else ''} {shown}"
+
+
+def _are(numbers: list[int]) -> str:
+    return "are" if len(numbers) > 1 else "is"
 
 
 def truncate(cands: list[Candidate], limit: int) -> list[Candidate]:

@@ -18,7 +18,7 @@ ARMS = ("keyword", "semantic")
 
 @dataclass(frozen=True)
 class ExplainLine:
-    """One stage of the story: ``label`` (fusion, keyword, semantic, decay, mmr, found by,
+    """One stage of the story: ``label`` (fusion, keyword, semantic, decay, mmr, placed, found by,
     section, flags, profile) and its plain ``text``; ``applies`` is False when the stage did
     not touch this result (a front door may dim it)."""
 
@@ -31,12 +31,34 @@ def _rank(r: Any, arm: str) -> int | None:
     return r.keyword_rank if arm == "keyword" else r.semantic_rank
 
 
+def minus(a: float, b: float, fmt: str) -> str:
+    """``a - b`` as written arithmetic: a negative ``b`` is added (``0.417 + 0.123``, never
+    ``0.417 - -0.123``)."""
+    right = format(b, fmt)
+    if right.startswith("-"):
+        return f"{format(a, fmt)} + {right[1:]}"
+    return f"{format(a, fmt)} - {right}"
+
+
+def normalised(raw: float, top: float, low: float | None, fmt: str) -> str:
+    """``max(0, raw - low)/(top - low)`` as the explain view writes it: ``(0.417 + 0.123)/(0.552
+    + 0.123)`` for a negative ``low``, just ``raw/top`` without one (None), and ``max(0, …)``
+    only when it clips ``raw`` to 0."""
+    if low is None:
+        num, den = format(raw, fmt), format(top, fmt)
+    else:
+        num, den = f"({minus(raw, low, fmt)})", f"({minus(top, low, fmt)})"
+    if raw < (low or 0.0):
+        num = f"max(0, {num.removeprefix('(').removesuffix(')')})"
+    return f"{num}/{den}"
+
+
 def fusion_terms(r: Any, rrf_k: int) -> list[str]:
     """Each arm's part of the fused score, e.g. ``keyword 1/(60+3) = 0.01587``: the
     arithmetic the fusion recorded for it when it did, else the RRF term from the rank."""
     recorded = getattr(r, "fusion_terms", None) or {}
     out = []
-    for arm, value in (r.rrf_terms or {}).items():
+    for arm, value in (r.arm_scores or {}).items():
         if arm in recorded:
             out.append(f"{arm} {recorded[arm]}")
         else:
@@ -58,11 +80,11 @@ def formula(r: Any, rrf_k: int) -> str:
     """The score on one line: the arms' terms, their sum, the decay and the diversity pick,
     e.g. ``keyword 0.80 × 6.42/7.07 = 0.7266 + semantic 0.20 × (0.291 - 0.223)/(0.443 -
     0.223) = 0.0618 = 0.78847 × decay 0.973 (age 1 d, half-life 35 d) = 0.76698; diversity
-    pick #1``."""
+    pick #1`` (a negative reference similarity is added: ``(0.291 + 0.050)/(0.443 + 0.050)``)."""
     if r.injected:
         return _profile(r)
     terms = fusion_terms(r, rrf_k)
-    fused = sum((r.rrf_terms or {}).values())
+    fused = sum((r.arm_scores or {}).values())
     text = " + ".join(terms) + f" = {fused:.5f}" if terms else f"{fused:.5f}"
     d = r.decay
     if d is not None:
@@ -116,6 +138,8 @@ def explain_lines(r: Any, rrf_k: int) -> list[ExplainLine]:
         lines.append(ExplainLine("decay", f"not applied ({why})", False))
     lines.append(ExplainLine("mmr", f"position {r.mmr_position}", True) if r.mmr_position
                  else ExplainLine("mmr", "outside the diversified head", False))
+    if getattr(r, "placed", None):  # below a lower score: why, beside the numbers
+        lines.append(ExplainLine("placed", r.placed))
     lines.append(ExplainLine("found by", " + ".join(r.found_by or []) or "-"))
     if r.section_path:
         lines.append(ExplainLine("section", " > ".join(one_line(s) for s in r.section_path)))
@@ -171,6 +195,8 @@ def plain_summary(r: Any) -> str:
         age = "undated" if d.age_days is None else _age_words(d.age_days)
         text += (f"; {age}, ×{d.factor:.2f}" + (" (the oldest weight)" if d.floored else "")
                  + f"; {moved(d)}")
+    if getattr(r, "placed", None):
+        text += f"; {r.placed}"
     if r.stale:
         text += "; the file changed since it was indexed"
     return text

@@ -39,7 +39,7 @@ class Filters:
     since: str | None = None  # YYYY-MM-DD, inclusive
     until: str | None = None  # YYYY-MM-DD, inclusive
     month_day: str | None = None  # "MM-DD": "on this day" (that day in any year)
-    path_prefix: str | None = None
+    path_prefix: str | None = None  # a source_file prefix (a typed folder: retrieval/folders.py)
     tags: tuple[str, ...] | None = None
     frontmatter: tuple[tuple[str, Any], ...] | None = None
     person: PersonFilter | None = None

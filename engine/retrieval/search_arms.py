@@ -106,11 +106,12 @@ class VectorArm:
 
 def vector_arm(conn: Connection, embedder: Embedder, config: Config,
                index: VectorIndex | SidecarIndex | None, text: str, depth: int,
-               mask: np.ndarray | None) -> VectorArm:
+               mask: np.ndarray | None, query_vec: np.ndarray | None = None) -> VectorArm:
     """Embed the query, search the vectors and, unless chat windows are to be rescored with
     their messages' vectors, read the hits' rows: on the searcher's worker thread while the
     keyword arm runs (``conn``: that thread's own connection). The KNN is asked at least
-    REF_RANK deep, so the reference similarity exists."""
+    REF_RANK deep, so the reference similarity exists. ``query_vec``: the query's embedding
+    when a ranking of the same query made it already (a deeper one: search_pipeline)."""
     from engine.embed.provider_guard import query_vector
     from engine.embedder import EmbeddingError
     from engine.rank.convex import REF_RANK
@@ -118,8 +119,9 @@ def vector_arm(conn: Connection, embedder: Embedder, config: Config,
 
     started = time.perf_counter()
     try:  # within a time budget, behind a breaker shared by the process
-        query_vec = query_vector(embedder, text[: config.max_embed_chars],
-                                 config.embedder.query_timeout)
+        if query_vec is None:
+            query_vec = query_vector(embedder, text[: config.max_embed_chars],
+                                     config.embedder.query_timeout)
     except EmbeddingError as exc:
         return VectorArm(error=exc.kind, detail=str(exc))
     found = VectorArm(query_vec=query_vec,

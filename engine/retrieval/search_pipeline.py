@@ -3,9 +3,12 @@
 parse -> the two arms at once (engine/retrieval/search_arms.py, filters pushed down): BM25 here,
 and on the worker thread the query embedded, the vector KNN, chat windows rescored with their
 message vectors (engine/vectors/message_vectors.py) and the hits' rows read -> fusion
-(engine/rank/convex.py) -> semantic-only rows under the embedder's floor dropped -> recency
-decay -> entity injection -> filter re-check -> MMR diversity -> truncation -> rerank -> the
-page (engine/retrieval/result_page.py) and the response header: arms, depth, confidence, fusion.
+(engine/rank/convex.py; one arm alone keeps its own 0-1 score) -> semantic-only rows under
+the embedder's floor dropped -> recency decay -> entity injection -> filter re-check -> repeats
+folded (engine/rank/repeats.py) -> MMR diversity -> truncation -> rerank -> the page
+(engine/retrieval/result_page.py), each row held below a lower score saying why, and the
+response header: arms, depth, confidence, fusion. A page is ranked at a fixed depth per stretch
+of it (``depth_tiers``), so its first rows never depend on the page size.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from concurrent.futures import Future
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Protocol
 
@@ -21,11 +25,13 @@ from engine.dates.timephrase import SearchTime
 from engine.index.re_embed import staged
 from engine.rank.calibration import calibration_for
 from engine.rank.candidates import Candidate
-from engine.rank.convex import convex_merge, describe
+from engine.rank.convex import arm_alone, convex_merge, describe
+from engine.rank.repeats import collapse_repeats
 from engine.rank.stages import (
     apply_recency_decay,
     diversity_rerank,
     drop_weak_semantic,
+    placed_for_variety,
     rrf_merge,
     sort_by_date,
 )
@@ -40,6 +46,7 @@ from engine.retrieval.search_arms import (
     vector_candidates,
 )
 from engine.schema import EmbedderInfo, EmbedderMismatch
+from engine.search_options import MAX_LIMIT
 from engine.search_response import SearchResponse, SearchResult
 from engine.storage.db import Connection
 from engine.storage.lock import active_writer
@@ -52,6 +59,8 @@ if TYPE_CHECKING:  # a keyword search loads no embedder, no numpy, no vector mod
 
 
 PROFILE_HEAD = 10  # the rows whose median score places an injected profile
+# (rows of the page, depth of each arm): see depth_tiers
+DEPTH_TIERS = ((20, 50), (50, 250), (100, 500), (MAX_LIMIT, 5 * MAX_LIMIT))
 
 
 class Reader(Protocol):
@@ -70,7 +79,7 @@ class Reader(Protocol):
     def serving(self) -> EmbedderInfo | None: ...
 
     def vector_arm(self, index: VectorIndex | SidecarIndex | None, text: str, depth: int,
-                   filters: Filters) -> Future[VectorArm]: ...
+                   filters: Filters, query_vec=None) -> Future[VectorArm]: ...
 
     def keyword_arm(self, parsed: ParsedQuery, depth: int, filters: Filters,
                     query: str = "") -> list[Candidate]: ...
@@ -87,15 +96,46 @@ class _Laps:
 
     def __call__(self, name: str) -> None:
         t = time.perf_counter()
-        self.ms[name] = round((t - self._clock) * 1000, 2)
+        # a stage run once per ranking depth (depth_tiers) adds up
+        self.ms[name] = round(self.ms.get(name, 0.0) + (t - self._clock) * 1000, 2)
         self._clock = t
 
     def beside(self, name: str, ms: float) -> None:
-        self._beside[name] = ms
+        self._beside[name] = round(self._beside.get(name, 0.0) + ms, 2)
 
     def total(self) -> dict[str, float]:
         self.ms["total"] = round(sum(self.ms.values()), 2)
         return {**self._beside, **self.ms}
+
+
+@dataclass
+class _Ranking:
+    """One ranking of the candidates at one depth: the ranked rows and what the header says
+    of the arms that found them."""
+
+    ranked: list[Candidate]
+    keyword: list[Candidate]
+    semantic: list[Candidate]
+    semantic_error: str | None
+    semantic_detail: str | None
+    pure_arm: bool
+    type_counts: dict[str, int]
+    query_vec: object = None  # the query's embedding, reused by a deeper ranking
+
+
+def depth_tiers(limit: int) -> list[tuple[int, int]]:
+    """(rows taken, arm depth) of each ranking a page of ``limit`` rows is made of: the page's
+    first 20 rows always come from the ranking at depth 50, its rows up to 50 from the one
+    at 250, up to 100 from 500, the rest from 1,000 (each five times its stretch's end, as
+    deep as a page of that size was always ranked). A ranking's order depends on its depth
+    (the arms' normalisers, passage evidence, the plans for common words), so a fixed depth
+    per stretch of the page keeps its first rows the same whatever page size is asked."""
+    tiers = []
+    for rows, depth in DEPTH_TIERS:
+        tiers.append((min(rows, limit), depth))
+        if rows >= limit:
+            break
+    return tiers
 
 
 def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters: Filters,
@@ -105,7 +145,6 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
     whose time phrase and person are already in ``filters``."""
     config = reader.config
     lap = _Laps()
-    depth = max(limit * 5, 50)
     text = when.text  # the query without its time phrase: what both arms see
     transition = active_writer(config.db_path)
     parsed = parse_query(text)
@@ -113,40 +152,25 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
     if asks_for_the_period(parsed) and (filters.dated or filters.person is not None):
         return _by_date(reader, query, when, limit, filters, mode, parsed, transition, lap)
 
-    vectors = None
-    semantic_error = semantic_detail = None
-    if mode in ("hybrid", "semantic") and text.strip():
-        vectors, semantic_error, semantic_detail = _start_vector_arm(reader, text, depth,
-                                                                     filters, transition)
-        config = reader.config  # ranks as the embedder whose vectors were searched
-        lap("vectors")
-    keyword = (reader.keyword_arm(parsed, depth, filters, text)
-               if mode in ("hybrid", "keyword") else [])
-    lap("keyword")
-    semantic, sim_ref = [], None
-    if vectors is not None:
-        found = vectors.result()
-        semantic, sim_ref = vector_candidates(reader.connection(), found, config, depth)
-        semantic_error, semantic_detail = found.error, found.detail
-        if found.error is None:
-            lap.beside("embed", found.embed_ms)
-    lap("semantic")  # what waiting for the vector arm added
-    fused = fuse(config, keyword, semantic, sim_ref)
-    lap("fusion")
-    pure_arm = mode != "hybrid" or semantic_error is not None
-    decay_off = _decay_off(pure_arm, use_decay, filters)
+    decay_off = _decay_off(mode != "hybrid", use_decay, filters)
     # decay inside a named period: see Searcher.search's docstring
     use_decay, now = use_decay and not filters.closed_range, _age_clock(now, filters)
-    if not pure_arm:
-        fused = _decay_and_profile(reader, fused, text, now, use_decay, lap)
-    else:
-        for cand in fused:  # shown in the explain view, not applied: arm order is kept
-            cand.decay = None
-    fused = [c for c in fused if filters.matches(c)]
-    lap("filter")
-    type_counts = dict(Counter(c.source_type for c in fused if not c.injected))
-    ranked = diversity_rerank(fused, limit) if not pure_arm else fused[:limit]
-    lap("mmr")
+    ranked: list[Candidate] = []
+    seen: set[str] = set()
+    ranking = None
+    for rows, depth in depth_tiers(limit):
+        ranking = _rank(reader, parsed, text, depth, rows, filters, mode, transition, now,
+                        use_decay, lap, ranking.query_vec if ranking else None)
+        # a row of a deeper ranking whose text a kept row shows (folded there) is that row again
+        fresh = [c for c in ranking.ranked if c.id not in seen
+                 and not any(r.id in seen for r in c.repeats)][: rows - len(ranked)]
+        ranked += fresh
+        seen |= {c.id for c in fresh} | {r.id for c in fresh for r in c.repeats}
+    assert ranking is not None  # limit >= 1: one tier at least
+    config = reader.config  # ranks as the embedder whose vectors were searched
+    pure_arm, semantic = ranking.pure_arm, ranking.semantic
+    if pure_arm and mode == "hybrid":
+        decay_off = _decay_off(True, use_decay, filters)
 
     reranked, rerank_reason = False, "not_requested"
     if rerank:
@@ -159,29 +183,82 @@ def run_query(reader: Reader, query: str, when: SearchTime, limit: int, filters:
     for r in results:
         if r.decay is None and not r.injected:
             r.decay_off = decay_off
+    if sort == "relevance" and not reranked:  # else the header says what orders the page
+        for r, note in zip(results, placed_for_variety(results), strict=True):
+            r.placed = note
     lap("explain")
     matched_all = _matched_all(reader.connection(), results, parsed, filters)
     lap("matched_all")
     best_sim = max((c.similarity for c in semantic), default=None)
     low = _low_confidence(results, parsed, matched_all, best_sim, weights(config)[1])
     timings = lap.total()
+    semantic_error = ranking.semantic_error
     return SearchResponse(
         query=query, results=results, mode=mode, arms=_arms(mode, semantic_error),
-        arm_depth=_arm_depth(mode, keyword, semantic, depth),
+        arm_depth=_arm_depth(mode, ranking.keyword, semantic, depth),
         confidence="low" if low else "ok", terms=list(parsed.terms),
         matched_all_terms=matched_all, best_similarity=best_sim, rrf_k=config.rrf_k,
         reranked=reranked, rerank_reason=None if reranked else rerank_reason,
         timings_ms=timings, index_transition=transition,
-        semantic_error=semantic_error, semantic_detail=semantic_detail,
+        semantic_error=semantic_error, semantic_detail=ranking.semantic_detail,
         **_vectors_fields(reader, mode, semantic_error),
         fusion=fusion_text(config, "hybrid" if not pure_arm else
                            ("keyword" if mode == "hybrid" else mode),
                            mixed=any(c.message_mix is not None for c in semantic)),
-        sort=sort, decay_applied=not pure_arm and use_decay, type_counts=type_counts,
+        sort=sort, decay_applied=not pure_arm and use_decay, type_counts=ranking.type_counts,
         **_filter_fields(when, filters))
 
 
-def _start_vector_arm(reader: Reader, text: str, depth: int, filters: Filters, writing: str | None
+def _rank(reader: Reader, parsed: ParsedQuery, text: str, depth: int, rows: int,
+          filters: Filters, mode: str, transition: str | None, now: datetime, use_decay: bool,
+          lap: _Laps, query_vec=None) -> _Ranking:
+    """The arms asked ``depth`` deep, fused, decayed, the profile injected, filtered again and
+    diversified: the first ``rows`` of that ranking."""
+    config = reader.config
+    vectors = None
+    semantic_error = semantic_detail = None
+    if mode in ("hybrid", "semantic") and text.strip():
+        vectors, semantic_error, semantic_detail = _start_vector_arm(
+            reader, text, depth, filters, transition, query_vec)
+        config = reader.config  # ranks as the embedder whose vectors were searched
+        lap("vectors")
+    keyword = (reader.keyword_arm(parsed, depth, filters, text)
+               if mode in ("hybrid", "keyword") else [])
+    lap("keyword")
+    semantic, sim_ref = [], None
+    if vectors is not None:
+        found = vectors.result()
+        semantic, sim_ref = vector_candidates(reader.connection(), found, config, depth)
+        semantic_error, semantic_detail = found.error, found.detail
+        query_vec = found.query_vec
+        if found.error is None:
+            lap.beside("embed", found.embed_ms)
+    lap("semantic")  # what waiting for the vector arm added
+    pure_arm = mode != "hybrid" or semantic_error is not None
+    fused = (fuse(config, keyword, semantic, sim_ref) if not pure_arm
+             else arm_alone(keyword if mode != "semantic" else semantic,
+                             "semantic" if mode == "semantic" else "keyword"))
+    lap("fusion")
+    if not pure_arm:
+        fused = _decay_and_profile(reader, fused, text, now, use_decay, lap)
+    else:
+        for cand in fused:  # shown in the explain view, not applied: arm order is kept
+            cand.decay = None
+    fused = [c for c in fused if filters.matches(c)]
+    lap("filter")
+    type_counts = dict(Counter(c.source_type for c in fused if not c.injected))
+    # repeats fold before MMR and the cut: MMR's pool and per-type caps then count distinct
+    # texts, and the cut leaves ``rows`` distinct rows (folded after, the page came up short)
+    fused = collapse_repeats(fused)
+    lap("repeats")
+    ranked = diversity_rerank(fused, rows) if not pure_arm else fused[:rows]
+    lap("mmr")
+    return _Ranking(ranked, keyword, semantic, semantic_error, semantic_detail, pure_arm,
+                    type_counts, query_vec)
+
+
+def _start_vector_arm(reader: Reader, text: str, depth: int, filters: Filters,
+                      writing: str | None, query_vec=None
                       ) -> tuple[Future[VectorArm] | None, str | None, str | None]:
     """The vector arm started on the worker thread, or why it cannot run (error kind and
     message; the keyword arm runs either way)."""
@@ -189,7 +266,7 @@ def _start_vector_arm(reader: Reader, text: str, depth: int, filters: Filters, w
 
     try:  # first: it picks the embedder whose vectors the index holds (reader.embedder)
         index = reader.vector_index(bool(writing))
-        return reader.vector_arm(index, text, depth, filters), None, None
+        return reader.vector_arm(index, text, depth, filters, query_vec), None, None
     except EmbeddingError as exc:  # a remote embedder asked for its dimension
         return None, exc.kind, str(exc)
     except EmbedderMismatch as exc:  # another embedder's vectors, which it cannot embed for
@@ -295,8 +372,10 @@ def fusion_text(config: Config, mode: str, mixed: bool = False) -> str:
     """How the arms' scores were combined, for front doors to print; ``mixed``: some chat
     window's similarity was made with its message vectors (not said when the index has none)."""
     mix = mix_text(message_share(config)) if mixed and mode in ("hybrid", "semantic") else ""
+    if mode == "keyword":
+        return "keyword arm only: score = its score / the best one's"
     if mode != "hybrid":
-        return f"{mode} arm only{mix}"
+        return f"semantic arm only: score = similarity{mix}"
     if config.fusion == "rrf":
         return f"rrf k={config.rrf_k}, votes keyword 1.0 semantic 1.0{mix}"
     weight, floor = weights(config)

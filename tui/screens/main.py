@@ -22,7 +22,7 @@ from textual.widgets import Input, OptionList, SelectionList
 
 from .. import keys
 from ..actions import JobKind
-from ..messages import Overview, OverviewLoaded, SearchDone, SearchFailed
+from ..messages import Overview, OverviewLoaded, RepeatLoaded, SearchDone, SearchFailed
 from ..session import SearchRequest, SearchSession
 from ..widgets.bars import InfoBar
 from ..widgets.chips import FilterChips
@@ -36,7 +36,7 @@ from ..widgets.query import QueryInput
 from ..widgets.results import ResultList
 from ..widgets.status import StatusLine, search_parts
 from ..widgets.text import one_line
-from ..workers import overview_job, search_job
+from ..workers import overview_job, repeat_job, search_job
 from .app_events import AppEvents
 from .chunk_actions import ChunkActions
 from .filter_actions import FilterActions
@@ -413,6 +413,12 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         resp = self.session.response
         if result is None or resp is None:
             return
+        if self.results.current_repeat is not None:  # read by its id, shown when it comes
+            config, post = self.app.config, self.post_message
+            chunk_id = self.results.current_repeat[0].id
+            self.run_worker(lambda: repeat_job(config, chunk_id, post), thread=True,
+                            group="repeat", exclusive=True, exit_on_error=False)
+            return
         person = None
         if result.injected:
             name = (result.metadata or {}).get("person")
@@ -420,5 +426,19 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
                            if p.name == name), None)
         terms = list(resp.terms or []) + list(result.matched_terms or [])
         self.preview.show_result(
-            result, terms=terms, explain=self.app.explain, rank=self.results.highlighted + 1,
+            result, terms=terms, explain=self.app.explain, rank=self.results.rank,
             total=len(self.results.results), rrf_k=resp.rrf_k, person=person)
+
+    def on_repeat_loaded(self, message: RepeatLoaded) -> None:
+        shown = self.results.current_repeat
+        if shown is None or shown[0].id != message.chunk_id:
+            return  # the highlight moved on meanwhile
+        if message.chunk is None:
+            self.preview.show_message(Content.styled(
+                "This chunk is no longer in the index (reindexed since this search?).", "dim"))
+            return
+        result, resp = self.results.current, self.session.response
+        terms = list(resp.terms or []) + list(result.matched_terms or []) if resp else []
+        self.preview.show_chunk(
+            message.chunk, terms=terms, position=None,
+            repeat=f"repeat {shown[1]} of {len(result.repeats) + 1} of result {self.results.rank}")

@@ -14,7 +14,10 @@ LEGEND: tuple[tuple[str, str], ...] = (
     ("◆", "a person's profile, shown because the query names them"),
     ("×0.59", "the age weight: newer results keep more of their score (1.00 = today)"),
     ("██▌", "the score bar: this result's score against the first result's"),
+    ("↓", "held below lower scores for variety (the same file or type as rows above; the "
+          "preview says which)"),
     ("—", "no age weight (one search only, or no date)"),
+    ("▸ 3×", "this row stands for 3 chunks of the same text, dates aside (space unfolds them)"),
 )
 
 

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from engine.display import explain_lines, plain_summary, plural, type_label
+from engine.display import explain_lines, plain_summary, plural, repeats_text, type_label
 from engine.library import parse_metadata
 
 from .. import keys
@@ -178,14 +178,18 @@ class Preview(VerticalScroll, can_focus=True):
         self._set(title, body, metadata_block(result.metadata),
                   explain_block(result, explain, rank, total, rrf_k))
 
-    def show_chunk(self, chunk: dict, *, terms: list[str], position: tuple[int, int] | None
-                   ) -> None:
-        """A neighbour of a result: same file, no scores."""
+    def show_chunk(self, chunk: dict, *, terms: list[str], position: tuple[int, int] | None,
+                   repeat: str | None = None) -> None:
+        """A neighbour of a result: same file, no scores; or (``repeat``: "repeat 2 of 3 of
+        result 2") a chunk of the same text as a result, folded into its row."""
         chunk = {**chunk, "metadata": parse_metadata(chunk.get("metadata")), "injected": False}
         self.chunk, self.result = chunk, None
         where = f"chunk {position[0]} of {position[1]} in this file" if position else "context"
-        self.border_subtitle = where
-        note = Content.styled(f"Context: {where} ([ and ] step, esc back to the results)", "dim italic")
+        self.border_subtitle = repeat or where
+        note = Content.styled(
+            f"{repeat[0].upper()}{repeat[1:]}: the same text, dates aside (space in the list "
+            "folds the repeats, [ and ] step through its file)" if repeat else
+            f"Context: {where} ([ and ] step, esc back to the results)", "dim italic")
         self._set(self._title(chunk, None), highlight_terms(chunk["content"], terms),
                   metadata_block(chunk["metadata"]), note)
 
@@ -212,5 +216,9 @@ class Preview(VerticalScroll, can_focus=True):
             parts += ["\n", (f"{plural(inside.messages, 'message')} inside the dates: "
                              f"{inside.label}", "$text-accent"),
                       (f"  (window to {chunk.get('content_date')})", "dim")]
+        if result is not None and getattr(result, "repeats", None):
+            parts += ["\n", (repeats_text(result), "bold $text-accent"),
+                      ("  the same text, dates aside (space in the list: each on a row)",
+                       "dim")]
         parts.append("\n")
         return Content.assemble(*parts, strip_control_codes=False)
