@@ -37,10 +37,13 @@ def _jsonable(obj):
 
 def response_json(response) -> dict:
     """The response as JSON; each result also carries ``rrf_terms``, the deprecated alias of
-    ``arm_scores`` (whatever the fusion), so readers of older output keep working."""
+    ``arm_scores`` (whatever the fusion), so readers of older output keep working. A page
+    browsed by date (nothing ranks it) gives each row a null score."""
     out = _jsonable(response)
     for row in out.get("results", ()):
         row["rrf_terms"] = row["arm_scores"]
+        if not response.scored:
+            row["score"] = None
     return out
 
 

@@ -61,6 +61,8 @@ def _header(response, width: int) -> list[str]:
     parts += [one_line(x) for x in (response.time, response.person, response.phrases) if x]
     parts += [f"arms: {one_line(response.arms)}", f"confidence: {response.confidence}"]
     parts += [f"depth: {depth}"] if depth else []
+    if response.sort == "date" and response.scored:  # the order is not the score's: say so
+        parts.append("sorted by date: the best results, newest first")
     parts += [one_line(x) for x in vectors_notes(response)]
     lines = [parts[0]]
     for part in parts[1:]:

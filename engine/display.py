@@ -111,12 +111,15 @@ def repeats_text(result: Any, most: int = REPEAT_DATES) -> str:
         return ""
     dates = [result.content_date, *(r.content_date for r in repeats)]
     dated = sorted(one_line(d) for d in dates if d)
+    days = list(dict.fromkeys(dated))  # a day twice is said once, with its count: "10-12 ×2"
     shown, year = [], None
-    for day in dated[:most]:
-        shown.append(day[5:] if day[:4] == year and day[4:5] == "-" else day)
+    for day in days[:most]:
+        text = day[5:] if day[:4] == year and day[4:5] == "-" else day
+        times = dated.count(day)
+        shown.append(f"{text} ×{times}" if times > 1 else text)
         year = day[:4] if day[:4].isdigit() else None
-    if len(dated) > most:
-        shown.append(f"{len(dated) - most} more")
+    if len(days) > most:
+        shown.append(f"{len(dated) - sum(dated.count(d) for d in days[:most])} more")
     undated = len(dates) - len(dated)
     if undated:
         shown.append(f"{undated} undated")

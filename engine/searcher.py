@@ -284,8 +284,9 @@ class Searcher:
                 filters = build(since=when.since, until=when.until, month_day=when.month_day)
                 response = run_query(self, query, when, limit, filters, mode, rerank, now,
                                      sort, bool(decay))
-                note = (f"phrases: no result holds {said} as written; shown: the nearest "
-                        "without it")
+                nearest = any(not r.injected for r in response.results)
+                note = (f"phrases: no result holds {said} as written"
+                        + ("; shown: the nearest without it" if nearest else ""))
             if not response.results and when.applied:
                 response = self._outside_the_range(query, when, response, filters, build,
                                                    limit, mode, rerank, now, sort, bool(decay))

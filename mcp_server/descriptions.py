@@ -37,7 +37,8 @@ one arm alone gives its own 0-1 score), placed (only on a row held below a lower
 diversity step, and why: "below rows 3, 4 (lower scores) for variety: row 2 is from the same \
 file"), semantic_rank \
 (with similarity) or -, keyword_rank (with match: all|partial n/m [terms] and matched_in: \
-title, heading, tags, path, body) or -, explain (the 1/(k+rank) terms that make the score), stale, \
+title, heading, tags, path, body) or -, explain (the arithmetic that makes the score: each \
+arm's weighted part, their sum, the recency factor, the diversity pick), stale, \
 unread_source (only on a row of a source folder not read now, e.g. an unmounted disk: which \
 source and why; the row is its indexed copy, kept and still searchable, neither changed nor \
 deleted, and read_note cannot open it until the folder is back), embedding_truncated, § \
@@ -56,8 +57,8 @@ Exact identifiers, code symbols, titles or known phrases: keyword_search. Concep
 paraphrased questions: semantic_search. Unsure which: hybrid_search.
 
 Both arms run for the same query and filters in one database snapshot: the keyword_search \
-ranking and the semantic_search ranking, each taken to its top 50 chunks (top 5 × limit when \
-limit is above 10). They are fused by a weighted sum of normalised scores, not equal votes: the \
+ranking and the semantic_search ranking, each taken to its top 50 chunks for the first 20 rows \
+(and 250 deep for rows 21-50, so the first rows are the same whatever the limit). They are fused by a weighted sum of normalised scores, not equal votes: the \
 keyword arm's BM25 divided by the best BM25 on the page (for a chat window, mixed with the \
 BM25 of its best few consecutive messages and of words related to the query's, each shown in \
 explain), and the semantic arm's similarity scaled between its 100th and its best candidate \

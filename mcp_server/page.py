@@ -183,7 +183,8 @@ def server_fields(r, response, parsed: ParsedQuery, cut_note: str | None = None)
         out.append(f"keyword_rank: {r.keyword_rank} ({keyword_detail(r, parsed)})")
     else:
         out.append("keyword_rank: -")
-    out.append(f"explain: {formula(r, response.rrf_k)}")
+    out.append(f"explain: {formula(r, response.rrf_k)}" if response.scored
+               else "explain: - (nothing ranks this page: the newest first)")
     out.append(f"stale: {'true' if r.stale else 'false'}")
     if r.unread_source:  # its source's folder is not read now (an unmounted disk)
         out.append(f"unread_source: {one_line(r.unread_source, 300)}; shown as indexed")
@@ -219,7 +220,8 @@ def header_lines(response, threshold: float | None = None) -> list[str]:
     for arm, (found, asked) in response.arm_depth.items():
         unavailable = (arm == "semantic" and response.semantic_error is not None)
         depth.append(f"{arm} {found}/{asked}" + (" (unavailable)" if unavailable else ""))
-    lines.append(f"arm_depth: {', '.join(depth)} chunks")
+    lines.append(f"arm_depth: {', '.join(depth)} chunks" if depth
+                 else "arm_depth: - (no arm ran: nothing to rank by)")
     if response.semantic_error is not None and response.semantic_detail:
         lines.append(f"semantic_unavailable: {one_line(response.semantic_detail)}")
     if response.serving_embedder:  # another embedder configured, not re-embedded yet
@@ -236,7 +238,8 @@ def header_lines(response, threshold: float | None = None) -> list[str]:
         lines.append(f"suggestion: {_low_confidence_advice(response, threshold)}")
     lines.append(f"fusion: {response.fusion}")
     if response.sort == "date":
-        lines.append("sort: date (the best results, newest first; score still ranks relevance)")
+        lines.append("sort: date (the best results, newest first; score still ranks relevance)"
+                     if response.scored else "sort: date (the newest first; no score)")
     if response.arms == "both" and not response.decay_applied:
         lines.append("decay: off (asked for)")
     if response.reranked:

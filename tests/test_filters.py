@@ -151,12 +151,16 @@ def test_the_vector_mask_queries_select_the_same_chunks(table):
     assert Filters.build(source_types=["note"]).rowid_queries() == []
 
 
-def test_an_injected_profile_passes_everything_but_the_type_filter():
+def test_an_injected_profile_passes_dates_but_not_types_folders_or_tags_it_lacks():
     profile = Candidate(id="profile:maya", content="Maya Chen", source_file="profile/r.json",
                         source_type="profile", injected=True)
-    assert Filters.build(since="2025-01-01", tags=["x"]).matches(profile)
+    assert Filters.build(since="2025-01-01").matches(profile)  # the person's events' dates
     assert not Filters.build(source_types=["note"]).matches(profile)
     assert Filters.build(source_types=["note", "profile"]).matches(profile)
+    assert not Filters.build(tags=["x"]).matches(profile)  # it has no tags
+    assert not Filters.build(frontmatter={"a": 1}).matches(profile)
+    assert not Filters.build(path_prefix="notes/").matches(profile)
+    assert Filters.build(path_prefix="profile/").matches(profile)
 
 
 @pytest.mark.parametrize("kwargs", [
@@ -202,15 +206,17 @@ class Declared:
 
 @pytest.mark.parametrize(("typed", "meant"), [
     ("notes/work/", "notes/work/"),  # a prefix the index holds: as written, as before
-    ("notes/wo", "notes/wo"),
     ("@Vault/Work/", "@Vault/Work/"),
+    ("@Vault/Work", "@Vault/Work/"),  # that folder, never also @Vault/Workshop.md
+    ("@Vault/Workshop.md", "@Vault/Workshop.md"),  # a file
     ("home/", "notes/home/"),  # one place: that folder
     ("home", "notes/home/"),
     ("Daily/", "@Vault/Daily/"),
     ("Vault/Daily/", "@Vault/Daily/"),  # a source's folder named without its '@'
     ("Ideas", "@Notes/Ideas/"),
     ("./notes/home/", "notes/home/"),
-    ("random", "data/slack/random"),  # the beginning of a name, when no whole name is it
+    ("random", "data/slack/random."),  # a file's name without its extension
+    ("data/slack/random", "data/slack/random."),
     ("garden.md", "notes/home/garden.md"),
     ("@Empty/", "@Empty/"),  # a declared source before it holds a file
     ("", None), (None, None),
@@ -230,6 +236,10 @@ def test_a_folder_means_the_one_place_the_index_holds_it(folder_index, typed, me
     ("zzz/", 'no folder "zzz/" in the index; its folders start with "@Notes/", "@Vault/", '
              '"data/", "notes/"'),
     ("Wrok\n/", 'no folder "Wrok\\n/" in the index; did you mean'),
+    # the start of a name is no folder: said, with the whole names near it
+    ("notes/wo", 'no folder "notes/wo" in the index; did you mean "@Notes/Work/" or '
+                 '"notes/work/"?'),
+    ("Dail", 'no folder "Dail" in the index; did you mean "@Vault/Daily/"?'),
 ])
 def test_an_ambiguous_or_unknown_folder_is_one_line_naming_the_folders(folder_index, typed,
                                                                         message):

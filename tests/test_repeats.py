@@ -128,6 +128,9 @@ def test_repeats_text_names_how_many_and_when():
     assert repeats_text(_row("2026-01-01", *[f"2026-02-{d:02d}" for d in range(1, 15)]),
                         most=3) == "15×: 2026-01-01, 02-01, 02-02, 12 more"
     assert repeats_text(_row("2026-01-01")) == ""
+    # two on one day: the day once, with its count
+    assert repeats_text(_row("2026-10-12", "2026-07-18", "2026-10-12")) == \
+        "3×: 2026-07-18, 10-12 ×2"
 
 
 # -- end to end, on the demo root ------------------------------------------------------------

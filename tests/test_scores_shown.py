@@ -4,6 +4,7 @@ where it does; one arm alone shows its own 0-1 score; a page browsed by date sho
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
 
@@ -91,3 +92,47 @@ async def test_the_app_marks_a_held_back_row_and_drops_the_bar_when_browsing(dem
         await search(pilot, "what did I do last week")  # nothing to rank by: newest first
         rows = [o.prompt.plain.split("\n")[0] for o in results.options]
         assert rows and not any(ch in row for row in rows for ch in "█▏▎▍▌▋▊▉")
+
+
+def test_a_page_browsed_by_date_says_no_score_everywhere(demo_root, capsys):
+    from cli.main import main as cli_main
+
+    assert cli_main(["search", "what did I do", "--since", "2026-11-01", "--json",
+                     "--root", str(demo_root), "--limit", "3"]) == 0
+    rows = json.loads(capsys.readouterr().out)["results"]
+    assert rows and all(r["score"] is None for r in rows)
+    assert cli_main(["search", "what did I do", "--since", "2026-11-01", "--explain",
+                     "--root", str(demo_root), "--limit", "3"]) == 0
+    assert "decay: not applied (nothing ranks this page: the newest first)" in \
+        capsys.readouterr().out
+    tools = MemlensTools(load_config(demo_root), max_chars=1_000_000)
+    try:
+        text, _ = tools.call("hybrid_search", {"query": "what did I do",
+                                               "since": "2026-11-01", "limit": 3})
+    finally:
+        tools.close()
+    assert "arm_depth: - (no arm ran" in text and "explain: 0.0" not in text
+    assert "explain: - (nothing ranks this page" in text
+
+
+def test_sorted_by_date_the_header_says_so(demo_root, capsys):
+    from cli.main import main as cli_main
+
+    assert cli_main(["search", "dinner with maya", "--sort", "date",
+                     "--root", str(demo_root), "--limit", "5"]) == 0
+    assert "sorted by date: the best results, newest first" in capsys.readouterr().out
+
+
+def test_the_profile_obeys_a_folder_or_tag_filter(demo_root):
+    with Library(load_config(demo_root)) as library:
+        assert any(r.injected for r in library.search("maya", 10, now=NOW).results)
+        for options in ({"path_prefix": "notes/work/"}, {"tags": ["nosuchtag"]}):
+            rows = library.search("maya", 10, now=NOW, **options).results
+            assert not any(r.injected for r in rows), options
+
+
+def test_a_phrase_no_row_holds_is_not_said_to_show_the_nearest_when_none_is(demo_root):
+    with Library(load_config(demo_root)) as library:
+        response = library.search('"zqxj vortpl"', 10, now=NOW)
+    assert not [r for r in response.results if not r.injected]
+    assert response.phrases == 'phrases: no result holds "zqxj vortpl" as written'

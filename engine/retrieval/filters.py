@@ -252,12 +252,17 @@ class Filters:
     def matches(self, c: Any) -> bool:
         """The same test over a :class:`engine.rank.candidates.Candidate`.
 
-        An injected profile passes the type filter when it allows "profile", and the person
-        filter when it is that person's; a quoted phrase applies to it as to any row; the other
-        filters do not: it has no date, path, tags or frontmatter of its own, and the user
-        named the person.
+        An injected profile passes the type filter when it allows "profile", the folder filter
+        when its file (profile/relationships.json) is under it, and the person filter when it
+        is that person's; a quoted phrase applies to it as to any row. Tags and frontmatter,
+        which it has none of, keep it out; a date range does not: it has no date of its own,
+        and the user named the person whose events the dates hold.
         """
         if self.source_types and c.source_type not in self.source_types:
+            return False
+        if getattr(c, "injected", False) and (
+                self.tags or self.frontmatter
+                or (self.path_prefix and not c.source_file.startswith(self.path_prefix))):
             return False
         if not getattr(c, "injected", False):
             meta = c.metadata if isinstance(c.metadata, Mapping) else {}

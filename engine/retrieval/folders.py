@@ -1,12 +1,14 @@
 """A folder filter as a person writes it, resolved against the folders the index holds.
 
-A prefix some indexed file starts with is used as written (``notes/work/``, ``@Vault/Work/``,
-``data/slack/random``): the filter compares it with ``source_file`` (engine/retrieval/filters.py).
+A path the index holds is used as written when it ends where a name ends (``notes/work/``,
+``@Vault/Work/``, ``@Vault/Work`` for that folder, a file, ``data/slack/random`` for
+``random.jsonl``): the filter compares it with ``source_file`` (engine/retrieval/filters.py).
 Otherwise it names a folder (or a file) inside one, as a person sees it from where they keep it:
 ``Work/`` means ``@Vault/Work/`` when the index holds a ``Work/`` in that one place, and
 ``Vault/Work/`` means it too (a source's files are ``@<name>/...``, engine/index/sources.py). A
-name matches whole path parts (``Work`` is the folder ``Work/``, never ``Workshop.md``); the
-beginning of a part only when no whole part matches.
+name matches whole path parts (``Work`` is the folder ``Work/``, never ``Workshop.md``), or a
+file's name without its extension; the start of a name (``Hom``, ``notes/wor``) matches
+nothing and gets the closest folders.
 
 Found in several places (``@Vault/Work/`` and ``@Notes/Work/``), the search is refused with
 the candidates, as an ambiguous ``--source`` is: a filter that quietly spanned folders would
@@ -47,15 +49,17 @@ def folder_prefix(conn: Any, typed: Any, sources: Iterable[Any] = ()) -> str | N
         return None
     if not isinstance(typed, str):
         raise SearchError("folder must be a path prefix, e.g. notes/work/")
-    if files_under(conn, typed):
-        return typed
+    whole = as_written(conn, typed)
+    if whole is not None:
+        return whole
     text = typed.strip().replace("\\", "/")
     while text.startswith("./"):
         text = text[2:]
     if not text:
         return None
-    if text != typed and files_under(conn, text):
-        return text
+    whole = as_written(conn, text) if text != typed else None
+    if whole is not None:
+        return whole
     if any(text in (f"@{s.name}/", f"@{s.name}") for s in sources):
         return text if text.endswith("/") else text + "/"
     files = indexed_files(conn)
@@ -78,6 +82,21 @@ def folder_prefix(conn: Any, typed: Any, sources: Iterable[Any] = ()) -> str | N
     raise SearchError(f"no folder {shown} in the index; {hint}")
 
 
+def as_written(conn: Any, typed: str) -> str | None:
+    """``typed`` as a path the index holds, ending where a name ends: a folder (``notes/work/``,
+    or ``@Vault/Work`` for ``@Vault/Work/``, never also ``@Vault/Workshop.md``), a file, or a
+    file's name without its extension (``data/slack/random``); None when it ends inside a
+    name (``notes/wor``), which then gets a "did you mean"."""
+    if typed.endswith("/"):
+        return typed if files_under(conn, typed) else None
+    if files_under(conn, typed + "/"):
+        return typed + "/"
+    if conn.execute("SELECT 1 FROM chunks WHERE source_file = ? LIMIT 1",
+                    (typed,)).fetchone() is not None:
+        return typed
+    return typed + "." if files_under(conn, typed + ".") else None
+
+
 def files_under(conn: Any, prefix: str) -> bool:
     """Whether any indexed chunk's source file starts with ``prefix`` (one index seek)."""
     return conn.execute(
@@ -91,9 +110,11 @@ def indexed_files(conn: Any) -> list[str]:
 
 
 def places(files: Iterable[str], typed: str) -> list[str]:
-    """The prefixes ``typed`` can mean inside ``files``: where it starts a path part (after a
-    '/', or after a source's '@'), whole parts first (a folder's with its '/')."""
-    whole, partial = set(), set()
+    """The prefixes ``typed`` can mean inside ``files``: where it is a whole path part (after
+    a '/', or after a source's '@'; a folder's with its '/'), else a file's name without its
+    extension (``random`` for ``random.jsonl``). The start of a name is no place: ``Hom`` is
+    not ``Home/``, it gets a "did you mean"."""
+    whole, stems = set(), set()
     for path in files:
         i = path.find(typed, 1)
         while i != -1:
@@ -103,10 +124,10 @@ def places(files: Iterable[str], typed: str) -> list[str]:
                     whole.add(path[:end])
                 elif path[end] == "/":
                     whole.add(path[:end + 1])
-                else:
-                    partial.add(path[:end])
+                elif path[end] == "." and "/" not in path[end:]:
+                    stems.add(path[:end + 1])
             i = path.find(typed, i + 1)
-    return sorted(whole or partial)
+    return sorted(whole or stems)
 
 
 def folders(files: Iterable[str]) -> set[str]:

@@ -342,6 +342,8 @@ def _by_date(reader: Reader, query: str, when: SearchTime, limit: int, filters: 
     conn = reader.connection()
     page, counts = newest_first(conn, filters, limit)
     results = results_page(conn, config, page, ParsedQuery(), filters)
+    for r in results:
+        r.decay_off = "nothing ranks this page: the newest first"
     lap("by_date")
     return SearchResponse(
         query=query, results=results, mode=mode,
