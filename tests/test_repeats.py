@@ -245,7 +245,7 @@ async def test_the_app_row_says_3x_and_unfolds_its_repeats(demo_root):
         results, preview = app.main.results, app.main.preview
         (quote,) = _quote_rows(results.results)
         at = results.results.index(quote)
-        assert "▸ 3×" in str(results.get_option_at_index(at).prompt)
+        assert "▸3×" in str(results.get_option_at_index(at).prompt)
         assert sum("explain it to Maya" in str(results.get_option_at_index(i).prompt)
                    for i in range(results.option_count)) == 1
         count = results.option_count
@@ -255,7 +255,7 @@ async def test_the_app_row_says_3x_and_unfolds_its_repeats(demo_root):
         assert "3×: 2026-02-12, 07-17, 11-08" in str(preview.query_one("#pv-title").render())
         await pilot.press("space")  # unfolded: one row each under it
         assert results.option_count == count + 2
-        assert "▾ 3×" in str(results.get_option_at_index(at).prompt)
+        assert "▾3×" in str(results.get_option_at_index(at).prompt)
         assert "2026-07-17" in str(results.get_option_at_index(at + 1).prompt)
         await pilot.press("j")  # a repeat: read by its id and previewed like a result
         member = quote.repeats[0]

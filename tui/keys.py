@@ -80,7 +80,7 @@ RESULTS = [
             tooltip="To the preview"),
     Binding("enter", "select", "Preview", id="results_open", tooltip="Go to the preview"),
     Binding("space", "toggle_repeats", "Repeats", id="results_repeats", show=False,
-            tooltip="Unfold / fold a ▸ 3× row's repeats (same text, other dates)"),
+            tooltip="Unfold / fold a ▸3× row's repeats (same text, other dates)"),
 ]
 
 FACETS = [

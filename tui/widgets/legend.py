@@ -17,7 +17,7 @@ LEGEND: tuple[tuple[str, str], ...] = (
     ("↓", "held below lower scores for variety (the same file or type as rows above; the "
           "preview says which)"),
     ("—", "no age weight (one search only, or no date)"),
-    ("▸ 3×", "this row stands for 3 chunks of the same text, dates aside (space unfolds them)"),
+    ("▸3×", "this row stands for 3 chunks of the same text, dates aside (space unfolds them)"),
 )
 
 

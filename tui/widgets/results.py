@@ -22,13 +22,13 @@ SCORE_BAR_WIDTH = 6
 def result_row(rank: int, result: Any, top_score: float, date_width: int = 10,
                unfolded: bool = False) -> Content:
     """Line 1: rank, score bar, decay, type, date (of its messages inside a date filter),
-    arms, file, and "▸ 3×" when it stands for chunks of the same text (▾ when they are shown
-    under it); line 2: the snippet."""
+    arms, "▸3×" when it stands for chunks of the same text (▾ when they are shown under it),
+    file; line 2: the snippet."""
     fraction = (result.score / top_score) if top_score > 0 else 0.0
     decay = result.decay
     # no score anywhere (browsing by date, newest first: the status says so): no bar column
     score = ([(bar(fraction, SCORE_BAR_WIDTH), "$text-primary"),
-              ("↓", "bold $text-warning") if getattr(result, "placed", None) else " "]
+              ("↓", "bold $text-warning") if getattr(result, "placed", None) else " ", " "]
              if top_score > 0 else [])
     head = [
         (f"{rank:>3} ", "bold" if rank <= 3 else "dim"),
@@ -42,6 +42,9 @@ def result_row(rank: int, result: Any, top_score: float, date_width: int = 10,
         arms_badge(result.found_by, result.injected),
         " ",
     ]
+    if getattr(result, "repeats", None):  # before the file name, which a narrow pane cuts
+        head.append((f"{'▾' if unfolded else '▸'}{len(result.repeats) + 1}× ",
+                     "bold $text-accent"))
     if result.injected:
         person = (result.metadata or {}).get("person") or result.id
         head.append(("injected profile: ", "bold #ffd700"))
@@ -55,9 +58,6 @@ def result_row(rank: int, result: Any, top_score: float, date_width: int = 10,
             head.append(("  stale", "$text-warning"))
         elif result.unread_source:  # its source's folder is not read now: shown as indexed
             head.append(("  not read now", "$text-warning"))
-    if getattr(result, "repeats", None):
-        head.append((f"  {'▾' if unfolded else '▸'} {len(result.repeats) + 1}×",
-                     "bold $text-accent"))
     snippet = snippet_content(result)
     return Content.assemble(*head, "\n     ", snippet, strip_control_codes=False)
 
