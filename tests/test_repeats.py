@@ -268,3 +268,12 @@ async def test_the_app_row_says_3x_and_unfolds_its_repeats(demo_root):
         results.highlighted = next(i for i, r in enumerate(results.results) if not r.repeats)
         await pilot.press("space")
         assert any("one chunk" in note for _, note, _ in app.notes)
+
+
+def test_copies_in_other_typography_and_accents_fold_too():
+    rows = [cand("a.md#s1", "“Café first,” she said — on Tue 12 March 2026 at 19:02…"),
+            cand("b.md#s1", '"Café first," she said - on 7 July 2026 at 8:15 pm...'),
+            cand("c.md#s1", '"Cafe first," she said - on 7 July 2026 at 8:15 pm...')]
+    folded = collapse_repeats(rows)
+    assert [c.id for c in folded] == ["a.md#s1", "c.md#s1"]  # café is not cafe
+    assert [r.id for r in folded[0].repeats] == ["b.md#s1"]
