@@ -117,7 +117,8 @@ def add_parser(sub, common) -> None:
     p.add_argument("--person", metavar="NAME",
                    help="only chunks with or about this person (typos forgiven)")
     p.add_argument("--mode", choices=MODES, default="hybrid",
-                   help="both arms fused (default), BM25 only, or vectors only")
+                   help="both arms fused (default), BM25 only (score: over the best one's, "
+                   "0-1) or vectors only (score: the similarity)")
     p.add_argument("--sort", choices=SORTS, default="relevance",
                    help="relevance (default) or date: the best results, newest first")
     p.add_argument("--no-decay", action="store_true",
