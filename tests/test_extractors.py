@@ -320,10 +320,9 @@ def test_messaging_invalid_utf8_is_replaced_and_reported_once(tmp_path):
         b'{"timestamp": 1773479525000, "sender": "Maya", "body": "caf\xe9 later?"}\n'
         b'{"timestamp": 1773479585000, "sender": "Me", "body": "ok \xff\xfe"}\n')
     (chunk,), problems = run("signal", tmp_path, rel)
-    assert chunk.content == ("[2026-03-14 09:12] Maya: caf\ufffd later?\n"
-                             "[2026-03-14 09:13] Me: ok \ufffd\ufffd")
-    assert len(problems) == 1
-    assert problems[0].startswith("line 1: invalid UTF-8")
+    assert chunk.content == ("[2026-03-14 09:12] Maya: café later?\n"
+                             "[2026-03-14 09:13] Me: ok ÿþ")  # read as cp1252
+    assert problems == ["line 1: not UTF-8; read as cp1252 (first at this line)"]
 
 
 def test_messaging_wholly_unparseable_jsonl_raises(tmp_path):
@@ -596,8 +595,8 @@ def test_records_empty_and_invalid_utf8_and_unparseable(tmp_path):
     assert run("quote", tmp_path, rel) == ([], [])
     path.write_bytes(b'{"id": "q1", "date": "2026-01-01", "text": "na\xefve"}\n')
     (chunk,), problems = run("quote", tmp_path, rel)
-    assert chunk.content == 'Quote: "na\ufffdve"'
-    assert len(problems) == 1 and "invalid UTF-8" in problems[0]
+    assert chunk.content == 'Quote: "naïve"'
+    assert problems == ["line 1: not UTF-8; read as cp1252 (first at this line)"]
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
     with pytest.raises(ExtractError):
         run("quote", tmp_path, rel)

@@ -268,8 +268,8 @@ def test_documents_invalid_utf8_and_nul(tmp_path):
     path.write_bytes(b'{"title": "Caf\xe9", "recorded_at": "2026-03-14T08:00:00",'
                      b' "segments": [{"start": 1, "text": "a\\u0000b"}]}')
     (chunk,), problems = run("voice", tmp_path, rel)
-    assert chunk.content == "Voice memo: Caf\ufffd — recorded 2026-03-14 08:00\n[00:01] ab"
-    assert problems == ["invalid UTF-8; undecodable bytes were replaced with U+FFFD"]
+    assert chunk.content == "Voice memo: Café — recorded 2026-03-14 08:00\n[00:01] ab"
+    assert problems == ["not UTF-8; read as cp1252"]
 
 
 def test_document_without_any_date_falls_back_to_mtime(tmp_path):

@@ -192,9 +192,9 @@ def test_note_invalid_utf8_and_nul(tmp_path):
     rel = "notes/bytes.md"
     write(tmp_path, rel, b"# Caf\xe9 notes\n\nEspresso\x00 first. #coffee\r\n")
     (chunk,), problems = run("note", tmp_path, rel)
-    assert problems == ["invalid UTF-8; undecodable bytes were replaced with U+FFFD"]
-    assert chunk.content == "Caf\ufffd notes\n\nEspresso first. #coffee"
-    assert chunk.metadata["section_path"] == ["Caf\ufffd notes"]
+    assert problems == ["not UTF-8; read as cp1252"]
+    assert chunk.content == "Café notes\n\nEspresso first. #coffee"
+    assert chunk.metadata["section_path"] == ["Café notes"]
     assert chunk.metadata["tags"] == ["coffee"]
 
 

@@ -9,6 +9,7 @@ propagates, and the indexer retries the file on its next run (docs/reliability.m
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import os
@@ -23,6 +24,13 @@ from .base import ExtractError, Problems
 from .common import clean_text, short_message, type_name
 
 _UTF8_PROBLEM = "invalid UTF-8; undecodable bytes were replaced with U+FFFD"
+# Text that is not UTF-8 is read in a declared fallback, the first that decodes: cp1252 (the
+# Windows superset of Latin-1, whose 0x80-0x9F are curly quotes, dashes, €), else Latin-1,
+# which decodes any byte. A file whose non-ASCII bytes are mostly valid UTF-8 is UTF-8 with
+# a few damaged bytes instead: those are replaced with U+FFFD, the rest keeps its accents.
+FALLBACKS = ("cp1252", "latin-1")
+_FALLBACK_PROBLEM = "not UTF-8; read as {}"
+_SHOWN = {"cp1252": "cp1252", "latin-1": "Latin-1"}
 # A text file whose first 8 KB hold this share of NUL / control / non-UTF-8 bytes is binary
 # data routed by mistake (an image named .md): skipped whole, not cut into garbage chunks.
 BINARY_SAMPLE = 8192
@@ -80,17 +88,37 @@ def loads(text: str, problems: Problems, line: int | None = None) -> Any:
                          line=line)
 
 
-def decode_bytes(data: bytes) -> tuple[str, bool]:
-    """Decode UTF-8 (a leading BOM dropped); returns (text, had_errors)."""
+def decode_text(data: bytes, bom: bool = True) -> tuple[str, str | None]:
+    """(text, how): ``how`` is None for clean UTF-8, else the problem to report once.
+
+    Bytes that are not UTF-8 are read whole in one encoding: UTF-8 with its undecodable bytes
+    replaced by U+FFFD when its valid multi-byte characters outnumber them or a BOM declares
+    it (a stray byte in an accented UTF-8 note), else the first of :data:`FALLBACKS` that
+    decodes. A leading BOM is dropped unless ``bom`` is False (a line past a file's first).
+    """
     try:
-        text = data.decode("utf-8")
-        bad = False
+        text, how = data.decode("utf-8"), None
     except UnicodeDecodeError:
         text = data.decode("utf-8", errors="replace")
-        bad = True
-    if text.startswith("\ufeff"):
+        invalid = text.count("\ufffd") - data.count(b"\xef\xbf\xbd")
+        valid = len(text) - len(text.encode("ascii", "ignore")) - invalid
+        if valid > invalid or data.startswith(codecs.BOM_UTF8):
+            how = _UTF8_PROBLEM
+        else:
+            name = legacy_encoding(data)
+            text, how = data.decode(name), _FALLBACK_PROBLEM.format(_SHOWN[name])
+    if bom and text.startswith("\ufeff"):
         text = text[1:]
-    return text, bad
+    return text, how
+
+
+def legacy_encoding(data: bytes) -> str:
+    """The first of :data:`FALLBACKS` that decodes ``data`` with no undefined byte."""
+    try:
+        data.decode("cp1252")
+        return "cp1252"
+    except UnicodeDecodeError:
+        return "latin-1"
 
 
 def open_regular(path: Path) -> BinaryIO:
@@ -108,27 +136,31 @@ def open_regular(path: Path) -> BinaryIO:
 
 
 def binary_share(data: bytes) -> float:
-    """The share of NUL, control and undecodable bytes in the first :data:`BINARY_SAMPLE`."""
+    """The share of NUL, control and undecodable bytes in the first :data:`BINARY_SAMPLE`
+    (bytes that are not UTF-8 but read as cp1252 text are not counted)."""
     head = data[:BINARY_SAMPLE]
     if not head:
         return 0.0
     undecodable = head.decode("utf-8", "replace").count("\ufffd") - head.count(b"\xef\xbf\xbd")
+    if undecodable and legacy_encoding(head) == "cp1252":
+        undecodable = 0  # accented cp1252 text, however dense ("Crème brûlée"), is text
     control = sum(head.count(b) for b in _CONTROL_BYTES)
     return (undecodable + control) / len(head)
 
 
 def read_text(path: Path, problems: Problems) -> str:
-    """The whole file as text; invalid UTF-8 is replaced and reported once. NULs stripped.
-    Binary data raises :class:`ExtractError`."""
+    """The whole file as text; text that is not UTF-8 is read as cp1252 or Latin-1 (damaged
+    UTF-8 replaced), reported once (:func:`decode_text`). NULs stripped. Binary data raises
+    :class:`ExtractError`."""
     with open_regular(path) as fh:
         data = fh.read()
     share = binary_share(data)
     if share >= BINARY_SHARE:
         raise ExtractError(f"{path.name} looks like binary data, not text ({share:.0%} of its "
                            "first 8 KB are control or non-UTF-8 bytes); not indexed")
-    text, bad = decode_bytes(data)
-    if bad:
-        problems.add(_UTF8_PROBLEM)
+    text, how = decode_text(data)
+    if how:
+        problems.add(how)
     return clean_text(text).replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -136,27 +168,30 @@ def iter_lines(path: Path, problems: Problems, offset: int = 0,
                first_line: int = 1) -> Iterator[tuple[int, int, str]]:
     """Stream (line number, byte offset, text without newline) from ``offset`` on.
 
-    One problem is reported for any invalid UTF-8. Starting mid-file (``offset`` > 0) lets an
+    Each line is decoded on its own (:func:`decode_text`: UTF-8, else cp1252 or Latin-1), so
+    an appended line is read as the line it is; each way of reading a line that is not UTF-8
+    is reported once, at its first line. Starting mid-file (``offset`` > 0) lets an
     append-only log be read from where the last indexing left off.
     """
-    reported = False
+    reported: set[str] = set()
     with open_regular(path) as fh:
         fh.seek(offset)
         pos = offset
         for n, raw in enumerate(fh, start=first_line):
-            text, bad = decode_bytes(raw) if pos == 0 else _decode_line(raw)
-            if bad and not reported:
-                problems.add(_UTF8_PROBLEM + " (first at this line)", line=n)
-                reported = True
+            text, how = decode_text(raw) if pos == 0 else _decode_line(raw)
+            if how and how not in reported:
+                problems.add(how + " (first at this line)", line=n)
+                reported.add(how)
             yield n, pos, text.rstrip("\r\n")
             pos += len(raw)
 
 
-def _decode_line(raw: bytes) -> tuple[str, bool]:
+def _decode_line(raw: bytes) -> tuple[str, str | None]:
+    """A line past the first: a U+FEFF at its start is content, not a BOM."""
     try:
-        return raw.decode("utf-8"), False
+        return raw.decode("utf-8"), None
     except UnicodeDecodeError:
-        return raw.decode("utf-8", errors="replace"), True
+        return decode_text(raw, bom=False)
 
 
 def iter_jsonl(path: Path, problems: Problems, offset: int = 0,
