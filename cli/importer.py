@@ -27,10 +27,12 @@ def cmd_import(args) -> int:
     from engine.config import resolve_root
     from engine.display import json_dumps, one_line, plain
     from engine.importers import (
+        DATE_ORDERS,
         IMPORTERS,
         DemoRootRefused,
         ImportFailed,
         demo_root_refused,
+        resolve_zone,
         run_import,
     )
 
@@ -44,15 +46,27 @@ def cmd_import(args) -> int:
                          f"{', '.join(sorted(IMPORTERS))}")
     if not Path(args.path).expanduser().exists():
         raise UsageError(f"{one_line(args.path)}: no such file or folder")
+    date_order = args.date_order.strip().lower() if args.date_order is not None else None
+    if date_order is not None and date_order not in DATE_ORDERS:
+        raise UsageError(f"--date-order {one_line(args.date_order)!r}: use dmy (day/month) "
+                         "or mdy (month/day)")
+    if date_order is not None and args.kind != "whatsapp":
+        raise UsageError("--date-order applies to whatsapp imports only")
+    if args.tz is not None:
+        try:
+            resolve_zone(args.tz)
+        except ImportFailed as exc:
+            raise UsageError(f"--tz: {exc}") from exc
+    options = {"people": args.people, "dry_run": args.dry_run, "local_tz": args.tz,
+               "date_order": date_order}
     bar, update = _progress_bar(args)
     try:
         if bar:
             with bar:
-                report = run_import(args.kind, Path(args.path), root, people=args.people,
-                                    dry_run=args.dry_run, progress=update)
+                report = run_import(args.kind, Path(args.path), root, progress=update,
+                                    **options)
         else:
-            report = run_import(args.kind, Path(args.path), root, people=args.people,
-                                dry_run=args.dry_run)
+            report = run_import(args.kind, Path(args.path), root, **options)
     except DemoRootRefused as exc:  # bad input: exit 2, as for every command
         raise UsageError(str(exc)) from exc
     except ImportFailed as exc:
@@ -73,5 +87,11 @@ def add_parser(sub, common) -> None:
     p.add_argument("--people", action="store_true",
                    help="merge the names found into profile/relationships.json aliases")
     p.add_argument("--dry-run", action="store_true", help="print what would be written")
+    p.add_argument("--date-order", metavar="dmy|mdy",
+                   help="whatsapp: read dates day/month (dmy) or month/day (mdy) instead of "
+                        "detecting the order per file")
+    p.add_argument("--tz", metavar="ZONE",
+                   help="the zone of times the export gives without one: an IANA name "
+                        "(America/New_York) or a UTC offset (+02:00); default: the system zone")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_import)

@@ -362,8 +362,8 @@ def test_whatsapp_ambiguous_dates_are_noted(tmp_path):
     report = imp("whatsapp", src, tmp_path / "root")
     msgs = read_jsonl(tmp_path / "root/data/telegram/whatsapp-chat.jsonl")
     assert [m["date"][:10] for m in msgs] == ["2020-02-01", "2020-02-03"]  # day first
-    assert report.notes == ["chat.txt: day/month order is ambiguous (no day above 12); "
-                            "assumed day/month"]
+    assert report.notes == ["chat.txt: dates read day/month (01/02/20 \u2192 03/02/20: spans "
+                            "2 days that way, 60 the other)"]  # the sequence decides
 
 
 def test_whatsapp_unknown_date_format_and_invalid_dates(tmp_path):

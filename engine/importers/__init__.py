@@ -14,7 +14,7 @@ from engine.config import is_demo_root
 
 from ._util import DemoRootRefused, ImportFailed
 from .base import Importer
-from .context import ImportContext, ProgressFn, make_context
+from .context import DATE_ORDERS, ImportContext, ProgressFn, make_context, resolve_zone
 from .dayone import DayOneImporter
 from .garmin import GarminImporter
 from .mbox import MboxImporter
@@ -61,14 +61,16 @@ def demo_root_refused(root: Path) -> DemoRootRefused:
 
 def run_import(kind: str, source: Path, root: Path, *, people: bool = False,
                dry_run: bool = False, progress: ProgressFn | None = None,
-               local_tz: str | None = None) -> ImportReport:
+               local_tz: str | None = None, date_order: str | None = None) -> ImportReport:
     """Import the export at ``source`` into the data root ``root``.
 
     Idempotent: importing the same export again changes no file (not even its mtime); a newer
     export of the same chat appends only the new messages. ``people`` merges the names found
     into ``profile/relationships.json`` (additive only). ``dry_run`` writes nothing and fills
     ``report.dry_run_plan``. ``progress(done, total)`` is called while the export is read.
-    Naive timestamps are placed in ``local_tz`` (an IANA name; default: the system zone).
+    Naive timestamps are placed in ``local_tz`` (an IANA name or a UTC offset such as
+    ``+02:00``; default: the system zone). ``date_order`` ("dmy" or "mdy") forces the
+    day/month order of WhatsApp dates instead of detecting it per file.
 
     Raises :class:`ImportFailed` for an unknown kind, a missing source, or a source that is
     not that kind of export. Everything else (a broken day file, an unparseable date, a
@@ -84,7 +86,7 @@ def run_import(kind: str, source: Path, root: Path, *, people: bool = False,
     if is_demo_root(root):  # `memlens demo` owns its files and may write them again
         raise demo_root_refused(root)
     ctx, report = make_context(importer.kind, source, root, progress=progress,
-                               local_tz=local_tz, dry_run=dry_run)
+                               local_tz=local_tz, dry_run=dry_run, date_order=date_order)
     try:
         importer.parse(ctx)
     except RecursionError:  # a structure too deep for the parser's own walk; nothing written
@@ -105,6 +107,7 @@ def run_import(kind: str, source: Path, root: Path, *, people: bool = False,
 
 
 __all__ = [
+    "DATE_ORDERS",
     "IMPORTERS",
     "DemoRootRefused",
     "demo_root_refused",
@@ -114,5 +117,6 @@ __all__ = [
     "ImportReport",
     "Importer",
     "get_importer",
+    "resolve_zone",
     "run_import",
 ]

@@ -2,25 +2,33 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
-from datetime import tzinfo
+from datetime import timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 
 from ._source import SourceTree
-from ._util import parse_json, resolve_tz, safe_relpath
+from ._util import ImportFailed, parse_json, resolve_tz, safe_relpath
 from .report import ImportReport
 from .targets import JsonDoc, MessageLog, RecordLog, Target, TextDoc, apply_targets
 
 ProgressFn = Callable[[int, int], None]
+
+#: day/month orders an import may be told to use (``--date-order``); None: detect per file
+DATE_ORDERS = ("dmy", "mdy")
+_OFFSET = re.compile(r"^(?:UTC|GMT)?\s*(?P<sign>[+-])(?P<h>\d{1,2})(?::?(?P<m>\d{2}))?$",
+                     re.IGNORECASE)
 
 
 class ImportContext:
     """What an importer talks to: problems, skips, people, progress and the target files."""
 
     def __init__(self, kind: str, source: Path, root: Path, *, tz: tzinfo, tz_name: str,
-                 progress: ProgressFn | None, report: ImportReport) -> None:
+                 progress: ProgressFn | None, report: ImportReport,
+                 date_order: str | None = None) -> None:
         self.kind = kind
+        self.date_order = date_order  # "dmy" / "mdy" forced, None: detect (WhatsApp)
         self.source = source
         self.root = root
         self.tz = tz
@@ -117,10 +125,35 @@ class ImportContext:
         apply_targets(self.targets, self.root, self.report, dry_run)
 
 
+def resolve_zone(value: str | None) -> tuple[tzinfo, str]:
+    """(zone, its name) for an IANA name (``America/New_York``), a UTC offset (``+02:00``,
+    ``-0530``, ``UTC+2``; named ``UTC+02:00``) or None (the system zone).
+
+    Raises :class:`ImportFailed` for anything else.
+    """
+    m = _OFFSET.match(value.strip()) if value else None
+    if m:
+        hours, minutes = int(m["h"]), int(m["m"] or 0)
+        if minutes > 59 or (hours, minutes) > (14, 0):
+            raise ImportFailed(f"unknown time zone {value!r} (a UTC offset is -14:00 to "
+                               "+14:00)")
+        offset = timedelta(hours=hours, minutes=minutes) * (-1 if m["sign"] == "-" else 1)
+        name = f"UTC{m['sign'] if offset else '+'}{hours:02d}:{minutes:02d}"
+        return timezone(offset, name), name
+    try:
+        return resolve_tz(value)
+    except ImportFailed:
+        raise ImportFailed(f"unknown time zone {value!r} (use an IANA name such as "
+                           "'Europe/Berlin' or a UTC offset such as '+02:00')") from None
+
+
 def make_context(kind: str, source: Path, root: Path, *, progress: ProgressFn | None,
-                 local_tz: str | None, dry_run: bool) -> tuple[ImportContext, ImportReport]:
-    tz, tz_name = resolve_tz(local_tz)
+                 local_tz: str | None, dry_run: bool,
+                 date_order: str | None = None) -> tuple[ImportContext, ImportReport]:
+    tz, tz_name = resolve_zone(local_tz)
+    if date_order is not None and date_order not in DATE_ORDERS:
+        raise ImportFailed(f"unknown date order {date_order!r} (use dmy or mdy)")
     report = ImportReport(kind=kind, source=str(source), root=str(root), dry_run=dry_run)
     ctx = ImportContext(kind, source, root, tz=tz, tz_name=tz_name, progress=progress,
-                        report=report)
+                        report=report, date_order=date_order)
     return ctx, report

@@ -7,14 +7,18 @@ files prefixed ``whatsapp-`` so they stay apart from Telegram chats.
 Both styles are read: Android ``DD/MM/YY, HH:MM - Sender: text`` and iOS
 ``[DD/MM/YY, HH:MM:SS] Sender: text`` (with or without the comma, an optional leading U+200E),
 with ``/``, ``.`` or ``-`` between date parts, 24 h or 12 h clocks (``PM``, ``p.m.``,
-``p. m.``, U+202F before the suffix). The day/month order is detected from the data (a first
-field above 12 means day first, a second field above 12 means month first); when every date
-is ambiguous a 12 h clock suggests month first, else day first, and a note says so. Lines that
+``p. m.``, U+202F before the suffix). The day/month order is decided per file (a note says
+which and why): a first field above 12 means day first, a second field above 12 month first;
+when every date is ambiguous the sequence decides (a chat is in time order, so under the right
+order consecutive dates never go back and move by days, under the wrong one by months);
+failing that, dotted dates are day first, a 12 h clock suggests month first, else day first.
+``ctx.date_order`` ("dmy"/"mdy", ``--date-order``) forces it. Lines that
 do not start with a timestamp continue the message before them. System lines (no sender, or
 iOS's U+200E-prefixed notices) are kept as ``"system": true`` messages; the end-to-end
 encryption notice, media placeholders (``<Media omitted>``, ``<attached: …>``,
-``image omitted``) and deleted-message stubs are skipped. Timestamps have no zone: the
-configured local zone is applied and recorded in ``tz``.
+``image omitted``) and deleted-message stubs are skipped. Timestamps have no zone: they are
+read as wall-clock times in the import's zone (``--tz``, else the system zone), written with
+that zone's offset and recorded in ``tz``.
 
 There are no message ids in an export; ``id`` is a hash of (time, sender, text, occurrence),
 so a newer export of the same chat dedupes against the older one.
@@ -25,7 +29,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from ._util import ImportFailed, iso, local, slugify, stable_id
@@ -48,6 +52,7 @@ _MEDIA = re.compile(
     r"Contact card|photo) omitted|\S.*\.\w{2,5} \(file attached\)|null)$", re.IGNORECASE)
 _DELETED = re.compile(r"^(?:This message was deleted\.?|You deleted this message\.?)$")
 _BOILERPLATE = re.compile(r"end-to-end encrypt", re.IGNORECASE)
+_ORDER_WORDS = {"DMY": "day/month", "MDY": "month/day"}
 _CHAT_NAME = re.compile(r"^(?:WhatsApp Chat (?:with|mit|met|con|avec|com)|Chat de WhatsApp "
                         r"con|Conversa do WhatsApp com|WhatsApp Chat -)\s*(?P<name>.+)$",
                         re.IGNORECASE)
@@ -63,6 +68,12 @@ class _Header:
     ampm: str | None
     rest: str
     body: list[str] = field(default_factory=list)
+    sep: str = "/"
+
+    @property
+    def date(self) -> str:
+        """The date as written (``12/1/26``)."""
+        return self.sep.join(self.d)
 
 
 class WhatsAppImporter(Importer):
@@ -125,7 +136,7 @@ class WhatsAppImporter(Importer):
             m = _IOS.match(stripped) or _ANDROID.match(stripped)
             if m:
                 current = _Header(n, (m["d1"], m["d2"], m["d3"]), int(m["h"]), int(m["mi"]),
-                                  int(m["s"] or 0), m["ampm"], m["rest"])
+                                  int(m["s"] or 0), m["ampm"], m["rest"], sep=m["sep"])
                 headers.append(current)
                 continue
             if _LOOSE.match(stripped):
@@ -170,24 +181,84 @@ class WhatsAppImporter(Importer):
         return records, senders
 
     def _date_order(self, ctx: ImportContext, headers: list[_Header], label: str) -> str:
+        """The file's date order ("YMD", "DMY" or "MDY"); one note says which and why."""
         if any(len(h.d[0]) == 4 for h in headers):
             return "YMD"
-        first = max(int(h.d[0]) for h in headers)
-        second = max(int(h.d[1]) for h in headers)
-        if first > 12 and second <= 12:
-            return "DMY"
-        if second > 12 and first <= 12:
-            return "MDY"
-        if first > 12 and second > 12:
+        if ctx.date_order:
+            order, why = ctx.date_order.upper(), f"--date-order {ctx.date_order}"
+        else:
+            order, why = self._detect_order(ctx, headers, label)
+        ctx.note(f"{label}: dates read {_ORDER_WORDS[order]} ({why})")
+        return order
+
+    def _detect_order(self, ctx: ImportContext, headers: list[_Header],
+                      label: str) -> tuple[str, str]:
+        """Day/month order from the dates themselves: a field above 12 settles it; else the
+        sequence (a chat is in time order: under the right order its dates never go back
+        and move by days); else a dotted date means day first, a 12 h clock month first."""
+        over1 = next((h for h in headers if int(h.d[0]) > 12), None)
+        over2 = next((h for h in headers if int(h.d[1]) > 12), None)
+        if over1 and not over2:
+            return "DMY", f"{over1.date} has a day above 12"
+        if over2 and not over1:
+            return "MDY", f"{over2.date} has a day above 12"
+        if over1 and over2:
             dmy = sum(1 for h in headers if int(h.d[0]) > 12)
             mdy = sum(1 for h in headers if int(h.d[1]) > 12)
             order = "DMY" if dmy >= mdy else "MDY"
             ctx.problem(label, None, f"dates disagree on day/month order; read as {order}")
-            return order
-        order = "MDY" if any(h.ampm for h in headers) else "DMY"
-        ctx.note(f"{label}: day/month order is ambiguous (no day above 12); assumed "
-                 f"{'month/day' if order == 'MDY' else 'day/month'}")
-        return order
+            return order, f"{max(dmy, mdy)} dates against {min(dmy, mdy)}"
+        by_sequence = self._order_from_sequence(headers)
+        if by_sequence:
+            return by_sequence
+        if all(h.sep == "." for h in headers):
+            return "DMY", "no day above 12; dotted dates are written day first"
+        if any(h.ampm for h in headers):
+            return "MDY", ("ambiguous: no day above 12 and the sequence fits both; a 12-hour "
+                           "clock suggests month first; --date-order dmy|mdy to force")
+        return "DMY", ("ambiguous: no day above 12 and the sequence fits both; assumed day "
+                       "first; --date-order dmy|mdy to force")
+
+    @staticmethod
+    def _order_from_sequence(headers: list[_Header]) -> tuple[str, str] | None:
+        """The order under which the consecutive dates go back in time fewer times, then
+        move fewer days in all; None when both read the same (e.g. a single date)."""
+        steps: list[tuple[str, str]] = []  # consecutive distinct dates as written
+        days: dict[str, list[int]] = {"DMY": [], "MDY": []}
+        last: str | None = None
+        for h in headers:
+            if h.date == last:
+                continue
+            a, b, y = (int(x) for x in h.d)
+            y += 2000 if y < 100 else 0
+            try:
+                dmy, mdy = date(y, b, a).toordinal(), date(y, a, b).toordinal()
+            except ValueError:
+                continue  # impossible either way (a zero field); reported when read
+            if last is not None:
+                steps.append((last, h.date))
+            last = h.date
+            days["DMY"].append(dmy)
+            days["MDY"].append(mdy)
+        score = {}
+        for order, seq in days.items():
+            moves = [after - before for before, after in zip(seq, seq[1:], strict=False)]
+            score[order] = (sum(1 for m in moves if m < 0), sum(abs(m) for m in moves))
+        if not steps or score["DMY"] == score["MDY"]:
+            return None
+        win, lose = sorted(score, key=lambda o: score[o])
+        (back_w, span_w), (back_l, span_l) = score[win], score[lose]
+        more = " \u2026" if len(steps) > 1 else ""
+        example = f"{steps[0][0]} \u2192 {steps[0][1]}{more}"
+        if back_w == 0 and back_l:
+            why = "in time order only that way"
+        elif back_w != back_l:
+            why = f"back in time {back_w} times that way, {back_l} the other"
+        elif back_w == 0:
+            why = f"spans {span_w} days that way, {span_l} the other"
+        else:
+            why = f"moves {span_w} days in all that way, {span_l} the other"
+        return win, f"{example}: {why}"
 
     @staticmethod
     def _datetime(h: _Header, order: str) -> datetime | None:
