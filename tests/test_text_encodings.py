@@ -153,3 +153,19 @@ def test_a_short_query_does_not_match_a_broken_word(indexed, query):
     _, searcher = indexed
     for mode in ("keyword", "hybrid"):
         assert NOTE_REL not in {r.source_file for r in searcher.search(query, mode=mode)}
+
+
+def test_an_imported_cp1252_vault_note_keeps_its_accents(tmp_path):
+    from engine.importers import run_import
+
+    vault = tmp_path / "Vault"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / "Desserts.md").write_bytes("# Desserts\n\nCrème brûlée at the café, 5 €.\n"
+                                        .encode("cp1252"))
+    root = tmp_path / "root"
+    root.mkdir()
+    report = run_import("obsidian", vault, root, local_tz="UTC")
+    (written,) = [f for f in report.files_written if f.endswith("Desserts.md")]
+    text = (root / written).read_text(encoding="utf-8")
+    assert "Crème brûlée at the café, 5 €." in text and "\ufffd" not in text
+    assert [m for _, _, m in report.problems] == ["not UTF-8; read as cp1252"]

@@ -91,17 +91,18 @@ def looks_binary(data: bytes) -> bool:
     return controls > len(head) * 0.1
 
 
-def decode_text(data: bytes) -> tuple[str, bool]:
-    """(text, had_invalid_utf8). A BOM is honoured (UTF-8/UTF-16); CRLF becomes LF."""
+def decode_text(data: bytes) -> tuple[str, str | None]:
+    """(text, the problem to report once, or None). A BOM is honoured (UTF-8/UTF-16); text
+    that is not UTF-8 is read as the indexer reads it (cp1252, else Latin-1:
+    engine/extractors/reading.py), so an export's accents survive the import; CRLF becomes LF."""
+    from engine.extractors.reading import decode_text as decode_file
+
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text, bad = data.decode("utf-16", errors="replace"), False
+        text, how = data.decode("utf-16", errors="replace"), None
     else:
-        try:
-            text, bad = data.decode("utf-8"), False
-        except UnicodeDecodeError:
-            text, bad = data.decode("utf-8", errors="replace"), True
+        text, how = decode_file(data)
     text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    return text.replace("\x00", ""), bad
+    return text.replace("\x00", ""), how
 
 
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')

@@ -27,15 +27,16 @@ class Importer:
     def text_of(ctx: ImportContext, tree: SourceTree, label: str, data: bytes,
                 what: str) -> str | None:
         """One export file as text. A binary file fails an import of that lone file; in a folder
-        or zip it is reported and skipped (None). Invalid UTF-8 is replaced and reported."""
+        or zip it is reported and skipped (None). Text that is not UTF-8 is read as cp1252 or
+        Latin-1 and reported (``decode_text``)."""
         if looks_binary(data):
             if tree.mode == "file":
                 raise ImportFailed(f"{label}: a binary file, not {what}")
             ctx.problem(label, None, f"binary file, not {what}; skipped")
             return None
-        text, bad = decode_text(data)
-        if bad:
-            ctx.problem(label, None, "invalid UTF-8 replaced with U+FFFD")
+        text, how = decode_text(data)
+        if how:
+            ctx.problem(label, None, how)
         return text
 
     @staticmethod

@@ -177,9 +177,9 @@ class ObsidianImporter(Importer):
             if looks_binary(data):
                 ctx.problem(label, None, "binary file with a .md name; skipped")
                 continue
-            text, bad = decode_text(data)
-            if bad:
-                ctx.problem(label, None, "invalid UTF-8 replaced with U+FFFD")
+            text, how = decode_text(data)
+            if how:
+                ctx.problem(label, None, how)
             folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
             stem = rel.rsplit("/", 1)[-1][:-3]
             is_daily = not daily_folder or folder == daily_folder

@@ -127,9 +127,9 @@ class SlackImporter(Importer):
         data = tree.read(name)
         if data is None:
             return
-        text, bad = decode_text(data)
-        if bad:
-            ctx.problem(label, None, "invalid UTF-8 replaced with U+FFFD")
+        text, how = decode_text(data)
+        if how:
+            ctx.problem(label, None, how)
         try:
             day = parse_json(text)
         except ValueError as exc:
