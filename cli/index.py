@@ -82,8 +82,12 @@ def report_run(stats, as_json: bool) -> int:
           f"{stats.pending_embeddings:,} pending")
     for e in stats.errors:
         print(f"error: {one_line(e.source_file)}: {one_line(e.message)}", file=sys.stderr)
-    for w in stats.warnings:
-        print(f"warning: {one_line(w.source_file)}: {one_line(w.message)}", file=sys.stderr)
+    for w in stats.warnings:  # those an earlier run said: one line (--json keeps them all)
+        if getattr(w, "new", True):
+            print(f"warning: {one_line(w.source_file)}: {one_line(w.message)}", file=sys.stderr)
+    if said := sum(not getattr(w, "new", True) for w in stats.warnings):
+        print(f"warning: {plural(said, 'warning')} as before; `memlens stats` lists them",
+              file=sys.stderr)
     for e in stats.embedding_errors:
         print(f"embedding: {one_line(e)}", file=sys.stderr)
     if stats.re_embedded:

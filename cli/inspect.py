@@ -37,7 +37,7 @@ def cmd_stats(args) -> int:
     for source in st.sources:  # folders indexed where they live
         missing = f"  ({source.state})" if source.state else ""
         print(f"source     {source.name} ({type_label(source.source_type)}): "
-              f"{plural(source.files, 'file')}, {plural(source.chunks, 'chunk')}  "
+              f"{source.counts}, {plural(source.chunks, 'chunk')}  "
               f"{one_line(source.path)}{missing}")
     width = max((len(type_label(t)) for t in st.per_type), default=0)
     top = max(st.per_type.values(), default=1)
@@ -67,18 +67,17 @@ def cmd_discover(args) -> int:
 
     config = load_root_config(args)
     library = Library(config)
-    if args.files:
+    if args.files or not args.pending:
         routed = library.discover()
-        for f in routed:
-            print(f"{type_label(f.source_type):15} {one_line(f.rel)}")
+        if args.files:
+            for f in routed:
+                print(f"{type_label(f.source_type):15} {one_line(f.rel)}")
+        else:
+            for route in library.route_counts(routed):
+                print(f"{type_label(route.source_type):15} {route.files:6}  "
+                      f"{one_line(route.pattern)}")
         print(f"{plural(len(routed), 'file')} routed")
-        return 0
-    if not args.pending:
-        routed = library.discover()
-        for route in library.route_counts(routed):
-            print(f"{type_label(route.source_type):15} {route.files:6}  "
-                  f"{one_line(route.pattern)}")
-        print(f"{plural(len(routed), 'file')} routed")
+        _source_counts(library, routed)
         return 0
     pending = library.pending()
     todo = pending.to_index
@@ -91,6 +90,25 @@ def cmd_discover(args) -> int:
     print(f"{len(todo):,} of {plural(len(pending.routed), 'file')} "
           f"{'needs' if len(todo) == 1 else 'need'} indexing{removed}")
     return 0
+
+
+def _source_counts(library, routed) -> None:
+    """Each source's files among ``routed``, counted as `memlens source list` counts them,
+    and each one not indexed with why."""
+    from engine.display import one_line
+    from engine.library import IndexUnavailable
+
+    from .sources import not_indexed_lines
+
+    try:
+        states = library.sources(routed)
+    except IndexUnavailable:  # discover works without a readable index
+        return
+    for s in states:
+        state = f"  ({s.state})" if s.state else ""
+        print(f"source {s.name}: {s.counts}{one_line(state)}")
+        for line in not_indexed_lines(s):
+            print(f"  {line}")
 
 
 def add_parsers(sub, common) -> None:

@@ -14,8 +14,9 @@ from .args import load_root_config
 WATCHERS = "a running `memlens watch` or the app does it by itself"
 
 
-def _apply(args, config, report: dict, done: str, pending: str, busy: str) -> int:
-    """The change (saved in memlens.toml by now) indexed at once, then ``done`` said. With
+def _apply(args, config, report: dict, done, pending: str, busy) -> int:
+    """The change (saved in memlens.toml by now) indexed at once, then ``done`` said (a
+    string, or a function giving it once indexed). With
     ``--no-index``, or while another writer holds the index (a reindex, a watch, the app),
     ``pending`` and when it ends (``busy``, given the writer's purpose): exit 0 all the same,
     since what this command owns, the configuration, is done. ``--json``: one document,
@@ -44,7 +45,7 @@ def _apply(args, config, report: dict, done: str, pending: str, busy: str) -> in
         print(json_dumps({**report, "indexed": True, "reindex": stats.to_dict()}))
         return 1 if stats.failed else 0
     code = report_run(stats, args.json)
-    print(done)
+    print(done() if callable(done) else done)
     return code
 
 
@@ -53,6 +54,35 @@ def _files(count: int) -> tuple[str, str]:
     from engine.display import plural
 
     return f"its {plural(count, 'indexed file')}", "stays" if count == 1 else "stay"
+
+
+NOT_INDEXED_SHOWN = 50  # a source's files not indexed, each listed with why
+
+
+def not_indexed_lines(state) -> list[str]:
+    """``not indexed: @vault/bin.md: <why>`` for each of a source's files not indexed (the
+    first NOT_INDEXED_SHOWN, then how many more)."""
+    from engine.display import one_line
+
+    lines = [f"not indexed: {one_line(n.rel)}: {one_line(n.why)}"
+             for n in state.not_indexed[:NOT_INDEXED_SHOWN]]
+    more = len(state.not_indexed) - NOT_INDEXED_SHOWN
+    if more > 0:
+        lines.append(f"not indexed: {more:,} more (memlens source list --json)")
+    return lines
+
+
+def _source_summary(config, name: str) -> str:
+    """The source's files now, as `memlens source list` counts them, and each one not indexed
+    with why (after `source add` has indexed it)."""
+    from engine.display import plural
+    from engine.library import Library
+
+    state = next((s for s in Library(config).sources() if s.name == name), None)
+    if state is None:
+        return ""
+    return "\n".join([f"source {name}: {state.counts}, {plural(state.chunks, 'chunk')}",
+                       *(f"  {line}" for line in not_indexed_lines(state))])
 
 
 def cmd_source(args) -> int:
@@ -75,11 +105,17 @@ def cmd_source(args) -> int:
     if args.action == "add":
         what = (f"{type_label(source.source_type)} files of {one_line(str(source.path))} "
                 f"(files known as {source.prefix}...)")
-        return _apply(args, config, report, f"added source {source.name}: {what}",
+        def done() -> str:
+            from engine.config import load_config
+
+            counts = _source_summary(load_config(config.root, args.db), source.name)
+            return f"added source {source.name}: {what}" + (f"\n{counts}" if counts else "")
+
+        return _apply(args, config, report, done,
                       f"added source {source.name} to memlens.toml: {what}; not searchable yet",
                       lambda purpose: f"run `memlens reindex` when it ends ({WATCHERS})")
     if args.action == "remove":
-        files, verb = _files(held.files if held else 0)
+        files, verb = _files(held.indexed if held else 0)
 
         def busy(purpose: str | None) -> str:
             if purpose in ("reindex", "re-embed"):  # it drops what was removed meanwhile
@@ -93,13 +129,15 @@ def cmd_source(args) -> int:
                       "searchable", busy)
     states = Library(config).sources()
     if args.json:
-        print(json_dumps([s.__dict__ for s in states]))
+        print(json_dumps([s.to_dict() for s in states]))
         return 0
     for s in states:
         where = one_line(s.path) + (f"  ({s.state})" if s.state else "")
         ignore = f"  ignore: {', '.join(s.ignore)}" if s.ignore else ""
-        print(f"{s.name:16} {type_label(s.source_type):12} {s.files:6,} files "
-              f"{s.chunks:8,} chunks  {where}{ignore}")
+        print(f"{s.name:16} {type_label(s.source_type):12} {s.counts}, "
+              f"{plural(s.chunks, 'chunk')}  {where}{ignore}")
+        for line in not_indexed_lines(s):
+            print(f"  {line}")
     print(plural(len(states), "source") if states else
           "no sources: `memlens source add PATH --type note` indexes a folder where it lives")
     return 0

@@ -29,6 +29,7 @@ from engine.index.run_report import FileError, IndexStats, Progress
 from engine.index.sources import PREFIX as SOURCE_PREFIX
 from engine.index.sources import is_mount_point
 from engine.index.walk import WalkProblem
+from engine.index.warnings_seen import mark_new, remember
 from engine.scanner import (
     MOUNTED_SOURCES,
     SourceFile,
@@ -235,6 +236,7 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
             todo = files if full else needs_indexing(files, indexed_mtimes(conn))
             stats.skipped = len(files) - len(todo)
 
+            walk_warnings = len(stats.warnings)  # those after it, until the loop ends: read
             files_done = 0
             for f in todo:
                 if cancelled():
@@ -247,6 +249,7 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
                              c.current_file)))
                 files_done += 1
                 gc.collect(0)
+            read_warnings = range(walk_warnings, len(stats.warnings))
 
             if not stats.cancelled:
                 try:
@@ -273,7 +276,7 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
             counts = averages(conn)
             stats.unchanged_chunks = max((counts[0] if counts else 0) - stats.chunks, 0)
             stats.seconds = round(time.perf_counter() - started, 3)
-            _save_run(conn, stats)
+            _save_run(conn, stats, read_warnings, {f.rel for f in todo[:files_done]})
             report(Progress("done", len(todo), files_done, stats.embedded))
         finally:
             conn.close()
@@ -333,10 +336,14 @@ def _merge_after_bulk(conn, stats: IndexStats) -> None:
                                         f"{_one_line(exc)}"))
 
 
-def _save_run(conn, stats: IndexStats) -> None:
-    """Record the run's stats for `memlens stats`; a full disk here costs only the record."""
+def _save_run(conn, stats: IndexStats, read_warnings: range, read_files: set[str]) -> None:
+    """Record the run's stats and its warnings (each marked new or said before:
+    engine/index/warnings_seen.py) for `memlens stats`; a full disk here costs only the
+    record (and the warnings are said again at the next run)."""
     try:
+        kept = mark_new(conn, stats, read_warnings, read_files)
         with transaction(conn):
+            remember(conn, kept)
             set_meta(conn, "last_reindex_at", now())
             set_meta(conn, "last_reindex_stats", json.dumps(stats.to_dict()))
         conn.execute("PRAGMA optimize")

@@ -168,11 +168,13 @@ class _Reads(TimeReads):
         with self._index() as conn:
             return files_under(conn, prefix)
 
-    def sources(self) -> list[SourceState]:
-        """The sources in place (engine/index/sources.py): each one's folder state and what
-        the index holds of it."""
+    def sources(self, files: Sequence[SourceFile] | None = None) -> list[SourceState]:
+        """The sources in place (engine/index/sources.py): each one's folder state, its files
+        now and which of them the index holds, the others each with why
+        (:func:`engine.index.source_config.source_states`). ``files``: what
+        :meth:`discover` walked, when the caller has it (else each source folder is walked)."""
         with self._reading() as conn:
-            return source_states(self.config, conn)
+            return source_states(self.config, conn, files)
 
     # -- files ----------------------------------------------------------------------------
     def indexed_file(self, rel: str) -> tuple[str | None, float] | None:
@@ -263,7 +265,7 @@ class _Reads(TimeReads):
                 return status
             status.exists = True
             status.statistics = index_statistics(conn, self.config.db_path)
-            status.statistics.sources = source_states(self.config, conn)
+            status.statistics.sources = source_states(self.config, conn, files)
             status.pending = _pending(files, indexed_mtimes(conn),
                                       absent_prefixes(self.config))
             stored = stored_embedder(conn)

@@ -83,13 +83,22 @@ def discover_files(config, problems: list[WalkProblem] | None = None,
             if problems is not None:
                 problems.append(absent_source(source, folders[source.name]))
             continue
-        skip = source.ignore_rules(real)
-        if problems is not None:
-            problems += [WalkProblem(source.prefix + inner, message)
-                         for inner, message in skip.problems]
-        yield from _walked(Walker(real, source.routes, prefix=source.prefix, skip=skip,
-                                  protected=Protected(config.root, config.db_path, inside=real)),
-                           problems)
+        yield from source_files_now(config, source, real, problems)
+
+
+def source_files_now(config, source, real: Path,
+                     problems: list[WalkProblem] | None = None) -> Iterator[SourceFile]:
+    """The files of ``source``, its folder read now at ``real`` (:func:`source_folders`): what
+    its routes take there, its ignore rules, dot-files and links refused left out. The one
+    walk behind `memlens discover` and every count of a source's files
+    (engine/index/source_config.py, ``source_states``)."""
+    skip = source.ignore_rules(real)
+    if problems is not None:
+        problems += [WalkProblem(source.prefix + inner, message)
+                     for inner, message in skip.problems]
+    yield from _walked(Walker(real, source.routes, prefix=source.prefix, skip=skip,
+                              protected=Protected(config.root, config.db_path, inside=real)),
+                       problems)
 
 
 def classify_missing_files(config, rels: Iterable[str], problems: list[WalkProblem],

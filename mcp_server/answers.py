@@ -135,7 +135,7 @@ def _source_lines(sources) -> list[str]:
         state = "read" if s.present else (f"{s.state}; its chunks are kept and searched as "
                                           "indexed")
         lines.append(f"  source: {s.name} ({s.source_type}) at @{s.name}/: "
-                     f"{plural(s.files, 'file')}, {plural(s.chunks, 'chunk')}; {state}")
+                     f"{s.counts}, {plural(s.chunks, 'chunk')}; {state}")
     return lines
 
 

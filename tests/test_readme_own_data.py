@@ -94,7 +94,7 @@ def test_every_command_works_as_written(home):
     assert "@Vault/Daily/2026-03-14.md" in found
     assert "telegram" in found and "whatsapp" in found
     listing = next(out for cmd, out in by_command.items() if "source list" in cmd)
-    assert "Vault" in listing and "1 files" in listing
+    assert "Vault" in listing and "1 file, 1 chunk" in listing
 
     root = Path(home["HOME"]) / "memory"
     env["MEMLENS_ROOT"] = str(root)

@@ -37,6 +37,9 @@ def job_summary(kind: str, result: Any, elapsed: float) -> str:
                  f"{one_line(first.message)[:120]} (F3 lists them)")
     if s.embedding_errors:
         text += f"\nembedding: {one_line(s.embedding_errors[0])[:160]}"
+    if new := [w for w in getattr(s, "warnings", ()) if getattr(w, "new", True)]:  # once
+        text += (f"\n{plural(len(new), 'new warning')}, e.g. {one_line(new[0].source_file)}: "
+                 f"{one_line(new[0].message)[:120]} (F3 lists them)")
     if s.cancelled:
         text += "\nCancelled: run it again to finish."
     return text

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from engine.index import re_embed as re_embedding
+from engine.index.warnings_seen import known_warnings
 from engine.schema import get_meta, has_vec_table, stored_embedder
 from engine.storage.db import Connection
 
@@ -50,19 +51,25 @@ class IndexStatistics:
     sources: list = field(default_factory=list)  # SourceState of each source in place
     # a re-embed staged beside the index's vectors (engine/index/re_embed.py): how far it got
     re_embed: str | None = None
+    # the warnings that hold now, each {"source_file", "message"}: the last run's, and those
+    # said while reading a file not read since (engine/index/warnings_seen.py)
+    warnings: list[dict] | None = None
 
     @property
     def not_read(self) -> list[dict]:
         """The files the last reindex did not read, each ``{"source_file", "message"}``:
-        refused links, protected names, odd files (its warnings about files, kept with the
-        run; those about the index itself are named "(index)")."""
-        warnings = (self.last_reindex or {}).get("warnings") or []
+        refused links, protected names, odd files (the warnings about files that hold now;
+        those about a run itself are named "(index)")."""
+        warnings = self.warnings
+        if warnings is None:  # an index no run has recorded its warnings in yet
+            warnings = (self.last_reindex or {}).get("warnings") or []
         # read, only bounded or holding nothing: listed as cut or no chunk
         read = {c["source_file"] for c in self.cut} | set(self.no_chunk)
         return [w for w in warnings if w.get("source_file") not in read | {"(index)"}]
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "not_read": self.not_read}
+        return {**asdict(self), "not_read": self.not_read,
+                "sources": [s.to_dict() for s in self.sources]}
 
 
 def db_size(db_path: Path) -> int:
@@ -153,4 +160,6 @@ def index_statistics(conn: Connection, db_path: Path) -> IndexStatistics:
             "SELECT source_file FROM index_state s WHERE error IS NULL AND NOT EXISTS (SELECT "
             "1 FROM chunks c WHERE c.source_file = s.source_file) ORDER BY 1")],
         re_embed=staged.describe() if (staged := re_embedding.staged(conn)) else None,
+        warnings=None if (known := known_warnings(conn)) is None else [
+            {"source_file": w["source_file"], "message": w["message"]} for w in known],
     )

@@ -38,22 +38,60 @@ class SourceRefused(ConfigError):
 
 
 @dataclass(frozen=True)
+class NotIndexed:
+    """One of a source's files that the index holds no chunk of, and why, in words."""
+
+    rel: str  # @name/path
+    why: str
+
+
+EMPTY = "empty"
+NOTHING_TO_INDEX = "read, holds nothing its source type indexes"
+NOT_YET = "not indexed yet (run `memlens reindex`)"
+CHANGED = "changed since the last reindex (run `memlens reindex`)"
+
+
+@dataclass(frozen=True)
 class SourceState:
-    """A declared source as `memlens source list` and the app's menu show it."""
+    """A declared source as `memlens source list`, `stats`, `discover` and the app's menu show
+    it: the one count of its files (:func:`source_states`) every view prints."""
 
     name: str
     source_type: str
     path: str  # as configured
     present: bool  # its folder is there now
-    files: int  # indexed files
+    # the files of the source: what its routes take in its folder now (the walk of `memlens
+    # discover`: its ignore rules, dot-files and refused links left out); while its folder is
+    # not read, the files the index holds of it
+    files: int
     chunks: int  # indexed chunks
     ignore: tuple[str, ...] = ()
     why: str = ""  # why its folder is not read now (engine/index/sources.py), else ""
+    # its files the index holds no chunk of (empty, binary, not indexed yet...), each with why
+    not_indexed: tuple[NotIndexed, ...] = ()
+
+    @property
+    def indexed(self) -> int:
+        """Its files with chunks in the index."""
+        return self.files - len(self.not_indexed)
 
     @property
     def state(self) -> str:
         """"" when its folder is read, else what every view shows beside it."""
         return "" if self.present else f"not read now: {self.why}"
+
+    @property
+    def counts(self) -> str:
+        """``7 files, 2 not indexed``; ``1 file`` when every one is indexed."""
+        text = plural(self.files, "file")
+        return f"{text}, {len(self.not_indexed):,} not indexed" if self.not_indexed else text
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "source_type": self.source_type, "path": self.path,
+                "present": self.present, "files": self.files, "indexed": self.indexed,
+                "chunks": self.chunks, "ignore": list(self.ignore), "why": self.why,
+                "not_indexed": [{"source_file": n.rel, "why": n.why}
+                                for n in self.not_indexed]}
 
 
 def add_source(config: Config, path: str | Path, source_type: str, name: str | None = None,
@@ -180,22 +218,66 @@ def _editing(config: Config) -> Iterator[Config]:
         os.close(fd)
 
 
-def source_states(config: Config, conn=None) -> list[SourceState]:
-    """Each declared source with its folder's state and what the index holds of it."""
-    counts: dict[str, tuple[int, int]] = {}
-    if conn is not None:  # '@' < 'A': the source paths are one range of the index
-        for name, files, chunks in conn.execute(
-                "SELECT substr(source_file, 2, instr(source_file, '/') - 2) AS name, "
-                "count(DISTINCT source_file), count(*) FROM chunks "
-                "WHERE source_file >= ? AND source_file < ? GROUP BY name", (PREFIX, "A")):
-            counts[name] = (files, chunks)
+def source_states(config: Config, conn=None, files=None) -> list[SourceState]:
+    """Each declared source with its folder's state, its files now and what the index holds
+    of them: THE count of a source's files. ``files``: the SourceFiles of
+    ``engine.scanner.discover_files`` when the caller has walked already (else each source
+    folder is walked here). A file is indexed when the index holds a chunk of it; of the
+    others the index's record says why (its error, e.g. binary; read but nothing to index),
+    else its size 0 (empty) or that no reindex has read it yet. No file is opened."""
+    from engine.scanner import source_files_now
+
+    walked: dict[str, list] = {}
+    if files is not None:
+        for f in files:
+            if f.rel.startswith(PREFIX):
+                walked.setdefault(f.rel[1:].partition("/")[0], []).append(f)
     states = []
     for s in config.sources:
         folder = source_folder(config, s)
+        chunks, records = _held(conn, s.prefix)
+        if folder.real is None:  # not read now: its indexed files are kept, counted as such
+            now, missing = [rel for rel, n in chunks.items() if n], ()
+        else:
+            now = (walked.get(s.name, []) if files is not None
+                   else list(source_files_now(config, s, folder.real)))
+            missing = tuple(NotIndexed(f.rel, why) for f in now
+                            if (why := _not_indexed(f, chunks.get(f.rel, 0),
+                                                    records.get(f.rel))) is not None)
         states.append(SourceState(s.name, s.source_type, str(s.path), folder.real is not None,
-                                  *counts.get(s.name, (0, 0)), ignore=s.ignore,
-                                  why=folder.why))
+                                  len(now), sum(chunks.values()), ignore=s.ignore,
+                                  why=folder.why, not_indexed=missing))
     return states
+
+
+def _held(conn, prefix: str) -> tuple[dict[str, int], dict[str, tuple]]:
+    """What the index holds under ``prefix`` (``@name/``): chunks per file, and each file's
+    record (mtime, error)."""
+    if conn is None:
+        return {}, {}
+    span = (prefix, prefix[:-1] + "0")  # '0' follows '/': every path under the prefix
+    chunks = dict(conn.execute("SELECT source_file, count(*) FROM chunks WHERE source_file "
+                               ">= ? AND source_file < ? GROUP BY source_file", span).fetchall())
+    records = {r[0]: (r[1], r[2]) for r in conn.execute(
+        "SELECT source_file, mtime, error FROM index_state WHERE source_file >= ? AND "
+        "source_file < ?", span)}
+    return chunks, records
+
+
+def _not_indexed(f, chunks: int, record: tuple | None) -> str | None:
+    """Why the index holds no chunk of the file ``f`` (a SourceFile), or None when it does."""
+    if chunks:
+        return None
+    if f.size == 0:
+        return EMPTY
+    if record is None:
+        return NOT_YET
+    mtime, error = record
+    if mtime != f.mtime:
+        return CHANGED
+    if error:  # the reindex's own words ("... looks like binary data ...; not indexed")
+        return error.removesuffix("; not indexed")
+    return NOTHING_TO_INDEX
 
 
 def _edit(config: Config, change) -> Config:

@@ -188,7 +188,7 @@ def ignore_pattern(line: str):
 
     try:
         return GitWildMatchPattern(line)
-    except (GitWildMatchPatternError, ValueError, TypeError):
+    except (GitWildMatchPatternError, ValueError, TypeError, re.error):  # "[z-a]": a bad range
         return None
 
 

@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 
 from engine import SOURCE_TYPES
 from engine.config import ConfigError
-from engine.display import plural, type_label
+from engine.display import one_line, plural, type_label
 
 from .. import keys
 from ..messages import SourcesLoaded
@@ -35,23 +35,31 @@ from .menu import key_for
 from .modals import ConfirmScreen, describe_error
 
 DEFAULT_TYPE = "note"
+NOT_INDEXED_SHOWN = 5  # a source's files not indexed, listed under it with why
 MISSING = "not read now"  # beside a route of a source whose folder is not read
 TYPE_HINT = ("Type: note for a markdown vault, or any source type F4 lists (journal, meeting…), "
              "by id or label; → completes it.")
 
 
 def source_lines(source: Any) -> Content:
-    """A source's two lines: name, type and what the index holds; its folder and state."""
+    """A source's lines: name, type, its files and what the index holds; its folder and
+    state; then each of its files not indexed, with why (the first few)."""
     head = Content.assemble(
         (source.name, "bold"), "  ", (type_label(source.source_type),
                                       type_colour(source.source_type)),
-        (f"  ·  {plural(source.files, 'file')} · {plural(source.chunks, 'chunk')}", "dim"))
+        (f"  ·  {source.counts} · {plural(source.chunks, 'chunk')}", "dim"))
     where = Content.assemble("  ", safe(display_path(Path(source.path)), "$text-secondary"))
     if source.state:
         where += Content.styled(f"  {source.state} (its chunks are kept)", "bold $text-warning")
     if source.ignore:
         where += safe(f"  ignore: {', '.join(source.ignore)}", "dim")
-    return Content("\n").join([head, where])
+    lines = [head, where]
+    shown = source.not_indexed[:NOT_INDEXED_SHOWN]
+    lines += [safe(one_line(f"  not indexed: {n.rel}: {n.why}"), "$text-warning") for n in shown]
+    if len(source.not_indexed) > len(shown):
+        lines.append(Content.styled(f"  not indexed: {len(source.not_indexed) - len(shown):,} "
+                                    "more (memlens source list)", "$text-warning"))
+    return Content("\n").join(lines)
 
 
 class SourcesScreen(ModalScreen[None]):

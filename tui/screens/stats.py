@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from engine.display import type_label
+from engine.display import plural, type_label
 
 from .. import keys
 from ..actions import JobKind
@@ -164,7 +164,7 @@ def sources_content(sources: list) -> Content:
         lines.append(Content.assemble(
             f"  {s.name:<{width}}  ",
             (f"{type_label(s.source_type):<14}", type_colour(s.source_type)),
-            f"{s.files:>7,} files {s.chunks:>9,} chunks  ",
+            f"{s.counts:>14}, {plural(s.chunks, 'chunk'):>12}  ",
             safe(display_path(Path(s.path)), "$text-secondary"),
             (f"  {s.state}" if s.state else "", "bold $text-warning")))
     return Content("\n").join(lines)
