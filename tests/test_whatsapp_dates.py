@@ -73,20 +73,19 @@ def test_us_24h_export_reads_as_december_without_a_flag(tmp_path):
                             "other)"]
 
 
-def test_us_export_that_goes_back_in_time_read_day_first(tmp_path):
-    report, msgs = imp("1/11/26, 10:00 - Maya: a\n1/12/26, 10:00 - Sam: b\n"
-                       "2/1/26, 10:00 - Maya: c\n", tmp_path)
-    assert days(msgs) == ["2026-01-11", "2026-01-12", "2026-02-01"]
-    assert report.notes == ["WhatsApp Chat with Maya.txt: dates read month/day "
-                            "(1/11/26 \u2192 1/12/26 \u2026: in time order only that way)"]
-
-
-def test_day_above_12_still_settles_day_first(tmp_path):
-    report, msgs = imp("13/01/26, 10:00 - Maya: a\n01/02/26, 10:00 - Sam: b\n"
-                       "02/03/26, 10:00 - Maya: c\n", tmp_path)
-    assert days(msgs) == ["2026-01-13", "2026-02-01", "2026-03-02"]
-    assert report.notes == ["WhatsApp Chat with Maya.txt: dates read day/month "
-                            "(13/01/26 has a day above 12)"]
+@pytest.mark.parametrize(("export", "expected", "why"), [
+    # read day first, 11 January to 12 January would go back to 2 January: only month first
+    # keeps the chat in time order
+    ("1/11/26, 10:00 - Maya: a\n1/12/26, 10:00 - Sam: b\n2/1/26, 10:00 - Maya: c\n",
+     ["2026-01-11", "2026-01-12", "2026-02-01"],
+     "month/day (1/11/26 \u2192 1/12/26 \u2026: in time order only that way)"),
+    ("13/01/26, 10:00 - Maya: a\n01/02/26, 10:00 - Sam: b\n02/03/26, 10:00 - Maya: c\n",
+     ["2026-01-13", "2026-02-01", "2026-03-02"], "day/month (13/01/26 has a day above 12)"),
+])
+def test_the_order_that_holds_is_read_and_said(tmp_path, export, expected, why):
+    report, msgs = imp(export, tmp_path)
+    assert days(msgs) == expected
+    assert report.notes == [f"WhatsApp Chat with Maya.txt: dates read {why}"]
 
 
 def test_ambiguous_day_first_export_on_a_12h_clock_reads_day_first(tmp_path):
