@@ -206,7 +206,8 @@ def discover_job(config: Config, post: Post) -> None:
         files = library.pending()
         routes = [(c.pattern, c.source_type, c.files)
                   for c in library.route_counts(files.routed)]
-        absent = {s.name for s in library.sources() if not s.present}
+        # the files ``pending`` walked: each source folder is not walked again
+        absent = {s.name for s in library.sources(files.routed) if not s.present}
     except Exception as exc:  # noqa: BLE001
         post(DiscoverLoaded(error=exc))
         return

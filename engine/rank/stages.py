@@ -261,11 +261,14 @@ def placed_for_variety(rows: list[Any]) -> list[str | None]:
     from engine.display import plural, type_label
 
     notes: list[str | None] = []
+    lowest = float("inf")  # of the rows above: most rows sit under it, and need no look back
     for i, row in enumerate(rows):
-        lower = [j + 1 for j in range(i) if rows[j].score < row.score - 1e-9]
-        if not lower:
+        held = lowest < row.score - 1e-9
+        lowest = min(lowest, row.score)
+        if not held:
             notes.append(None)
             continue
+        lower = [j + 1 for j in range(i) if rows[j].score < row.score - 1e-9]
         same_file = [j + 1 for j in range(i) if rows[j].source_file == row.source_file]
         same_type = [j + 1 for j in range(i) if rows[j].source_type == row.source_type]
         if same_file:
