@@ -37,7 +37,7 @@ SOURCE_HALF_LIVES: dict[str, float] = {
     "email_catalog": 90.0,
     **dict.fromkeys(
         ["meeting", "board_summary", "voice", "experiment", "event", "journal"], 60.0),
-    **dict.fromkeys(["slack", "telegram", "signal"], 35.0),
+    **dict.fromkeys(["slack", "telegram", "whatsapp", "signal"], 35.0),
     **dict.fromkeys(["podcast_digest", "checkin"], 30.0),
     **dict.fromkeys(["garmin", "cgm", "scratch"], 14.0),
     # notes are a personal knowledge vault: they age like identity-level material

@@ -131,6 +131,7 @@ def repeats_text(result: Any, most: int = REPEAT_DATES) -> str:
 LABELS: dict[str, str] = {
     "slack": "Slack",
     "telegram": "Telegram",
+    "whatsapp": "WhatsApp",
     "signal": "Signal",
     "meeting": "meeting",
     "email_catalog": "email",

@@ -35,7 +35,7 @@ from engine.scanner import (
     SourceFile,
     classify_missing_files,
     discover_files,
-    indexed_mtimes,
+    indexed_files,
     mounted_sources,
     needs_indexing,
     source_folders,
@@ -92,7 +92,7 @@ def _scan(conn, config: Config, stats: IndexStats) -> list[SourceFile]:
     folders = source_folders(config, mounted)
     files = list(discover_files(config, problems, folders))
     present = {f.rel for f in files}
-    missing = [rel for rel in indexed_mtimes(conn) if rel not in present]
+    missing = [rel for rel in indexed_files(conn) if rel not in present]
     remove, kept = classify_missing_files(config, missing, problems, folders)
     _record_mounted_sources(conn, config, folders, mounted)
     for p in problems + kept:
@@ -151,7 +151,7 @@ def _drop_sources_removed_meanwhile(conn, config: Config, declared: set[str] | N
     now = {s.name for s in found}
     for name in sorted(declared & {s.name for s in config.sources} - now):
         prefix = f"{SOURCE_PREFIX}{name}/"
-        for rel in [r for r in indexed_mtimes(conn) if r.startswith(prefix)]:
+        for rel in [r for r in indexed_files(conn) if r.startswith(prefix)]:
             try:
                 stats.deleted_chunks += remove_file(conn, rel)
             except DBError as exc:
@@ -233,7 +233,7 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
 
             report(Progress("scan"))
             files = _scan(conn, config, stats)
-            todo = files if full else needs_indexing(files, indexed_mtimes(conn))
+            todo = files if full else needs_indexing(files, indexed_files(conn))
             stats.skipped = len(files) - len(todo)
 
             walk_warnings = len(stats.warnings)  # those after it, until the loop ends: read

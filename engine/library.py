@@ -68,11 +68,12 @@ from engine.retrieval.entities import (
 )
 from engine.retrieval.people_filter import PersonFilter
 from engine.scanner import (
+    Indexed,
     SourceFile,
     absent_prefixes,
     all_routes,
     discover_files,
-    indexed_mtimes,
+    indexed_files,
     needs_indexing,
     vanished,
 )
@@ -227,7 +228,7 @@ class _Reads(TimeReads):
         """New, changed and vanished files against the index (everything new without one)."""
         files = list(discover_files(self.config))
         with self._reading() as conn:
-            mtimes = {} if conn is None else indexed_mtimes(conn)
+            mtimes = {} if conn is None else indexed_files(conn)
         return _pending(files, mtimes, absent_prefixes(self.config))
 
     # -- the index as a whole -------------------------------------------------------------
@@ -266,7 +267,7 @@ class _Reads(TimeReads):
             status.exists = True
             status.statistics = index_statistics(conn, self.config.db_path)
             status.statistics.sources = source_states(self.config, conn, files)
-            status.pending = _pending(files, indexed_mtimes(conn),
+            status.pending = _pending(files, indexed_files(conn),
                                       absent_prefixes(self.config))
             stored = stored_embedder(conn)
         status.embedder = embedder_match(
@@ -297,7 +298,7 @@ def index_unavailable(config: Config) -> IndexUnavailable:
     return IndexMissing(f"no index yet at {_where(config)}: run `memlens reindex` first")
 
 
-def _pending(files: list[SourceFile], mtimes: dict[str, float],
+def _pending(files: list[SourceFile], mtimes: dict[str, Indexed],
              absent: tuple[str, ...] = ()) -> PendingFiles:
     """The scanner's change detection, split into new and changed files; ``absent``: the
     prefixes of missing source folders, whose files a reindex keeps."""

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from engine.config import CONFIG_FILENAME
 from engine.index import sources as source_paths
@@ -147,16 +148,26 @@ def all_routes(config) -> tuple[tuple[str, str], ...]:
                               for pattern, source_type in source.routes))
 
 
-def indexed_mtimes(conn) -> dict[str, float]:
-    return {row[0]: row[1] for row in conn.execute("SELECT source_file, mtime FROM index_state")}
+class Indexed(NamedTuple):
+    """What the index recorded of a file when it last read it."""
+
+    mtime: float
+    source_type: str
 
 
-def needs_indexing(files: Iterable[SourceFile], mtimes: dict[str, float]) -> list[SourceFile]:
-    """Level one of change detection: a file is a candidate if it is new or its mtime moved."""
-    return [f for f in files if mtimes.get(f.rel) != f.mtime]
+def indexed_files(conn) -> dict[str, Indexed]:
+    return {row[0]: Indexed(row[1], row[2]) for row in conn.execute(
+        "SELECT source_file, mtime, source_type FROM index_state")}
 
 
-def vanished(files: Iterable[SourceFile], mtimes: dict[str, float],
+def needs_indexing(files: Iterable[SourceFile],
+                   indexed: dict[str, Indexed]) -> list[SourceFile]:
+    """Level one of change detection: a file is a candidate if it is new, its mtime moved, or
+    a route now gives it another source type (its chunks carry the type they were read as)."""
+    return [f for f in files if indexed.get(f.rel) != (f.mtime, f.source_type)]
+
+
+def vanished(files: Iterable[SourceFile], mtimes: dict[str, Indexed],
              absent: tuple[str, ...] = ()) -> list[str]:
     """Indexed files that no route claims on disk any more; those under ``absent`` (the
     prefixes of sources whose folder is not there) are kept by a reindex, so not listed."""
@@ -174,11 +185,11 @@ def pending_files(files: list[SourceFile], db_path: Path) -> tuple[list[SourceFi
     """Files that need (re)indexing and indexed files gone from disk, read-only on the index."""
     from engine.storage.db import connect
 
-    mtimes: dict[str, float] = {}
+    mtimes: dict[str, Indexed] = {}
     if Path(db_path).exists():
         conn = connect(db_path, readonly=True)
         try:
-            mtimes = indexed_mtimes(conn)
+            mtimes = indexed_files(conn)
         finally:
             conn.close()
     return needs_indexing(files, mtimes), vanished(files, mtimes)

@@ -281,8 +281,8 @@ async def test_80x24_dialogs_fit_and_the_footer_keeps_f1_f2(demo_root):  # noqa:
         for bid in ("#import", "#cancel"):
             assert _visible(app, dialog.query_one(bid))  # always on screen
         help_text = dialog.query_one("#import-kind-help").render().plain
-        assert "→ data/telegram/" in help_text and "->" not in help_text
-        assert "WhatsApp has no source type of its own" in help_text
+        assert "→ data/whatsapp/" in help_text and "->" not in help_text
+        assert "one log per chat, named after it" in help_text
         await pilot.press("tab", "tab")  # to the checkboxes: scrolled into view
         await pilot.pause()
         assert dialog.focused.id == "import-dry-run" and _visible(app, dialog.focused)
@@ -383,7 +383,7 @@ async def test_import_result_dialog_shows_the_whole_summary_at_80x24(demo_root):
 
     report = SimpleNamespace(kind="whatsapp", ok=True, dry_run=False, records_imported=3,
                              problems=[("chat.txt", 5, "unrecognised date/time format")])
-    long_line = "wrote data/telegram/whatsapp-" + "A-very-long-chat-name-" * 4 + ".jsonl (+3)"
+    long_line = "wrote data/whatsapp/" + "A-very-long-chat-name-" * 4 + ".jsonl (+3)"
     app = make_app(demo_root)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)

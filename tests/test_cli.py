@@ -136,7 +136,7 @@ def test_import_then_reindex_then_search(root, tmp_path, capsys):
                       "12/03/2026, 21:05 - Sam Rivera: wonderful, bring it Saturday\n")
     code, out, err = run(capsys, "import", "whatsapp", str(export), "--root", str(root),
                          "--dry-run")
-    assert code == 0 and not (root / "data/telegram").exists()
+    assert code == 0 and not (root / "data/whatsapp").exists()
     code, out, err = run(capsys, "import", "whatsapp", str(export), "--root", str(root),
                          "--json")
     report = json.loads(out)
@@ -145,7 +145,7 @@ def test_import_then_reindex_then_search(root, tmp_path, capsys):
     code, out, _ = run(capsys, "search", "pelican kite", "--root", str(root), "--json",
                        "--mode", "keyword")
     top = json.loads(out)["results"][0]
-    assert top["source_type"] == "telegram" and "pelican kite" in top["content"]
+    assert top["source_type"] == "whatsapp" and "pelican kite" in top["content"]
     code, out, err = run(capsys, "import", "mbox", str(tmp_path / "nope.mbox"), "--root",
                          str(root))
     assert code == 2 and err.startswith("memlens: ") and err.count("\n") == 1

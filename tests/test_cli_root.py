@@ -92,8 +92,8 @@ def test_import_writes_into_the_named_root(env, capsys, tmp_path, where):
     code, out, err = run(capsys, place(["import", "whatsapp", str(export), "--json"], where,
                                        "--root", str(new_root)))
     assert code == 0 and json.loads(out)["records_imported"] == 1, err
-    assert list((new_root / "data/telegram").glob("*.jsonl"))
-    assert not (decoy / "data/telegram").exists()
+    assert list((new_root / "data/whatsapp").glob("*.jsonl"))
+    assert not (decoy / "data/whatsapp").exists()
 
 
 @pytest.mark.parametrize("argv", [["--root", "R", "mcp"], ["mcp", "--root", "R"],

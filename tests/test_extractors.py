@@ -54,7 +54,7 @@ def run(source_type: str, root: Path, rel: str) -> tuple[list[Chunk], Problems]:
 
 def test_registry_covers_exactly_the_scanner_source_types():
     assert set(EXTRACTORS) == set(SOURCE_TYPES)
-    assert len(EXTRACTORS) == 25
+    assert len(EXTRACTORS) == 26
     for source_type, cls in EXTRACTORS.items():
         assert issubclass(cls, BaseExtractor)
         assert cls.source_type == source_type
@@ -65,7 +65,7 @@ def test_registry_covers_exactly_the_scanner_source_types():
 def test_registry_seed_class_names():
     names = {cls.__name__ for cls in EXTRACTORS.values()}
     assert names == {
-        "SlackExtractor", "TelegramExtractor", "SignalExtractor", "MeetingExtractor",
+        "SlackExtractor", "TelegramExtractor", "WhatsAppExtractor", "SignalExtractor", "MeetingExtractor",
         "EmailCatalogExtractor", "EventExtractor", "GarminExtractor", "CGMExtractor",
         "VoiceExtractor", "MarkdownTranscriptExtractor", "QuoteExtractor",
         "ObservationExtractor", "StoryExtractor", "CheckinExtractor", "JournalExtractor",
@@ -79,9 +79,9 @@ def test_registry_seed_class_names():
 
 def test_get_extractor_unknown_type_raises_clear_keyerror():
     with pytest.raises(KeyError) as info:
-        get_extractor("whatsapp")
+        get_extractor("myspace")
     msg = str(info.value)
-    assert "no extractor for source type 'whatsapp'" in msg
+    assert "no extractor for source type 'myspace'" in msg
     assert "slack" in msg and "note" in msg
 
 

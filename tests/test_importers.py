@@ -138,8 +138,8 @@ def test_telegram_desktop_result_json(tmp_path):
 
 def test_whatsapp_android_group_chat(tmp_path):
     report = do_import("whatsapp", "whatsapp/whatstk/pokemon.txt", tmp_path, people=True)
-    assert report.files_written == ["data/telegram/whatsapp-pokemon.jsonl"]
-    msgs = lines(tmp_path, "data/telegram/whatsapp-pokemon.jsonl")
+    assert report.files_written == ["data/whatsapp/pokemon.jsonl"]
+    msgs = lines(tmp_path, "data/whatsapp/pokemon.jsonl")
     assert len(msgs) == 18 and report.records_skipped == {"encryption notices": 2}
     # DD.MM.YYYY detected from the data (31.10.2016 has a first field above 12)
     assert msgs[0]["date"] == "2016-08-06T13:23:00+02:00"
@@ -156,14 +156,14 @@ def test_whatsapp_android_group_chat(tmp_path):
 
 def test_whatsapp_ios_export_with_phone_number_senders(tmp_path):
     report = do_import("whatsapp", "whatsapp/whatstk/lorem.txt", tmp_path, people=True)
-    msgs = lines(tmp_path, "data/telegram/whatsapp-lorem.jsonl")
+    msgs = lines(tmp_path, "data/whatsapp/lorem.jsonl")
     assert len(msgs) == report.records_imported == 500 and report.problems == []
     assert msgs[0]["date"] == "2020-01-15T02:22:56+01:00" and msgs[0]["from"] == "Mary"
     assert {m["from"] for m in msgs} == {"Mary", "John", "Giuseppe", "+1 123 456 789"}
     # a phone number is not a person's name
     assert report.people_added == ["Mary (new)", "Giuseppe (new)", "John (new)"]
     chunks, problems = extract_all(tmp_path, report.files_written)
-    assert problems == [] and len(chunks["data/telegram/whatsapp-lorem.jsonl"]) == 50
+    assert problems == [] and len(chunks["data/whatsapp/lorem.jsonl"]) == 50
 
 
 def test_webvtt_samples(tmp_path):
@@ -362,7 +362,7 @@ def test_import_then_reindex_then_search_finds_imported_messages(tmp_path):
         assert hits and hits[0].source_file == "data/slack/enrique.jsonl"
         assert "annealing" in hits[0].content.lower()
         hits = searcher.search("Pokeball", mode="keyword").results
-        assert hits and hits[0].source_file == "data/telegram/whatsapp-pokemon.jsonl"
+        assert hits and hits[0].source_file == "data/whatsapp/pokemon.jsonl"
         hits = searcher.search("Netscape", mode="keyword", source_types=["email_catalog"]).results
         assert hits and all(h.source_file == "data/email/catalog/mbox.jsonl" for h in hits)
     finally:

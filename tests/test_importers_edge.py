@@ -342,8 +342,8 @@ def test_whatsapp_styles(tmp_path, style):
     src = write(tmp_path / "WhatsApp Chat with Trip.txt", WHATSAPP_STYLES[style])
     report = imp("whatsapp", src, tmp_path / "root")
     assert report.problems == [] and report.files_written == [
-        "data/telegram/whatsapp-Trip.jsonl"]
-    msgs = read_jsonl(tmp_path / "root/data/telegram/whatsapp-Trip.jsonl")
+        "data/whatsapp/Trip.jsonl"]
+    msgs = read_jsonl(tmp_path / "root/data/whatsapp/Trip.jsonl")
     assert [(m["date"][:16], m["from"], m["text"]) for m in msgs] == [
         ("2020-01-15T14:00", "system" if style.startswith("android") else "Trip",
          "Maya created group \"Trip\"" if style.startswith("android")
@@ -353,14 +353,14 @@ def test_whatsapp_styles(tmp_path, style):
     ]
     assert msgs[0]["system"] is True and msgs[1]["date"].endswith("+01:00")
     assert report.records_skipped == {"media without text": 1}
-    chunks, problems = extract(tmp_path / "root", "data/telegram/whatsapp-Trip.jsonl")
+    chunks, problems = extract(tmp_path / "root", "data/whatsapp/Trip.jsonl")
     assert not problems and "[2020-01-15 14:05] Maya: Hi all\nsecond line" in chunks[0].content
 
 
 def test_whatsapp_ambiguous_dates_are_noted(tmp_path):
     src = write(tmp_path / "chat.txt", "01/02/20, 10:00 - Maya: one\n03/02/20, 11:00 - Sam: two\n")
     report = imp("whatsapp", src, tmp_path / "root")
-    msgs = read_jsonl(tmp_path / "root/data/telegram/whatsapp-chat.jsonl")
+    msgs = read_jsonl(tmp_path / "root/data/whatsapp/chat.jsonl")
     assert [m["date"][:10] for m in msgs] == ["2020-02-01", "2020-02-03"]  # day first
     assert report.notes == ["chat.txt: dates read day/month (01/02/20 \u2192 03/02/20: spans "
                             "2 days that way, 60 the other)"]  # the sequence decides
@@ -376,7 +376,7 @@ def test_whatsapp_unknown_date_format_and_invalid_dates(tmp_path):
     assert report.ok and report.records_imported == 2
     assert [(p[0], p[1]) for p in report.problems] == [("chat.txt", 2), ("chat.txt", 4)]
     assert "unrecognised date/time format" in report.problems[0][2]
-    msgs = read_jsonl(tmp_path / "root/data/telegram/whatsapp-chat.jsonl")
+    msgs = read_jsonl(tmp_path / "root/data/whatsapp/chat.jsonl")
     assert [m["text"] for m in msgs] == ["fine", "also fine"]
 
 
@@ -400,13 +400,13 @@ def test_whatsapp_zip_newer_export_and_repeated_messages(tmp_path):
         zf.writestr("_chat.txt", old)
     write(tmp_path / "WhatsApp Chat - Maya Chen.zip", buf.getvalue())
     first = imp("whatsapp", tmp_path / "WhatsApp Chat - Maya Chen.zip", root)
-    assert first.files_written == ["data/telegram/whatsapp-Maya-Chen.jsonl"]
+    assert first.files_written == ["data/whatsapp/Maya-Chen.jsonl"]
     assert first.records_imported == 2  # the same words twice are two messages
     newer = write(tmp_path / "WhatsApp Chat with Maya Chen.txt",
                   old + "15/01/20, 10:01 - Sam: ok\n15/01/20, 10:00 - Maya: ok\n")
     report = imp("whatsapp", newer, root)
     assert (report.records_imported, report.records_skipped_duplicate) == (2, 2)
-    assert len(read_jsonl(root / "data/telegram/whatsapp-Maya-Chen.jsonl")) == 4
+    assert len(read_jsonl(root / "data/whatsapp/Maya-Chen.jsonl")) == 4
 
 
 # --------------------------------------------------------------------------- vtt / srt

@@ -19,7 +19,7 @@ from tests.conftest import run_cli as run
 
 FORMATS = Path(__file__).resolve().parents[2] / "shared" / "bench-data" / "formats"
 TZ = "Europe/Berlin"
-OUT = "data/telegram/whatsapp-Maya.jsonl"
+OUT = "data/whatsapp/Maya.jsonl"
 
 # an Android export from a US phone on a 24-hour clock: 1-5 December 2026
 US_24H = ("12/1/26, 19:02 - Maya: the kiln is lit\n"
@@ -124,7 +124,7 @@ def test_order_is_decided_per_file(tmp_path):
     write(folder / "WhatsApp Chat with Sam.txt", UK_12H)
     report = run_import("whatsapp", folder, tmp_path / "root", local_tz=TZ)
     assert days(read_jsonl(tmp_path / "root" / OUT))[0] == "2026-12-01"
-    assert days(read_jsonl(tmp_path / "root/data/telegram/whatsapp-Sam.jsonl"))[0] == \
+    assert days(read_jsonl(tmp_path / "root/data/whatsapp/Sam.jsonl"))[0] == \
         "2026-12-01"
     assert [n.split(" (")[0] for n in sorted(report.notes)] == [
         "WhatsApp Chat with Maya.txt: dates read month/day",
@@ -206,7 +206,7 @@ def test_cli_date_order_forces_either_way(root, tmp_path, capsys):
     uk = write(tmp_path / "uk/WhatsApp Chat with Sam.txt", UK_12H)
     code, report, _ = cli_import(capsys, root, uk, "--date-order", "MDY", "--tz", TZ)
     assert code == 0 and "(--date-order mdy)" in report["notes"][0]
-    assert days(read_jsonl(root / "data/telegram/whatsapp-Sam.jsonl")) == [
+    assert days(read_jsonl(root / "data/whatsapp/Sam.jsonl")) == [
         "2026-01-12", "2026-02-12", "2026-03-12"]
 
 

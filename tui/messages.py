@@ -74,6 +74,8 @@ class ImportRequest:
     source: Path
     people: bool = False
     dry_run: bool = False
+    date_order: str | None = None  # "dmy" / "mdy" (WhatsApp only); None: detected per file
+    local_tz: str | None = None  # the zone of the export's naive times; None: the system zone
 
 
 @dataclass(frozen=True)

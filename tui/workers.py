@@ -162,7 +162,8 @@ def import_job(request: ImportRequest, root: Path, post: Post) -> None:
         from engine.importers import run_import
 
         report = run_import(request.kind, request.source, root, people=request.people,
-                            dry_run=request.dry_run, progress=progress)
+                            dry_run=request.dry_run, progress=progress,
+                            local_tz=request.local_tz, date_order=request.date_order)
     except BaseException as exc:  # noqa: BLE001 - shown in a modal, never as a traceback
         post(JobFailed(JobKind.IMPORT, exc))
         return

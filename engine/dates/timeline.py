@@ -28,7 +28,7 @@ from engine.storage.db import Connection
 
 # How a day reads: the day's own records first, then conversations, then documents.
 TYPE_ORDER = ("journal", "checkin", "garmin", "cgm", "event", "experiment", "meeting",
-              "voice", "slack", "telegram", "signal", "email_catalog", "interview",
+              "voice", "slack", "telegram", "whatsapp", "signal", "email_catalog", "interview",
               "interview_meta", "transcript", "note", "scratch", "story", "quote",
               "observation", "podcast_digest", "board_summary", "entity_file", "codebase_doc",
               "rwgps_memory")

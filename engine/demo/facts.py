@@ -14,18 +14,18 @@ from . import text as T
 DEMO_FORMAT = 1
 
 #: Shares of a ``chunks=N`` root (the rest: all other source types together).
-MESSAGING_SHARES = {"slack": 0.70, "telegram": 0.15, "signal": 0.03}
+MESSAGING_SHARES = {"slack": 0.70, "telegram": 0.12, "whatsapp": 0.03, "signal": 0.03}
 OTHER_SHARE = 1.0 - sum(MESSAGING_SHARES.values())
 WINDOW = 10  # messages per messaging chunk (engine/extractors/messaging.py)
 SECTION_MAX_CHARS = 2000  # markdown sections longer than this are split (we never write one)
 SEGMENT_CHUNK_CHARS = 1500  # meeting/voice segment packing (engine/extractors/documents.py)
 
 # Default (chunks=None) messaging windows.
-DEFAULT_WINDOWS = {"slack": 850, "telegram": 200, "signal": 50}
+DEFAULT_WINDOWS = {"slack": 850, "telegram": 200, "whatsapp": 40, "signal": 50}
 
 # Top-level paths the demo owns (deleted on overwrite). data/search and memlens.toml are not.
 OWNED_PATHS = (
-    "data/slack", "data/telegram", "data/signal", "data/meetings", "data/email", "data/photos",
+    "data/slack", "data/telegram", "data/whatsapp", "data/signal", "data/meetings", "data/email", "data/photos",
     "data/health", "data/journal", "data/voice", "data/identity", "data/interviews",
     "data/podcasts", "data/board", "memory", "notes", "profile",
 )

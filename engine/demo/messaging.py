@@ -1,4 +1,4 @@
-"""The demo's chat logs (slack, telegram, signal) and their helpers."""
+"""The demo's chat logs (slack, telegram, whatsapp, signal) and their helpers."""
 
 from __future__ import annotations
 
@@ -26,8 +26,9 @@ class _Messaging:
             share = sum(MESSAGING_SHARES.values())
             slack = round(m * MESSAGING_SHARES["slack"] / share)
             tg = round(m * MESSAGING_SHARES["telegram"] / share)
-            windows = {"slack": max(1, slack), "telegram": max(1, tg),
-                       "signal": max(1, m - slack - tg)}
+            wa = round(m * MESSAGING_SHARES["whatsapp"] / share)
+            windows = {"slack": max(1, slack), "telegram": max(1, tg), "whatsapp": max(1, wa),
+                       "signal": max(1, m - slack - tg - wa)}
         self._total = self._done + sum(windows.values())
         total_msgs = sum(windows.values()) * WINDOW
         pool_size = max(1500, min(25_000, total_msgs // 200))
@@ -63,6 +64,13 @@ class _Messaging:
             members = [("Sam Rivera", 1.0)] + [(p, 1.0) for p in people]
             self._chat(f"data/telegram/{name}.jsonl", "telegram", w, members, pools, domain,
                        rng, 0, {})
+        # whatsapp: the importer's layout, wall-clock times with the day's offset
+        rng = self.rng("whatsapp")
+        sizes = _apportion(windows["whatsapp"], [0.6, 0.4][:len(T.WHATSAPP_CHATS)])
+        for (name, domain, people), w in zip(T.WHATSAPP_CHATS, sizes, strict=True):
+            members = [("Sam Rivera", 1.0)] + [(p, 1.0) for p in people]
+            self._chat(f"data/whatsapp/{name.replace(' ', '-')}.jsonl", "whatsapp", w, members,
+                       pools, domain, rng, 0, {})
         # signal
         rng = self.rng("signal")
         sizes = _apportion(windows["signal"], [0.65, 0.35][:len(T.SIGNAL_THREADS)])
@@ -80,7 +88,7 @@ class _Messaging:
         if stype == "slack":
             lo, hi = (0, 86399) if domain == "ops" else (8 * 3600 + 1800, 19 * 3600)
             weekend_w = 0.5 if domain == "ops" else 0.1
-        elif stype == "telegram":
+        elif stype in ("telegram", "whatsapp"):
             lo, hi, weekend_w = 7 * 3600, 23 * 3600 + 1800, 1.3
         else:
             lo, hi, weekend_w = 8 * 3600, 22 * 3600, 1.2
@@ -146,6 +154,9 @@ class _Messaging:
                             recent.append(ts)
                         buf.append('{"ts": "' + ts + '", "user": ' + who + ', "text": "' + text
                                    + '", "thread_ts": ' + thr + "}\n")
+                    elif stype == "whatsapp":
+                        buf.append('{"date": "' + d.iso + "T" + hms[sec] + d.off + '", "from": '
+                                   + who + ', "text": "' + text + '"}\n')
                     elif stype == "telegram":
                         u = d.utc0 + sec
                         ud = u // 86400

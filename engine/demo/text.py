@@ -537,7 +537,7 @@ DOMAIN_TAILS = {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Slack channels, telegram chats, signal threads
+# Slack channels, telegram chats, whatsapp chats, signal threads
 # ---------------------------------------------------------------------------------------------
 
 # name, domain, extra named members (the work cast is in every work channel)
@@ -571,6 +571,11 @@ TELEGRAM_CHATS: list[tuple[str, str, list[str]]] = [
     ("granite-board", "coop", ["Jonah Fischer", "Hannah Weiss"]),
     ("book-club", "friends", ["Olivia Park", "Marcus Bell", "Maya Chen"]),
     ("marcus-bell", "friends", ["Marcus Bell"]),
+]
+# WhatsApp chats are named as the importer names them: after the chat, as the person wrote it
+WHATSAPP_CHATS: list[tuple[str, str, list[str]]] = [
+    ("Climbing crew", "climbing", ["Hannah Weiss", "Robert Okafor"]),
+    ("Lucia Rivera", "family", ["Lucia Rivera"]),
 ]
 SIGNAL_THREADS: list[tuple[str, str, list[str]]] = [
     ("elena-rivera", "family", ["Elena Rivera"]),

@@ -19,7 +19,13 @@ from .markdown import (
     RwgpsMemoryExtractor,
     ScratchExtractor,
 )
-from .messaging import MessagingExtractor, SignalExtractor, SlackExtractor, TelegramExtractor
+from .messaging import (
+    MessagingExtractor,
+    SignalExtractor,
+    SlackExtractor,
+    TelegramExtractor,
+    WhatsAppExtractor,
+)
 from .records import (
     CheckinExtractor,
     EmailCatalogExtractor,
@@ -37,6 +43,7 @@ from .records import (
 _CLASSES: tuple[type[BaseExtractor], ...] = (
     SlackExtractor,
     TelegramExtractor,
+    WhatsAppExtractor,
     SignalExtractor,
     MeetingExtractor,
     EmailCatalogExtractor,

@@ -1,4 +1,4 @@
-"""Messaging logs (slack, telegram, signal): JSONL, one message per line, windows of 10.
+"""Chat logs (slack, telegram, whatsapp, signal): JSONL, one message per line, windows of 10.
 
 A window holds the next 10 valid messages in file order, or fewer when the next one would take
 its text past CHUNK_MAX_CHARS (engine/extractors/bounds.py), so appending messages changes only
@@ -27,6 +27,7 @@ from .common import (
 from .reading import iter_jsonl
 
 WINDOW_SIZE = 10
+LEGACY_WHATSAPP_PREFIX = "whatsapp-"
 MESSAGE_MAX_CHARS = CHUNK_MAX_CHARS - 200  # room for its "[date time] sender: " line
 
 
@@ -65,6 +66,10 @@ class MessagingExtractor(BaseExtractor):
     def __init__(self) -> None:
         self.resume_point: ResumePoint | None = None
 
+    def channel_name(self, path: Path) -> str:
+        """The chat's name as results show it: the log's file name."""
+        return path.stem
+
     def extract(self, path: Path, source_file: str, problems: Problems,
                 resume: ResumePoint | None = None) -> Iterator[Chunk]:
         """Yield the windows; with ``resume``, only those from ``resume.window`` on.
@@ -73,7 +78,7 @@ class MessagingExtractor(BaseExtractor):
         message of a window with its index gives exactly the windows a full read would.
         Afterwards ``resume_point`` says where the (possibly partial) last window starts.
         """
-        channel = path.stem
+        channel = self.channel_name(path)
         window: list[Message] = []
         start = resume or ResumePoint(0, 1, 0)
         index = start.window
@@ -230,6 +235,20 @@ class TelegramExtractor(MessagingExtractor):
                     return None
             value = "".join(parts)
         return super().message_text(value, line, problems)
+
+
+class WhatsAppExtractor(TelegramExtractor):
+    """``data/whatsapp/<chat>.jsonl``, as the WhatsApp importer writes it: the telegram
+    fields plus ``id``, ``tz`` and ``system``. A log at ``data/telegram/whatsapp-<chat>.jsonl``
+    (where earlier importers wrote WhatsApp chats) is read the same, its chat named without
+    the ``whatsapp-`` prefix."""
+
+    source_type = "whatsapp"
+
+    def channel_name(self, path: Path) -> str:
+        stem = path.stem
+        legacy = path.parent.name == "telegram" and stem.startswith(LEGACY_WHATSAPP_PREFIX)
+        return stem[len(LEGACY_WHATSAPP_PREFIX):] if legacy else stem
 
 
 class SignalExtractor(MessagingExtractor):

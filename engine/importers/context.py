@@ -11,7 +11,7 @@ from typing import Any
 from ._source import SourceTree
 from ._util import ImportFailed, parse_json, resolve_tz, safe_relpath
 from .report import ImportReport
-from .targets import JsonDoc, MessageLog, RecordLog, Target, TextDoc, apply_targets
+from .targets import JsonDoc, MessageLog, Move, RecordLog, Target, TextDoc, apply_targets
 
 ProgressFn = Callable[[int, int], None]
 
@@ -36,6 +36,8 @@ class ImportContext:
         self.report = report
         self._progress = progress
         self.targets: dict[str, Target] = {}
+        self.moves: dict[str, Move] = {}  # old log -> where it belongs now
+        self._ids: dict[str, frozenset[str]] = {}
         self.people: list[tuple[str, list[str]]] = []
 
     # -- reporting ------------------------------------------------------------------------
@@ -120,9 +122,36 @@ class ImportContext:
                     return rel
             n += 1
 
+    def existing(self, pattern: str) -> list[str]:
+        """The data root's files matching ``pattern`` (a glob relative to it), sorted."""
+        return sorted(p.relative_to(self.root).as_posix() for p in self.root.glob(pattern)
+                      if p.is_file())
+
+    def log_ids(self, rel: str) -> frozenset[str]:
+        """The ``id`` of every record of the JSONL log ``rel`` (read once per import)."""
+        if rel not in self._ids:
+            ids: set[str] = set()
+            try:
+                with open(self.root / rel, "rb") as fh:
+                    for raw in fh:
+                        try:
+                            obj = parse_json(raw.decode("utf-8", "replace"))
+                        except ValueError:
+                            continue
+                        if isinstance(obj, dict) and obj.get("id") is not None:
+                            ids.add(str(obj["id"]))
+            except OSError:
+                pass
+            self._ids[rel] = frozenset(ids)
+        return self._ids[rel]
+
+    def move_log(self, old: str, new: str, why: str) -> None:
+        """The log ``old`` belongs at ``new``: moved or merged there before ``new`` is written."""
+        self.moves[self._claim(old)] = Move(old, self._claim(new), why)
+
     def apply(self, dry_run: bool) -> None:
         """Write (or, on a dry run, plan) every target registered by the importer."""
-        apply_targets(self.targets, self.root, self.report, dry_run)
+        apply_targets(self.targets, self.root, self.report, dry_run, tuple(self.moves.values()))
 
 
 def resolve_zone(value: str | None) -> tuple[tzinfo, str]:

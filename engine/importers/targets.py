@@ -11,7 +11,11 @@ the data layer's documented formats. ``apply_targets`` then merges them:
   new ones; other lines are kept byte for byte;
 * **JSON documents** (meeting, voice, garmin) are merged key by key over the existing file, so
   fields the user added (a meeting ``summary``) survive a re-import;
-* **text documents** (notes) are replaced when their text differs.
+* **text documents** (notes) are replaced when their text differs;
+* **moved logs** (an earlier importer's log of a chat, now kept elsewhere) are renamed to the
+  log they belong in before it is merged, or, when that log exists, merged into it (duplicates
+  dropped by ``id``) and then removed: a crash in between leaves both, and the next import
+  merges again.
 
 A file whose content would not change is never written (its mtime stays put). New and rewritten
 files are written atomically: a temp file in the same folder, fsync, then ``os.replace``
@@ -21,6 +25,7 @@ files are written atomically: a temp file in the same folder, fsync, then ``os.r
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
@@ -60,15 +65,25 @@ class TextDoc:
 Target = MessageLog | RecordLog | JsonDoc | TextDoc
 
 
+@dataclass(frozen=True)
+class Move:
+    """A log that belongs at ``new``: moved, or merged into it, before ``new`` is written."""
+
+    old: str
+    new: str
+    why: str
+
+
 def apply_targets(targets: dict[str, Target], root: Path, report: ImportReport,
-                  dry_run: bool) -> None:
+                  dry_run: bool, moves: tuple[Move, ...] = ()) -> None:
     """Merge every target into its file under ``root`` (or, on a dry run, only count)."""
+    planned = _apply_moves(moves, targets, root, report, dry_run)
     for rel in sorted(targets):
         target = targets[rel]
         path = root / rel
         try:
             if isinstance(target, MessageLog | RecordLog):
-                written = _apply_log(report, rel, path, target, dry_run)
+                written = _apply_log(report, rel, path, target, dry_run, planned.get(rel))
             elif isinstance(target, JsonDoc):
                 written = _apply_json(report, rel, path, target, dry_run)
             else:
@@ -84,9 +99,49 @@ def apply_targets(targets: dict[str, Target], root: Path, report: ImportReport,
                 report.files_written.append(rel)
 
 
+def _apply_moves(moves: tuple[Move, ...], targets: dict[str, Target], root: Path,
+                 report: ImportReport, dry_run: bool) -> dict[str, bytes]:
+    """Move (or merge) each old log into its new place. On a dry run nothing moves: returns
+    what each new log would hold after the moves, so the counts are the real run's."""
+    planned: dict[str, bytes] = {}
+    for move in moves:
+        old, new = root / move.old, root / move.new
+        if not old.is_file():
+            continue
+        verb = "would move" if dry_run else "moved"
+        try:
+            if dry_run:
+                before = planned.get(move.new)
+                if before is None:
+                    before = new.read_bytes() if new.exists() else b""
+                data = old.read_bytes()
+                planned[move.new] = before + (b"\n" if before[-1:] not in (b"", b"\n")
+                                              else b"") + data
+            elif not new.exists():
+                new.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(old, new)
+            else:
+                verb = "merged"
+                target = targets.get(move.new)
+                if not isinstance(target, MessageLog):
+                    continue
+                records = [r for line in old.read_bytes().split(b"\n")
+                           if isinstance(r := _loads(line.decode("utf-8", "replace")), dict)]
+                _apply_log(ImportReport(report.kind, report.source), move.new, new,
+                           MessageLog(records, target.ts_field, target.sender_field,
+                                      target.text_field), dry_run=False)
+                old.unlink()
+        except OSError as exc:
+            report.problems.append((move.old, None, f"cannot move to {move.new}: {exc}"))
+            continue
+        report.add_note(f"{verb} {move.old} to {move.new} ({move.why})")
+    return planned
+
+
 def _apply_log(report: ImportReport, rel: str, path: Path, target: MessageLog | RecordLog,
-               dry_run: bool) -> int:
-    existing = path.read_bytes() if path.exists() else b""
+               dry_run: bool, planned: bytes | None = None) -> int:
+    """``planned``: what the file would hold now (a dry run's moves), instead of its bytes."""
+    existing = planned if planned is not None else path.read_bytes() if path.exists() else b""
     raw_lines = existing.split(b"\n")
     if raw_lines and raw_lines[-1] == b"":
         raw_lines.pop()

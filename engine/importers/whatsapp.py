@@ -1,8 +1,11 @@
-"""WhatsApp "Export chat" ``.txt`` (or its ``.zip``) -> ``data/telegram/whatsapp-<chat>.jsonl``.
+"""WhatsApp "Export chat" ``.txt`` (or its ``.zip``) -> ``data/whatsapp/<chat>.jsonl``.
 
-WhatsApp has no source type of its own in the data layer; its messages are written in the
-``telegram`` message format (``{"date", "from", "text"}`` plus ``id``, ``tz``, ``system``?) in
-files prefixed ``whatsapp-`` so they stay apart from Telegram chats.
+One log per chat, named after the chat (``WhatsApp Chat with Maya.txt``, ``WhatsApp-Maya.txt``
+and a zip's ``_chat.txt`` in ``WhatsApp Chat - Maya.zip`` are all ``Maya``), in the telegram
+message format (``{"date", "from", "text"}`` plus ``id``, ``tz``, ``system``?). A chat already
+imported under another name is found by its messages: the log holding any of them takes the
+new ones. A log where earlier importers wrote WhatsApp chats (``data/telegram/whatsapp-*``) is
+moved into ``data/whatsapp/`` when its chat is imported again.
 
 Both styles are read: Android ``DD/MM/YY, HH:MM - Sender: text`` and iOS
 ``[DD/MM/YY, HH:MM:SS] Sender: text`` (with or without the comma, an optional leading U+200E),
@@ -21,7 +24,7 @@ read as wall-clock times in the import's zone (``--tz``, else the system zone), 
 that zone's offset and recorded in ``tz``.
 
 There are no message ids in an export; ``id`` is a hash of (time, sender, text, occurrence),
-so a newer export of the same chat dedupes against the older one.
+so a newer export of the same chat dedupes against the older one, message by message.
 """
 
 from __future__ import annotations
@@ -53,9 +56,12 @@ _MEDIA = re.compile(
 _DELETED = re.compile(r"^(?:This message was deleted\.?|You deleted this message\.?)$")
 _BOILERPLATE = re.compile(r"end-to-end encrypt", re.IGNORECASE)
 _ORDER_WORDS = {"DMY": "day/month", "MDY": "month/day"}
-_CHAT_NAME = re.compile(r"^(?:WhatsApp Chat (?:with|mit|met|con|avec|com)|Chat de WhatsApp "
-                        r"con|Conversa do WhatsApp com|WhatsApp Chat -)\s*(?P<name>.+)$",
-                        re.IGNORECASE)
+_CHAT_NAME = re.compile(r"^(?:(?:WhatsApp[ _-]Chat[ _-](?:with|mit|met|con|avec|com)|Chat de "
+                        r"WhatsApp con|Conversa do WhatsApp com|WhatsApp Chat -)[\s_-]*|"
+                        r"WhatsApp[\s_-]+)(?P<name>\S.*)$", re.IGNORECASE)
+_DOWNLOAD_COPY = re.compile(r"\s*\(\d{1,3}\)$")  # "… (2)": a browser's second download
+CHAT_FOLDER = "data/whatsapp"
+LEGACY_LOGS = "data/telegram/whatsapp-*.jsonl"  # where earlier importers wrote WhatsApp chats
 
 
 @dataclass
@@ -78,7 +84,7 @@ class _Header:
 
 class WhatsAppImporter(Importer):
     kind = "whatsapp"
-    description = "WhatsApp 'Export chat' .txt or .zip (Android or iOS) -> data/telegram/"
+    description = "WhatsApp 'Export chat' .txt or .zip (Android or iOS) -> data/whatsapp/"
 
     def parse(self, ctx: ImportContext) -> None:
         tree = ctx.tree()
@@ -103,8 +109,8 @@ class WhatsAppImporter(Importer):
                 ctx.problem(label, None, "no line starts with a WhatsApp timestamp; skipped")
                 continue
             if records:
-                ctx.messages(f"data/telegram/whatsapp-{slugify(chat, fallback='chat')}.jsonl",
-                             records, ts_field="date", sender_field="from", text_field="text")
+                ctx.messages(self._log_for(ctx, chat, records), records, ts_field="date",
+                             sender_field="from", text_field="text")
             if len(senders) == 2 and chat in senders:
                 ctx.person(chat)  # a one-to-one chat: the other sender is the owner
             else:
@@ -114,15 +120,40 @@ class WhatsAppImporter(Importer):
 
     @staticmethod
     def _chat_name(name: str, tree) -> str:
+        """The chat's name from the export's file (or, for ``_chat.txt``, folder/zip) name,
+        without WhatsApp's wording around it or a download's `` (2)``."""
         stem = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        m = _CHAT_NAME.match(stem)
-        if m:
-            return m["name"].strip()
         if stem.lower() in ("_chat", "chat"):
-            parent = name.rsplit("/", 2)[-2] if "/" in name else tree.display_name
-            m = _CHAT_NAME.match(parent)
-            return m["name"].strip() if m else parent
-        return stem
+            stem = name.rsplit("/", 2)[-2] if "/" in name else tree.display_name
+            stem = stem.removesuffix(".zip").removesuffix(".ZIP")
+        stem = _DOWNLOAD_COPY.sub("", stem).strip()
+        m = _CHAT_NAME.match(stem)
+        return m["name"].strip() if m else stem
+
+    @staticmethod
+    def _log_for(ctx: ImportContext, chat: str, records: list[dict[str, Any]]) -> str:
+        """The log the chat's messages go to: a ``data/whatsapp/`` log already holding any of
+        them (the same chat exported under another file name), else one named after the
+        chat. An earlier importer's log of the chat (by its messages or its name) is moved
+        into it."""
+        ids = {r["id"] for r in records}
+        named = f"{CHAT_FOLDER}/{slugify(chat, fallback='chat')}.jsonl"
+
+        def same_chat(rel: str) -> int:
+            """Messages shared with the log ``rel``, when they make it the same chat: half of
+            the smaller side at least (one greeting sent to two groups does not)."""
+            theirs = ctx.log_ids(rel)
+            n = len(ids & theirs)
+            return n if n and 2 * n >= min(len(ids), len(theirs)) else 0
+
+        shared = {rel: n for rel in ctx.existing(f"{CHAT_FOLDER}/*.jsonl")
+                  if (n := same_chat(rel))}
+        target = max(shared, key=lambda rel: (shared[rel], rel == named)) if shared else named
+        for rel in ctx.existing(LEGACY_LOGS):
+            legacy_name = rel.rsplit("/", 1)[-1].removesuffix(".jsonl")
+            if legacy_name == f"whatsapp-{slugify(chat, fallback='chat')}" or same_chat(rel):
+                ctx.move_log(rel, target, "WhatsApp chats have a folder of their own")
+        return target
 
     def _parse_chat(self, ctx: ImportContext, text: str,
                     label: str) -> tuple[list[dict[str, Any]] | None, dict[str, None]]:

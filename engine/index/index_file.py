@@ -152,6 +152,12 @@ def prefix_hash(path: Path, length: int) -> str:
     return h.hexdigest()
 
 
+def _stored_type(conn: Connection, rel: str) -> str | None:
+    row = conn.execute("SELECT source_type FROM index_state WHERE source_file = ?",
+                       (rel,)).fetchone()
+    return row[0] if row else None
+
+
 def _resume_point(conn: Connection, f: SourceFile, extractor) -> ResumePoint | None:
     """Where an append-only log can be re-read from, if it only grew since it was indexed."""
     if not extractor.resumable:
@@ -189,8 +195,13 @@ def _index_once(conn: Connection, f: SourceFile, embed: EmbedStage, config: Conf
     f = replace(f, mtime=st.st_mtime, size=st.st_size)  # what is recorded is what was read
     extractor = get_extractor(f.source_type)
     problems = Problems()
-    resume = None if full else _resume_point(conn, f, extractor)
     existing = _existing(conn, f.rel, chat=isinstance(extractor, MessagingExtractor))
+    # read as another source type before (a route changed): every chunk is written again, as
+    # a chunk carries its type
+    retyped = bool(existing) and _stored_type(conn, f.rel) != f.source_type
+    resume = None if full or retyped else _resume_point(conn, f, extractor)
+    stale = existing if retyped else {}
+    existing = {} if retyped else existing
     written = 0
     if resume is not None:  # the windows before the resume point are proven unchanged
         tail = {cid: h for cid, h in existing.items()
@@ -201,6 +212,7 @@ def _index_once(conn: Connection, f: SourceFile, embed: EmbedStage, config: Conf
     chunks = bounded(extractor.extract(f.path, f.rel, problems, resume) if extractor.resumable
                      else extractor.extract(f.path, f.rel, problems), problems)
     with transaction(conn):
+        deleted = _delete_ids(conn, stale.keys())
         batch: list[tuple[Chunk, bool]] = []
         for chunk in chunks:
             if chunk.id in seen:
@@ -223,7 +235,7 @@ def _index_once(conn: Connection, f: SourceFile, embed: EmbedStage, config: Conf
         if not seen and resume is None and st.st_size and not problems:  # never without a word
             problems.add("no chunk: it holds nothing this source type indexes "
                          "(docs/data-layer.md)")
-        deleted = _delete_ids(conn, existing.keys() - seen)
+        deleted += _delete_ids(conn, existing.keys() - seen)
         term_counts.fold(conn)  # the replaced and deleted chunks' words
         point = getattr(extractor, "resume_point", None)
         prefix = prefix_hash(f.path, point.offset) if point else None

@@ -14,7 +14,10 @@ from functools import lru_cache
 
 FILE_ROUTES: list[tuple[str, str]] = [
     ("data/slack/*.jsonl", "slack"),
+    # WhatsApp chats where earlier importers wrote them (docs/importers.md, "WhatsApp")
+    ("data/telegram/whatsapp-*.jsonl", "whatsapp"),
     ("data/telegram/*.jsonl", "telegram"),
+    ("data/whatsapp/*.jsonl", "whatsapp"),
     ("data/signal/*.jsonl", "signal"),
     ("data/meetings/processed/*.json", "meeting"),
     ("data/email/catalog/*.jsonl", "email_catalog"),
@@ -41,6 +44,10 @@ FILE_ROUTES: list[tuple[str, str]] = [
     ("memory/scratch/*.md", "scratch"),
     ("notes/**/*.md", "note"),
 ]
+
+# routes kept only so files an earlier version wrote are still read (a demo root holds none)
+LEGACY_ROUTES: frozenset[tuple[str, str]] = frozenset({("data/telegram/whatsapp-*.jsonl",
+                                                        "whatsapp")})
 
 SOURCE_TYPES: tuple[str, ...] = tuple(dict.fromkeys(t for _, t in FILE_ROUTES))
 

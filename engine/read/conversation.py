@@ -1,6 +1,6 @@
 """A hit inside its conversation: the individual messages around a chunk, paged both ways.
 
-Messaging logs (slack, telegram, signal) are read from the source file around the window's
+Chat logs (slack, telegram, whatsapp, signal) are read from the source file around the window's
 ``lines`` (docs/data-layer.md), a bounded number of lines each way (:mod:`engine.storage.log_reader`),
 so a 540k-message log is never loaded whole. Meetings and voice memos (one JSON document
 each) become their segments with speaker and clock; interview transcripts (markdown) their
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.extractors import Problems, get_extractor
+from engine.extractors import CHAT_TYPES, Problems, get_extractor
 from engine.extractors.bounds import short
 from engine.extractors.common import fmt_clock, fmt_minute
 from engine.extractors.documents import HEADER_MAX_CHARS
@@ -35,7 +35,7 @@ from engine.library_types import parse_metadata
 from engine.storage import log_reader
 from engine.storage.db import Connection
 
-MESSAGING = ("slack", "telegram", "signal")
+MESSAGING = CHAT_TYPES
 SEGMENTED = ("meeting", "voice")
 TRANSCRIPTS = ("transcript",)
 CONVERSATION_TYPES = MESSAGING + SEGMENTED + TRANSCRIPTS

@@ -1,7 +1,8 @@
 """The import dialog (ctrl+o / F2 → Import…) and the list of an import's problems.
 
 The dialog only gathers an :class:`~tui.messages.ImportRequest` (kind, path, merge people, dry
-run) and checks that the path exists; the app runs it as a job (``tui.workers.import_job``).
+run, and what ``memlens import`` takes as ``--date-order`` and ``--tz``) and checks the path and
+the zone; the app runs it as a job (``tui.workers.import_job``).
 Everything shown from the export (paths, problem messages) is data: plain text, never markup.
 """
 
@@ -24,6 +25,11 @@ from .modals import MessageDialog
 
 DEFAULT_KIND = "whatsapp"
 MAX_PROBLEM_LINES = 2000  # more than anyone reads in a dialog; the CLI's --json has them all
+AUTO_ORDER = "auto"  # the Dates choice that leaves the order to the importer (date_order None)
+DATE_ORDER_CHOICES = [("detect from the dates (default)", AUTO_ORDER),
+                      ("day/month (dmy)", "dmy"), ("month/day (mdy)", "mdy")]
+WHATSAPP_NOTE = ("WhatsApp chats are kept as data/whatsapp/<chat>.jsonl: one log per chat, named "
+                 "after it; a newer export of the same chat adds only its new messages.")
 
 
 def clean_path(raw: str) -> Path | None:
@@ -43,7 +49,8 @@ def clean_path(raw: str) -> Path | None:
 
 
 class ImportScreen(ModalScreen[ImportRequest | None]):
-    """Kind, path, merge people, dry run; dismisses with the request (None: cancelled)."""
+    """Kind, dates (WhatsApp), time zone, path, merge people, dry run; dismisses with the
+    request (None: cancelled)."""
 
     BINDINGS = keys.MODAL
 
@@ -70,6 +77,13 @@ class ImportScreen(ModalScreen[ImportRequest | None]):
                 yield Select([(k, k) for k in self.kinds], value=kind, allow_blank=False,
                              id="import-kind")
                 yield Static(id="import-kind-help")
+                # WhatsApp's dates do not say which field is the day (--date-order)
+                yield Label("Dates", classes="field-label", id="import-date-order-label")
+                yield Select(DATE_ORDER_CHOICES, allow_blank=False, id="import-date-order",
+                             value=last.date_order if last and last.date_order else AUTO_ORDER)
+                yield Label("Time zone of the export's times", classes="field-label")
+                yield Input((last.local_tz or "") if last else "", id="import-tz",
+                            placeholder="system zone, or Europe/Berlin, +02:00")
                 yield Label("Path: a file, folder or .zip", classes="field-label")
                 yield Input(str(last.source) if last else "", id="import-path",
                             placeholder="~/Downloads/WhatsApp Chat with Maya.txt")
@@ -84,7 +98,7 @@ class ImportScreen(ModalScreen[ImportRequest | None]):
 
     def on_mount(self) -> None:
         self._fit()
-        self._describe(self.query_one("#import-kind", Select).value)
+        self._show_kind(self.query_one("#import-kind", Select).value)
         self.query_one("#import-path", Input).focus()
 
     def on_resize(self, _) -> None:
@@ -96,16 +110,19 @@ class ImportScreen(ModalScreen[ImportRequest | None]):
         self.query_one("#import-form").styles.max_height = max(
             int(self.app.size.height * 0.9) - 10, 4)
 
-    def _describe(self, kind: Any) -> None:
+    def _show_kind(self, kind: Any) -> None:
+        """The kind's description, and the Dates choice only where it applies (WhatsApp)."""
         text = self.kinds.get(kind, "") if isinstance(kind, str) else ""
         text = text.replace(" -> ", " → ")
         if kind == "whatsapp":
-            text += ("\nWhatsApp has no source type of its own: its chats are kept in "
-                     "Telegram's message format, as data/telegram/whatsapp-<chat>.jsonl.")
+            text += "\n" + WHATSAPP_NOTE
         self.query_one("#import-kind-help", Static).update(safe(text, "dim"))
+        for field in ("#import-date-order-label", "#import-date-order"):
+            self.query_one(field).display = kind == "whatsapp"
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        self._describe(event.value)
+        if event.select.id == "import-kind":
+            self._show_kind(event.value)
 
     def on_input_changed(self, _: Input.Changed) -> None:
         self._error(None)
@@ -131,6 +148,16 @@ class ImportScreen(ModalScreen[ImportRequest | None]):
         if not isinstance(kind, str) or kind not in self.kinds:
             self._error("Choose the kind of export.")
             return
+        zone = self.query_one("#import-tz", Input).value.strip() or None
+        if zone is not None:
+            from engine.importers import ImportFailed, resolve_zone
+
+            try:
+                resolve_zone(zone)
+            except ImportFailed as exc:
+                self._error(f"Time zone: {exc}")
+                self.query_one("#import-tz", Input).focus()
+                return
         if path is None:
             self._error("Enter the path of the export (a file, folder or .zip).")
             self.query_one("#import-path", Input).focus()
@@ -139,9 +166,13 @@ class ImportScreen(ModalScreen[ImportRequest | None]):
             self._error(f"No such file or folder: {raw.strip()}")
             self.query_one("#import-path", Input).focus()
             return
+        order = self.query_one("#import-date-order", Select).value
+        if kind != "whatsapp" or order == AUTO_ORDER:
+            order = None  # the other kinds take no date order (the CLI refuses one)
         self.dismiss(ImportRequest(kind, path.resolve(),
                                    people=self.query_one("#import-people", Checkbox).value,
-                                   dry_run=self.query_one("#import-dry-run", Checkbox).value))
+                                   dry_run=self.query_one("#import-dry-run", Checkbox).value,
+                                   date_order=order, local_tz=zone))
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -157,10 +188,6 @@ def problem_lines(problems: list[tuple[str, int | None, str]]) -> list[str]:
         lines.append(f"… and {len(problems) - MAX_PROBLEM_LINES:,} more "
                      "(`memlens import --json` lists every one)")
     return lines
-
-
-WHATSAPP_NOTE = ("WhatsApp has no source type of its own: its chats are kept in Telegram's "
-                 "message format, as data/telegram/whatsapp-<chat>.jsonl.")
 
 
 class ImportResultScreen(MessageDialog):

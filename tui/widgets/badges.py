@@ -10,6 +10,7 @@ from textual.content import Content
 _TYPES: dict[str, tuple[str, str]] = {
     "slack": ("slack", "#5fafff"),
     "telegram": ("telegram", "#5fd7ff"),
+    "whatsapp": ("whatsapp", "#5fd7af"),
     "signal": ("signal", "#87afff"),
     "meeting": ("meeting", "#af87ff"),
     "voice": ("voice", "#d787ff"),
