@@ -61,6 +61,29 @@ def test_a_second_reindex_says_the_old_warnings_in_one_line(setup, capsys):
         assert warning_lines(err) == [f"warning: 2 {AS_BEFORE}"]
 
 
+def test_a_watch_started_later_does_not_say_them_again(setup, tmp_path):
+    """The watch's first run (the catch-up) finds the same warnings: said before, not told."""
+    from engine.config import load_config
+    from engine.index.watch import Problem, Watcher
+    from tests.test_watch import Recorder
+
+    root, vault = setup
+    events = Recorder()
+    watcher = Watcher(load_config(root), events, quiet_ms=200).start()
+    try:
+        events.wait_for(lambda e: type(e).__name__ == "Reindexed", "the catch-up run")
+        (vault / "b.md").write_text("# B\n\nThe medlar by the gate.\n")
+        events.wait_for(lambda e: type(e).__name__ == "Reindexed" and "@V/b.md" in e.paths,
+                        "the run of the new note")
+        os.symlink(tmp_path / "outside.md", vault / "link2.md")  # a new warning: told
+        events.wait_for(lambda e: isinstance(e, Problem) and "link2.md" in e.line(),
+                        "the new link's warning")
+    finally:
+        watcher.stop()
+    told = [e.line() for e in events.of(Problem)]
+    assert told == ["warning: @V/link2.md: symlink leads outside the source; not read"], told
+
+
 def test_source_add_of_another_folder_does_not_repeat_them(setup, capsys, tmp_path):
     root, _ = setup
     other = tmp_path / "O"

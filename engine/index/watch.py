@@ -553,9 +553,11 @@ class Watcher:
     def _tell_problems(self, stats: IndexStats) -> None:
         """The run's errors and warnings, one event each, but not those the run before also
         reported: a walk repeats its warnings (an unmounted source, a bad .gitignore line) at
-        every run, a file's error comes again only when the file does."""
+        every run, a file's error comes again only when the file does. A warning an earlier
+        run (a reindex before this watch) said already is not new (warnings_seen.py)."""
         found = [Problem("error", e.source_file, e.message) for e in stats.errors]
-        found += [Problem("warning", w.source_file, w.message) for w in stats.warnings]
+        found += [Problem("warning", w.source_file, w.message) for w in stats.warnings
+                  if getattr(w, "new", True)]
         found += [Problem("embedding", "", message) for message in stats.embedding_errors]
         for problem in dict.fromkeys(found):
             if problem not in self._last_problems:
