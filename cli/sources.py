@@ -14,13 +14,14 @@ from .args import load_root_config
 WATCHERS = "a running `memlens watch` or the app does it by itself"
 
 
-def _apply(args, config, report: dict, done, pending: str, busy) -> int:
+def _apply(args, config, report: dict, done, pending: str, busy, indexed=None) -> int:
     """The change (saved in memlens.toml by now) indexed at once, then ``done`` said (a
     string, or a function giving it once indexed). With
     ``--no-index``, or while another writer holds the index (a reindex, a watch, the app),
     ``pending`` and when it ends (``busy``, given the writer's purpose): exit 0 all the same,
     since what this command owns, the configuration, is done. ``--json``: one document,
-    ``report`` with ``indexed`` and the run (``reindex``) or what is ``pending``."""
+    ``report`` with ``indexed`` and the run (``reindex``) or what is ``pending``, and what
+    ``indexed()`` adds once indexed."""
     from engine import WriterBusy
     from engine.config import load_config
     from engine.display import json_dumps
@@ -42,7 +43,8 @@ def _apply(args, config, report: dict, done, pending: str, busy) -> int:
     except WriterBusy as exc:
         return said(f"{pending}: {exc.holder} is writing to the index now; {busy(exc.purpose)}")
     if args.json:
-        print(json_dumps({**report, "indexed": True, "reindex": stats.to_dict()}))
+        print(json_dumps({**report, "indexed": True, "reindex": stats.to_dict(),
+                          **(indexed() if indexed else {})}))
         return 1 if stats.failed else 0
     code = report_run(stats, args.json)
     print(done() if callable(done) else done)
@@ -72,13 +74,19 @@ def not_indexed_lines(state) -> list[str]:
     return lines
 
 
+def _source_state(config, name: str):
+    """The source as `memlens source list` shows it (None once it is gone)."""
+    from engine.library import Library
+
+    return next((s for s in Library(config).sources() if s.name == name), None)
+
+
 def _source_summary(config, name: str) -> str:
     """The source's files now, as `memlens source list` counts them, and each one not indexed
     with why (after `source add` has indexed it)."""
     from engine.display import plural
-    from engine.library import Library
 
-    state = next((s for s in Library(config).sources() if s.name == name), None)
+    state = _source_state(config, name)
     if state is None:
         return ""
     return "\n".join([f"source {name}: {state.counts}, {plural(state.chunks, 'chunk')}",
@@ -111,9 +119,16 @@ def cmd_source(args) -> int:
             counts = _source_summary(load_config(config.root, args.db), source.name)
             return f"added source {source.name}: {what}" + (f"\n{counts}" if counts else "")
 
+        def state() -> dict:
+            """Its files as `source list --json` counts them: one count everywhere."""
+            from engine.config import load_config
+
+            now = _source_state(load_config(config.root, args.db), source.name)
+            return {"state": now.to_dict()} if now is not None else {}
+
         return _apply(args, config, report, done,
                       f"added source {source.name} to memlens.toml: {what}; not searchable yet",
-                      lambda purpose: f"run `memlens reindex` when it ends ({WATCHERS})")
+                      lambda purpose: f"run `memlens reindex` when it ends ({WATCHERS})", state)
     if args.action == "remove":
         files, verb = _files(held.indexed if held else 0)
 

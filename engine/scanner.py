@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -63,7 +64,7 @@ def source_folders(config, mounted: dict[str, str] | None = None) -> dict[str, F
 def absent_source(source, folder: Folder) -> WalkProblem:
     """A source folder not read now, said once; its indexed files are kept (a folder that
     leads where no source may is an error, an absent one a state)."""
-    kept = f"its indexed files are kept until `memlens source remove {source.name}`"
+    kept = f"its indexed files are kept until `memlens source remove {shlex.quote(source.name)}`"
     if folder.refused:
         return WalkProblem(source.prefix, f"source {source.name!r}: {folder.why}; not read, "
                            f"{kept}", unlisted=True)
@@ -125,7 +126,7 @@ def classify_missing_files(config, rels: Iterable[str], problems: list[WalkProbl
             kept.append(WalkProblem(f"{source_paths.PREFIX}{name}/", f"source {name!r}: "
                                     f"{CONFIG_FILENAME} is gone from the data root, so its "
                                     f"{len(names):,} indexed files are kept; restore the file, "
-                                    f"or `memlens source remove {name}` once it is back"))
+                                    f"or `memlens source remove {shlex.quote(name)}` once it is back"))
             continue
         if source is None:  # removed from the configuration on purpose
             remove += names

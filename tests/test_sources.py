@@ -181,7 +181,7 @@ def test_bad_names_and_types_are_one_line_each(added, tmp_path):
     ('[sources.v]\npath = "rel/dir"\ntype = "note"', "path must be absolute or start with ~"),
     ('[sources.v]\npath = "/tmp"\ntype = "notes"', "unknown source type 'notes'"),
     ('[sources.v]\npath = "/tmp"\ntype = "note"\nignor = []', "unknown key 'ignor'"),
-    ('[sources."a b"]\npath = "/tmp"\ntype = "note"', "a source name must be"),
+    ('[sources."a/b"]\npath = "/tmp"\ntype = "note"', "a source name must be"),
     ('[sources.v]\npath = "/"\ntype = "note"', "contains the data root"),
 ])
 def test_a_hand_written_source_table_is_checked(tmp_path, table, why):

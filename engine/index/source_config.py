@@ -26,7 +26,14 @@ from engine.config_check import FILENAME
 from engine.display import UnknownSourceType, plural, resolve_source_type
 from engine.index.protected import Protected, source_folder
 from engine.index.routes import SOURCE_TYPES
-from engine.index.sources import PREFIX, Source, check_name, default_name, ignore_pattern
+from engine.index.sources import (
+    PREFIX,
+    Source,
+    as_name,
+    check_name,
+    default_name,
+    ignore_pattern,
+)
 from engine.index.walk import display_path
 
 EDIT_WAIT_S = 10.0  # how long an edit waits for another one to finish
@@ -124,7 +131,7 @@ def add_source(config: Config, path: str | Path, source_type: str, name: str | N
                                 f"files of {plural(len(held), 'source')} ({', '.join(held)}): "
                                 "restore it first (a new one would drop them)")
         taken = {s.name for s in current.sources}
-        name = default_name(folder, taken) if name is None else name
+        name = default_name(folder, taken) if name is None else as_name(name)
         if (why := check_name(name)) is not None:
             raise SourceRefused(why)
         if name in taken:
@@ -155,6 +162,7 @@ def add_source(config: Config, path: str | Path, source_type: str, name: str | N
 
 def remove_source(config: Config, name: str) -> Source:
     """Forget the source ``name``; its chunks go at the next reindex."""
+    name = as_name(name)
     with _editing(config) as current:
         source = next((s for s in current.sources if s.name == name), None)
         if source is None:

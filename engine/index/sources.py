@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,8 +33,10 @@ from pathlib import Path
 from engine.index.routes import FILE_ROUTES, SOURCE_TYPES
 
 PREFIX = "@"
-NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}\Z")
-NAME_RULE = "1-40 letters, digits, '.', '_' or '-', starting with a letter or digit"
+NAME_MAX = 40
+NAME_PUNCTUATION = " ._-"
+NAME_RULE = ("1-40 letters (of any script), digits, spaces, '.', '_' or '-', starting with a "
+             "letter or digit")
 GITIGNORE = ".gitignore"
 
 
@@ -247,10 +250,21 @@ def overlap(a: Path, b: Path, resolve: bool = True) -> bool:
 
 
 def check_name(name: object) -> str | None:
-    """Why ``name`` cannot name a source, or None."""
-    if not isinstance(name, str) or not NAME_RE.match(name):
+    """Why ``name`` cannot name a source, or None. A name is the person's spelling
+    (``Zettelkästen``, ``Obsidian Vault``), NFC: it is ``@name/`` in every path shown, and no
+    file is ever named after it."""
+    if not (isinstance(name, str) and 0 < len(name) <= NAME_MAX and name[0].isalnum()
+            and name == name.rstrip() and "  " not in name
+            and all(c.isalnum() or c in NAME_PUNCTUATION for c in name)):
         return f"a source name must be {NAME_RULE} (got {name!r})"
+    if name != unicodedata.normalize("NFC", name):
+        return f"a source name must be in Unicode's composed form (NFC) (got {name!r})"
     return None
+
+
+def as_name(typed: str) -> str:
+    """A name as typed (a terminal may send ``ä`` decomposed) in the form names are kept."""
+    return unicodedata.normalize("NFC", typed.strip())
 
 
 def check_type(source_type: object) -> str | None:
@@ -260,8 +274,12 @@ def check_type(source_type: object) -> str | None:
 
 
 def default_name(path: Path, taken: set[str]) -> str:
-    """A source name from the folder's name, made valid and unique."""
-    base = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(path).name).strip("-._")[:36] or "source"
+    """A source name from the folder's name as it is spelled, made valid and unique: only
+    what a name cannot hold becomes '-' (``My Notes (old)`` -> ``My Notes -old``)."""
+    folder = unicodedata.normalize("NFC", Path(path).name)
+    base = "".join(c if c.isalnum() or c in NAME_PUNCTUATION else "-" for c in folder)
+    base = re.sub(r"\s+", " ", re.sub(r"-{2,}", "-", base))
+    base = base.strip(NAME_PUNCTUATION)[:NAME_MAX - 4].rstrip() or "source"
     if not base[0].isalnum():
         base = "s" + base
     name, n = base, 2

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from textual.content import Content
 from textual.strip import Strip
@@ -30,6 +31,14 @@ from .badges import type_colour
 NAME_WIDTH = 14
 CHECKED, UNCHECKED = "☑", "☐"
 SOURCES_HEADING = "@"  # the value of the row over the sources: no source's prefix
+
+
+def fit(name: str, width: int) -> str:
+    """``name`` in ``width`` cells: padded, or cut with an ellipsis, so a cut name never reads
+    as another one (``@Obsidian-Vaul``); the border names the checked source whole."""
+    if cell_len(name) <= width:
+        return set_cell_size(name, width)
+    return set_cell_size(name, width - 1) + "…"
 
 
 class FacetList(SelectionList[str]):
@@ -109,7 +118,7 @@ class FacetList(SelectionList[str]):
         name = value.rstrip("/") if source else type_label(value)
         shown = "—" if count is None else f"{count:,}"
         return Content.assemble(
-            ("▌", type_colour(source_type)), name[:NAME_WIDTH].ljust(NAME_WIDTH),
+            ("▌", type_colour(source_type)), fit(name, NAME_WIDTH),
             (f"{shown:>6}", "" if count else "dim"), strip_control_codes=False)
 
     def render_line(self, y: int) -> Strip:
