@@ -49,6 +49,17 @@ async def _dialog(pilot, root: Path, last: ImportRequest | None = None) -> list:
     return chosen
 
 
+async def _choose(pilot, root: Path, export: Path, *fills: dict) -> ImportRequest:
+    """What the dialog dismisses with after each of ``fills`` (see :func:`_fill`) and the
+    export's path entered."""
+    chosen = await _dialog(pilot, root)
+    for fill in fills:
+        await _fill(pilot, **fill)
+    await enter_text(pilot, pilot.app.screen.query_one("#import-path"), str(export))
+    await wait_for(pilot, lambda: chosen, what="the dialog to close")
+    return chosen[0]
+
+
 async def _fill(pilot, *, kind: str, order: str | None = None, zone: str = "") -> None:
     """The kind, the Dates choice (when given) and the zone; the path still to enter."""
     dialog = pilot.app.screen
@@ -93,16 +104,14 @@ async def test_dates_choice_is_shown_for_whatsapp_only(demo_root):
 
 
 @aio
-async def test_month_first_and_a_zone_are_asked_for_and_remembered(demo_root, tmp_path):
+async def test_the_choices_are_carried_and_remembered_and_only_whatsapp_takes_an_order(
+        demo_root, tmp_path):
     export = _export(tmp_path)
     app = make_app(demo_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        chosen = await _dialog(pilot, demo_root)
-        await _fill(pilot, kind="whatsapp", order="mdy", zone=" Europe/Berlin ")
-        await enter_text(pilot, app.screen.query_one("#import-path"), str(export))
-        await wait_for(pilot, lambda: chosen, what="the dialog to close")
-        request = chosen[0]
+        request = await _choose(pilot, demo_root, export,
+                                dict(kind="whatsapp", order="mdy", zone=" Europe/Berlin "))
         assert request == ImportRequest("whatsapp", export.resolve(), date_order="mdy",
                                         local_tz="Europe/Berlin")
         # the next dialog starts from it
@@ -110,21 +119,12 @@ async def test_month_first_and_a_zone_are_asked_for_and_remembered(demo_root, tm
         dialog = app.screen
         assert dialog.query_one("#import-date-order", Select).value == "mdy"
         assert dialog.query_one("#import-tz", Input).value == "Europe/Berlin"
-
-
-@aio
-async def test_other_kinds_carry_no_date_order_and_a_blank_zone_is_none(demo_root, tmp_path):
-    export = _export(tmp_path)
-    app = make_app(demo_root)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        chosen = await _dialog(pilot, demo_root)
-        await _fill(pilot, kind="whatsapp", order="dmy")
-        await _fill(pilot, kind="slack", zone="  ")  # the dmy choice stays, hidden
-        await enter_text(pilot, app.screen.query_one("#import-path"), str(export))
-        await wait_for(pilot, lambda: chosen, what="the dialog to close")
-        assert chosen[0].kind == "slack"
-        assert chosen[0].date_order is None and chosen[0].local_tz is None
+        dialog.dismiss(None)
+        await pilot.pause()
+        request = await _choose(pilot, demo_root, export, dict(kind="whatsapp", order="dmy"),
+                                dict(kind="slack", zone="  "))  # the dmy choice stays, hidden
+        assert request.kind == "slack"
+        assert request.date_order is None and request.local_tz is None
 
 
 @aio
