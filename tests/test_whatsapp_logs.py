@@ -56,6 +56,15 @@ def test_one_chat_exported_twice_is_one_log_named_after_it(tmp_path, first, seco
     assert texts(root / "data/whatsapp/Maya.jsonl")[-1] == "bring the blue bowl Saturday"
 
 
+def test_two_exports_of_one_chat_in_one_folder_are_one_log(tmp_path):
+    folder = tmp_path / "exports"
+    write(folder / "WhatsApp Chat with Maya.txt", FIRST)
+    write(folder / "kiln-backup.txt", LATER)
+    report = imp(folder, tmp_path / "root")
+    assert report.records_imported == 4
+    assert [p.name for p in (tmp_path / "root/data/whatsapp").glob("*.jsonl")] == ["Maya.jsonl"]
+
+
 def test_a_zip_is_named_after_the_chat_not_its_inner_file(tmp_path):
     archive = tmp_path / "WhatsApp Chat - Maya.zip"
     with zipfile.ZipFile(archive, "w") as z:

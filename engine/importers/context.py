@@ -8,6 +8,8 @@ from datetime import timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 
+from engine.index.routes import route_matches
+
 from ._source import SourceTree
 from ._util import ImportFailed, parse_json, resolve_tz, safe_relpath
 from .report import ImportReport
@@ -123,12 +125,21 @@ class ImportContext:
             n += 1
 
     def existing(self, pattern: str) -> list[str]:
-        """The data root's files matching ``pattern`` (a glob relative to it), sorted."""
-        return sorted(p.relative_to(self.root).as_posix() for p in self.root.glob(pattern)
-                      if p.is_file())
+        """The data root's files matching ``pattern`` (a glob relative to it) and the targets
+        of this import it matches, sorted."""
+        on_disk = {p.relative_to(self.root).as_posix() for p in self.root.glob(pattern)
+                   if p.is_file()}
+        return sorted(on_disk | {rel for rel in self.targets if route_matches(pattern, rel)})
 
     def log_ids(self, rel: str) -> frozenset[str]:
-        """The ``id`` of every record of the JSONL log ``rel`` (read once per import)."""
+        """The ``id`` of every record of the JSONL log ``rel``: on disk (read once per
+        import) and given for it so far in this import."""
+        target = self.targets.get(rel)
+        given = frozenset(str(r["id"]) for r in target.records if r.get("id") is not None) \
+            if isinstance(target, MessageLog | RecordLog) else frozenset()
+        return self._disk_ids(rel) | given
+
+    def _disk_ids(self, rel: str) -> frozenset[str]:
         if rel not in self._ids:
             ids: set[str] = set()
             try:
