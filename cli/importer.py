@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -76,7 +77,8 @@ def cmd_import(args) -> int:
     else:
         print(plain(report.summary()))
         if report.ok and not args.dry_run and report.files_written:
-            print("run `memlens reindex` to index what was imported", file=sys.stderr)
+            where = f" --root {shlex.quote(str(args.root))}" if args.root else ""
+            print(f"run `memlens reindex{where}` to index what was imported", file=sys.stderr)
     return 0 if report.ok else 1
 
 

@@ -50,6 +50,11 @@ def cmd_stats(args) -> int:
         print(f"not read: {one_line(w['source_file'])}: {one_line(w['message'])}")
     if len(st.not_read) > NOT_READ_SHOWN:
         print(f"not read: {len(st.not_read) - NOT_READ_SHOWN:,} more (memlens stats --json)")
+    for w in st.read_with_warnings[:NOT_READ_SHOWN]:
+        print(f"read with a warning: {one_line(w['source_file'])}: {one_line(w['message'])}")
+    if len(st.read_with_warnings) > NOT_READ_SHOWN:
+        print(f"read with a warning: {len(st.read_with_warnings) - NOT_READ_SHOWN:,} more "
+              "(memlens stats --json)")
     for c in st.cut[:NOT_READ_SHOWN]:
         print(f"cut: {one_line(c['source_file'])}: {one_line(c['notice'])}")
     if len(st.cut) > NOT_READ_SHOWN:

@@ -885,7 +885,7 @@ async def test_import_whatsapp_progress_then_automatic_reindex_then_search(
         await wait_for(pilot, lambda: isinstance(app.screen, ImportResultScreen))
         note = app.screen.query_one("#import-summary").render().plain  # the whole summary
         assert "whatsapp: imported 3 records, 0 already present" in note
-        assert "wrote data/whatsapp/Maya-Chen.jsonl" in note
+        assert "wrote data/whatsapp/Maya Chen.jsonl" in note
         assert "Reindexing now" in note
         assert "one log per chat, named after it" in note
         await pilot.press("enter")
@@ -894,10 +894,10 @@ async def test_import_whatsapp_progress_then_automatic_reindex_then_search(
                        what="the automatic reindex")
         assert "1 file indexed" in notes_text(app)
         await wait_for(pilot, lambda: not panel.display, what="the panel to close")
-        assert (own_root / "data/whatsapp/Maya-Chen.jsonl").exists()
+        assert (own_root / "data/whatsapp/Maya Chen.jsonl").exists()
         await search(pilot, "pelican kite")
         found = [(i, r) for i, r in enumerate(app.main.results.results)
-                 if r.source_file == "data/whatsapp/Maya-Chen.jsonl"]
+                 if r.source_file == "data/whatsapp/Maya Chen.jsonl"]
         assert found and found[0][0] == 0, row_texts(app)[:3]
         assert found[0][1].source_type == "whatsapp" and "pelican kite" in found[0][1].content
 
@@ -962,7 +962,7 @@ async def test_import_dry_run_lists_problems_literally_and_does_not_reindex(
         assert "Import (dry run) finished" in notes_text(app)
         note = app.screen.query_one("#import-summary").render().plain
         assert "would import 3 records" in note
-        assert "would write data/whatsapp/Maya-Chen.jsonl (+3)" in note
+        assert "would write data/whatsapp/Maya Chen.jsonl (+3)" in note
         assert "Dry run: nothing was written." in note and "Reindexing" not in note
         assert "problems (listed in the dialog)" in note and "problem:" not in note
         text = app.screen.query_one("#import-problems-text").render().plain
@@ -972,7 +972,7 @@ async def test_import_dry_run_lists_problems_literally_and_does_not_reindex(
         body = app.screen.query_one("#import-problems-text")
         assert "[red]odd" in "\n".join(lines_of(body))  # what reaches the terminal
         assert app.job is None  # no reindex after a dry run
-        assert not (own_root / "data/whatsapp/Maya-Chen.jsonl").exists()
+        assert not (own_root / "data/whatsapp/Maya Chen.jsonl").exists()
         await pilot.press("enter")
         assert app.screen is app.main
 

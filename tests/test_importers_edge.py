@@ -400,13 +400,13 @@ def test_whatsapp_zip_newer_export_and_repeated_messages(tmp_path):
         zf.writestr("_chat.txt", old)
     write(tmp_path / "WhatsApp Chat - Maya Chen.zip", buf.getvalue())
     first = imp("whatsapp", tmp_path / "WhatsApp Chat - Maya Chen.zip", root)
-    assert first.files_written == ["data/whatsapp/Maya-Chen.jsonl"]
+    assert first.files_written == ["data/whatsapp/Maya Chen.jsonl"]
     assert first.records_imported == 2  # the same words twice are two messages
     newer = write(tmp_path / "WhatsApp Chat with Maya Chen.txt",
                   old + "15/01/20, 10:01 - Sam: ok\n15/01/20, 10:00 - Maya: ok\n")
     report = imp("whatsapp", newer, root)
     assert (report.records_imported, report.records_skipped_duplicate) == (2, 2)
-    assert len(read_jsonl(root / "data/whatsapp/Maya-Chen.jsonl")) == 4
+    assert len(read_jsonl(root / "data/whatsapp/Maya Chen.jsonl")) == 4
 
 
 # --------------------------------------------------------------------------- vtt / srt

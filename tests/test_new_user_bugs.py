@@ -122,7 +122,7 @@ async def test_the_app_never_imports_into_the_demo_root(writable_root, tmp_path)
         await wait_for(pilot, lambda: isinstance(app.screen, ErrorScreen), what="the refusal")
         message = app.screen.query_one("#error-message").render().plain
         assert "is the demo root, generated and not imported into" in message
-    assert not (writable_root / "data/whatsapp/Maya-Chen.jsonl").exists()
+    assert not (writable_root / "data/whatsapp/Maya Chen.jsonl").exists()
 
 
 # -- the preview follows the results ---------------------------------------------------------

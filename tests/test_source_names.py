@@ -96,6 +96,17 @@ def test_unicode_and_spaced_names_in_add_list_search_and_remove(tmp_path, capsys
     assert code == 0, err
 
 
+def test_a_second_folder_of_the_same_name_is_numbered_and_says_why(tmp_path, capsys):
+    root = make_root(tmp_path / "root")
+    first = folder(tmp_path / "a/Zettelkästen", a="# A\n\nalpha\n")
+    second = folder(tmp_path / unicodedata.normalize("NFD", "b/Zettelkästen"), b="# B\n\nbeta\n")
+    run(capsys, "source", "add", str(first), "--type", "note", "--root", str(root), "--no-index")
+    code, out, _ = run(capsys, "source", "add", str(second), "--type", "note", "--root",
+                       str(root), "--no-index")
+    assert code == 0 and out.startswith("added source Zettelkästen-2 to memlens.toml")
+    assert "a source named Zettelkästen exists, --name chooses another name" in out
+
+
 def test_a_missing_spaced_source_names_the_command_to_remove_it_quoted(tmp_path, capsys):
     root = make_root(tmp_path / "root")
     vault = folder(tmp_path / "Obsidian Vault", a="# A\n\nalpha\n")

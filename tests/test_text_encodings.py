@@ -3,6 +3,7 @@ file, and found by its accented and unaccented words (engine/extractors/reading.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -130,6 +131,20 @@ def test_reindex_reports_the_fallback_once_per_file(indexed):
     said = sorted((w.source_file, w.message) for w in stats.warnings)
     assert said == [(JOURNAL_REL, "line 1: not UTF-8; read as cp1252 (first at this line)"),
                     (NOTE_REL, "not UTF-8; read as cp1252")]
+
+
+def test_stats_lists_a_decoded_file_as_read_with_a_warning_not_as_not_read(legacy_root,
+                                                                            capsys):
+    from tests.conftest import run_cli
+
+    run_cli(capsys, "reindex", "--root", str(legacy_root))
+    code, out, _ = run_cli(capsys, "stats", "--root", str(legacy_root))
+    assert f"read with a warning: {NOTE_REL}: not UTF-8; read as cp1252" in out, out
+    assert "not read:" not in out
+    code, out, _ = run_cli(capsys, "stats", "--root", str(legacy_root), "--json")
+    st = json.loads(out)
+    assert st["not_read"] == [] and {w["source_file"] for w in st["read_with_warnings"]} == {
+        NOTE_REL, JOURNAL_REL}
 
 
 @pytest.mark.parametrize("query", ["café", "cafe", "creme", "crème", "brûlée", "brulee",

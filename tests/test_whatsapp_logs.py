@@ -9,6 +9,7 @@ read as WhatsApp and is moved into place by the next import of its chat.
 from __future__ import annotations
 
 import json
+import shlex
 import zipfile
 from pathlib import Path
 
@@ -84,7 +85,7 @@ def test_one_shared_greeting_does_not_make_two_chats_one(tmp_path):
               greeting + "1/1/27, 00:03 - Lucia: feliz año\n"
               "1/1/27, 11:00 - Elena: lunch at two\n"), root)
     assert sorted(p.name for p in (root / "data/whatsapp").glob("*.jsonl")) == [
-        "Climbing-crew.jsonl", "Family.jsonl"]
+        "Climbing crew.jsonl", "Family.jsonl"]
 
 
 def legacy_log(root: Path, name: str, src: Path, tmp_path: Path) -> Path:
@@ -114,6 +115,60 @@ def test_an_earlier_importers_log_is_moved_into_place_by_the_next_import(tmp_pat
     assert len(texts(root / "data/whatsapp/Maya.jsonl")) == 4
     assert any(n.startswith("moved data/telegram/whatsapp-WhatsApp-Maya.jsonl")
                for n in report.notes)
+
+
+def test_an_earlier_log_found_by_its_messages_keeps_its_chats_name(tmp_path):
+    """``backup2.txt`` names a file, not a chat: the old log's chat names the new one."""
+    root = tmp_path / "root"
+    legacy = legacy_log(root, "Maya Chen", write(tmp_path / "WhatsApp Chat with Maya.txt", FIRST),
+                        tmp_path)
+    imp(write(tmp_path / "exports/backup2.txt", LATER), root)
+    assert not legacy.exists()
+    assert [p.name for p in (root / "data/whatsapp").glob("*.jsonl")] == ["Maya Chen.jsonl"]
+
+
+def test_a_chat_read_again_with_another_zone_is_refused_not_doubled(tmp_path):
+    root = tmp_path / "root"
+    export = write(tmp_path / "WhatsApp Chat with Lee.txt", LATER)
+    run_import("whatsapp", export, root, local_tz="America/New_York", date_order="mdy")
+    log = root / "data/whatsapp/Lee.jsonl"
+    before = log.read_bytes()
+    report = run_import("whatsapp", export, root, local_tz="UTC", date_order="dmy")
+    assert log.read_bytes() == before and report.records_imported == 0
+    ((_, _, why),) = report.problems
+    assert why.startswith("4 of its 4 messages are in data/whatsapp/Lee.jsonl already at "
+                          "other times (written with --tz America/New_York; this import read "
+                          "times as UTC)"), why
+    # the same options again: nothing new, nothing refused
+    again = run_import("whatsapp", export, root, local_tz="America/New_York", date_order="mdy")
+    assert again.problems == [] and again.records_skipped_duplicate == 4
+
+
+def test_a_dry_run_says_merge_when_the_log_is_there(tmp_path):
+    root = tmp_path / "root"
+    imp(write(tmp_path / "WhatsApp Chat with Maya.txt", FIRST), root)
+    legacy_log(root, "Maya", write(tmp_path / "old/WhatsApp Chat with Maya.txt", LATER),
+               tmp_path)
+    later = write(tmp_path / "new/WhatsApp Chat with Maya.txt", LATER)
+    plan = imp(later, root, dry_run=True)
+    assert ("would merge data/telegram/whatsapp-Maya.jsonl into data/whatsapp/Maya.jsonl "
+            "(WhatsApp chats have a folder of their own)") in plan.notes
+    report = imp(later, root)
+    assert ("merged data/telegram/whatsapp-Maya.jsonl into data/whatsapp/Maya.jsonl "
+            "(WhatsApp chats have a folder of their own)") in report.notes
+    assert (plan.records_imported, plan.records_skipped_duplicate) == (
+        report.records_imported, report.records_skipped_duplicate)
+
+
+def test_a_chat_keeps_its_spaces_in_the_log_and_the_timeline(tmp_path, capsys):
+    root = tmp_path / "root"
+    imp(write(tmp_path / "WhatsApp Chat with Book Club.txt", LATER), root)
+    legacy_log(root, "WhatsApp-Sam", write(tmp_path / "WhatsApp Chat with Sam.txt",
+                                           LATER.replace("Maya", "Ola")), tmp_path)
+    assert (root / "data/whatsapp/Book Club.jsonl").exists()
+    run_cli(capsys, "reindex", "--root", str(root))
+    code, out, _ = run_cli(capsys, "timeline", "2026-12-01", "--root", str(root))
+    assert "Book Club: 1 message" in out and "\n    Sam: 1 message" in out, out
 
 
 def test_an_earlier_log_beside_the_new_one_is_merged_without_duplicates(tmp_path):
@@ -146,6 +201,13 @@ def test_every_view_names_whatsapp(tmp_path, capsys):
     tools = MemlensTools(load_config(root), max_chars=1_000_000)
     text, is_error = tools.call("hybrid_search", {"query": "blue bowl"})
     assert not is_error and "whatsapp" in text and "telegram" not in text.lower()
+
+
+def test_the_hint_after_an_import_names_the_root_it_was_given(tmp_path, capsys):
+    root = tmp_path / "my root"
+    export = write(tmp_path / "WhatsApp Chat with Maya.txt", LATER)
+    code, _, err = run_cli(capsys, "import", "whatsapp", str(export), "--root", str(root))
+    assert code == 0 and f"run `memlens reindex --root {shlex.quote(str(root))}`" in err, err
 
 
 def test_a_reindex_relabels_a_chat_indexed_as_telegram(tmp_path, capsys):

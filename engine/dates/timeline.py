@@ -23,6 +23,7 @@ from engine.dates import clock
 from engine.dates.message_days import DayMessage, chat_types, message_at, unit_of
 from engine.dates.timephrase import resolve_time
 from engine.dates.timerange import TimeRange
+from engine.extractors import channel_name
 from engine.library_types import parse_metadata
 from engine.storage.db import Connection
 
@@ -414,9 +415,9 @@ def _list_messages(conn: Connection, groups: list[TypeGroup], fold: int) -> None
 
 
 def _conversation_item(log: LogDay, listed: list[DayMessage]) -> TimelineItem:
-    """A chat log's day: titled by its channel (the file's name, as the extractor names it),
-    its messages that day and who sent those listed."""
-    channel = log.source_file.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    """A chat log's day: titled by its channel (as the extractor names it, from the file's
+    name), its messages that day and who sent those listed."""
+    channel = channel_name(log.source_type, log.source_file)
     senders = list(dict.fromkeys(m.sender for m in listed))
     people = ", ".join(senders[:3]) + ("…" if len(senders) > 3 else "")
     noun = "message" if log.count == 1 else "messages"

@@ -69,7 +69,7 @@ class _Messaging:
         sizes = _apportion(windows["whatsapp"], [0.6, 0.4][:len(T.WHATSAPP_CHATS)])
         for (name, domain, people), w in zip(T.WHATSAPP_CHATS, sizes, strict=True):
             members = [("Sam Rivera", 1.0)] + [(p, 1.0) for p in people]
-            self._chat(f"data/whatsapp/{name.replace(' ', '-')}.jsonl", "whatsapp", w, members,
+            self._chat(f"data/whatsapp/{name}.jsonl", "whatsapp", w, members,
                        pools, domain, rng, 0, {})
         # signal
         rng = self.rng("signal")

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from .base import BaseExtractor, Chunk, ExtractError, Problems
 from .documents import InterviewMetaExtractor, MeetingExtractor, VoiceExtractor
 from .health import CGMExtractor, GarminExtractor
@@ -77,6 +79,15 @@ CHAT_TYPES: tuple[str, ...] = tuple(t for t, cls in EXTRACTORS.items()
 # (a quote said again, a recurring event) whatever the lines under it (engine/rank/repeats.py)
 HEADLINE_TYPES: tuple[str, ...] = tuple(t for t, cls in EXTRACTORS.items()
                                         if getattr(cls, "headline_names_record", False))
+
+
+def channel_name(source_type: str, source_file: str) -> str:
+    """A chat log's name as results and the timeline show it (``Maya`` for
+    ``data/whatsapp/Maya.jsonl``)."""
+    extractor = get_extractor(source_type)
+    path = PurePosixPath(source_file)
+    return extractor.channel_name(path) if isinstance(extractor, MessagingExtractor) \
+        else path.stem
 
 
 def get_extractor(source_type: str) -> BaseExtractor:

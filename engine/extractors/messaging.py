@@ -8,10 +8,11 @@ text alone is longer is cut to that, and the file's report says how many were.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from .base import BaseExtractor, Chunk, MessageMark, Problems
@@ -28,6 +29,7 @@ from .reading import iter_jsonl
 
 WINDOW_SIZE = 10
 LEGACY_WHATSAPP_PREFIX = "whatsapp-"
+_WHATSAPP_WORD = re.compile(r"^whatsapp[-_ ]+", re.IGNORECASE)
 MESSAGE_MAX_CHARS = CHUNK_MAX_CHARS - 200  # room for its "[date time] sender: " line
 
 
@@ -66,7 +68,7 @@ class MessagingExtractor(BaseExtractor):
     def __init__(self) -> None:
         self.resume_point: ResumePoint | None = None
 
-    def channel_name(self, path: Path) -> str:
+    def channel_name(self, path: PurePath) -> str:
         """The chat's name as results show it: the log's file name."""
         return path.stem
 
@@ -245,10 +247,12 @@ class WhatsAppExtractor(TelegramExtractor):
 
     source_type = "whatsapp"
 
-    def channel_name(self, path: Path) -> str:
+    def channel_name(self, path: PurePath) -> str:
         stem = path.stem
-        legacy = path.parent.name == "telegram" and stem.startswith(LEGACY_WHATSAPP_PREFIX)
-        return stem[len(LEGACY_WHATSAPP_PREFIX):] if legacy else stem
+        if path.parent.name != "telegram" or not stem.startswith(LEGACY_WHATSAPP_PREFIX):
+            return stem
+        # "whatsapp-WhatsApp-Maya": an export named WhatsApp-Maya.txt
+        return _WHATSAPP_WORD.sub("", stem[len(LEGACY_WHATSAPP_PREFIX):]) or stem
 
 
 class SignalExtractor(MessagingExtractor):

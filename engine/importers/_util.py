@@ -174,6 +174,14 @@ def slugify(name: str, fallback: str = "untitled", *, lower: bool = False,
     return s or fallback
 
 
+def file_stem(name: str, fallback: str = "untitled", max_len: int = 80) -> str:
+    """A file name's stem for ``name`` as the person spelled it: spaces and Unicode kept, only
+    what a file name cannot hold (on any system) becomes '-'."""
+    s = re.sub(r"\s+", " ", _UNSAFE.sub("-", unicodedata.normalize("NFC", name or "")))
+    s = s.strip(" .-")[:max_len].rstrip(" .-")
+    return s or fallback
+
+
 def stable_id(*parts: Any, prefix: str = "", length: int = 16) -> str:
     h = hashlib.sha1("\x1f".join(str(p) for p in parts).encode("utf-8", "surrogatepass"))
     return prefix + h.hexdigest()[:length]

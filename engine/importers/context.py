@@ -141,20 +141,24 @@ class ImportContext:
 
     def _disk_ids(self, rel: str) -> frozenset[str]:
         if rel not in self._ids:
-            ids: set[str] = set()
-            try:
-                with open(self.root / rel, "rb") as fh:
-                    for raw in fh:
-                        try:
-                            obj = parse_json(raw.decode("utf-8", "replace"))
-                        except ValueError:
-                            continue
-                        if isinstance(obj, dict) and obj.get("id") is not None:
-                            ids.add(str(obj["id"]))
-            except OSError:
-                pass
-            self._ids[rel] = frozenset(ids)
+            self._ids[rel] = frozenset(str(r["id"]) for r in self.log_records(rel)
+                                       if r.get("id") is not None)
         return self._ids[rel]
+
+    def log_records(self, rel: str) -> Iterable[dict[str, Any]]:
+        """The records (JSON objects) of the data root's JSONL log ``rel``; none when it
+        cannot be read."""
+        try:
+            with open(self.root / rel, "rb") as fh:
+                for raw in fh:
+                    try:
+                        obj = parse_json(raw.decode("utf-8", "replace"))
+                    except ValueError:
+                        continue
+                    if isinstance(obj, dict):
+                        yield obj
+        except OSError:
+            return
 
     def move_log(self, old: str, new: str, why: str) -> None:
         """The log ``old`` belongs at ``new``: moved or merged there before ``new`` is written."""

@@ -108,7 +108,9 @@ def _apply_moves(moves: tuple[Move, ...], targets: dict[str, Target], root: Path
         old, new = root / move.old, root / move.new
         if not old.is_file():
             continue
-        verb = "would move" if dry_run else "moved"
+        merge = move.new in planned or new.exists()
+        verb = ("would merge {} into {}" if merge else "would move {} to {}") if dry_run \
+            else "merged {} into {}" if merge else "moved {} to {}"
         try:
             if dry_run:
                 before = planned.get(move.new)
@@ -121,7 +123,6 @@ def _apply_moves(moves: tuple[Move, ...], targets: dict[str, Target], root: Path
                 new.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(old, new)
             else:
-                verb = "merged"
                 target = targets.get(move.new)
                 if not isinstance(target, MessageLog):
                     continue
@@ -134,7 +135,7 @@ def _apply_moves(moves: tuple[Move, ...], targets: dict[str, Target], root: Path
         except OSError as exc:
             report.problems.append((move.old, None, f"cannot move to {move.new}: {exc}"))
             continue
-        report.add_note(f"{verb} {move.old} to {move.new} ({move.why})")
+        report.add_note(f"{verb.format(move.old, move.new)} ({move.why})")
     return planned
 
 

@@ -35,7 +35,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
-from ._util import ImportFailed, iso, local, slugify, stable_id
+from engine.display import plural
+
+from ._util import ImportFailed, file_stem, iso, local, slugify, stable_id
 from .base import Importer
 from .context import ImportContext
 
@@ -61,7 +63,8 @@ _CHAT_NAME = re.compile(r"^(?:(?:WhatsApp[ _-]Chat[ _-](?:with|mit|met|con|avec|
                         r"WhatsApp[\s_-]+)(?P<name>\S.*)$", re.IGNORECASE)
 _DOWNLOAD_COPY = re.compile(r"\s*\(\d{1,3}\)$")  # "… (2)": a browser's second download
 CHAT_FOLDER = "data/whatsapp"
-LEGACY_LOGS = "data/telegram/whatsapp-*.jsonl"  # where earlier importers wrote WhatsApp chats
+LEGACY_PREFIX = "data/telegram/whatsapp-"  # where earlier importers wrote WhatsApp chats
+LEGACY_LOGS = f"{LEGACY_PREFIX}*.jsonl"
 
 
 @dataclass
@@ -100,7 +103,7 @@ class WhatsAppImporter(Importer):
             text = self.text_of(ctx, tree, label, data, "a chat export")
             if text is None:
                 continue
-            chat = self._chat_name(name, tree)
+            chat, named = self._chat_name(name, tree)
             records, senders = self._parse_chat(ctx, text, label)
             if records is None:
                 if tree.mode == "file":
@@ -108,9 +111,10 @@ class WhatsAppImporter(Importer):
                                        "with a date and time)")
                 ctx.problem(label, None, "no line starts with a WhatsApp timestamp; skipped")
                 continue
-            if records:
-                ctx.messages(self._log_for(ctx, chat, records), records, ts_field="date",
-                             sender_field="from", text_field="text")
+            target = self._log_for(ctx, label, chat, named, records) if records else None
+            if target is not None:
+                ctx.messages(target, records, ts_field="date", sender_field="from",
+                             text_field="text")
             if len(senders) == 2 and chat in senders:
                 ctx.person(chat)  # a one-to-one chat: the other sender is the owner
             else:
@@ -119,25 +123,26 @@ class WhatsAppImporter(Importer):
         ctx.progress(len(chats), len(chats))
 
     @staticmethod
-    def _chat_name(name: str, tree) -> str:
+    def _chat_name(name: str, tree) -> tuple[str, bool]:
         """The chat's name from the export's file (or, for ``_chat.txt``, folder/zip) name,
-        without WhatsApp's wording around it or a download's `` (2)``."""
+        without WhatsApp's wording around it or a download's `` (2)``; and whether that
+        wording was there (else the name is only a file's: ``backup.txt``)."""
         stem = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         if stem.lower() in ("_chat", "chat"):
             stem = name.rsplit("/", 2)[-2] if "/" in name else tree.display_name
             stem = stem.removesuffix(".zip").removesuffix(".ZIP")
         stem = _DOWNLOAD_COPY.sub("", stem).strip()
         m = _CHAT_NAME.match(stem)
-        return m["name"].strip() if m else stem
+        return (m["name"].strip(), True) if m else (stem, False)
 
-    @staticmethod
-    def _log_for(ctx: ImportContext, chat: str, records: list[dict[str, Any]]) -> str:
-        """The log the chat's messages go to: a ``data/whatsapp/`` log already holding any of
+    def _log_for(self, ctx: ImportContext, label: str, chat: str, named: bool,
+                 records: list[dict[str, Any]]) -> str | None:
+        """The log the chat's messages go to: a ``data/whatsapp/`` log already holding most of
         them (the same chat exported under another file name), else one named after the
-        chat. An earlier importer's log of the chat (by its messages or its name) is moved
-        into it."""
+        chat. An earlier importer's log of the chat (by its name or its messages) is moved
+        into it, and names it when the export's file name does not. None (said as a
+        problem): the chat is there already, read with another zone or date order."""
         ids = {r["id"] for r in records}
-        named = f"{CHAT_FOLDER}/{slugify(chat, fallback='chat')}.jsonl"
 
         def same_chat(rel: str) -> int:
             """Messages shared with the log ``rel``, when they make it the same chat: half of
@@ -148,12 +153,58 @@ class WhatsAppImporter(Importer):
 
         shared = {rel: n for rel in ctx.existing(f"{CHAT_FOLDER}/*.jsonl")
                   if (n := same_chat(rel))}
-        target = max(shared, key=lambda rel: (shared[rel], rel == named)) if shared else named
-        for rel in ctx.existing(LEGACY_LOGS):
-            legacy_name = rel.rsplit("/", 1)[-1].removesuffix(".jsonl")
-            if legacy_name == f"whatsapp-{slugify(chat, fallback='chat')}" or same_chat(rel):
-                ctx.move_log(rel, target, "WhatsApp chats have a folder of their own")
+        by_name = f"{LEGACY_PREFIX}{slugify(chat, fallback='chat')}.jsonl"
+        legacy = [rel for rel in ctx.existing(LEGACY_LOGS) if rel == by_name or same_chat(rel)]
+        if shared:
+            own = f"{CHAT_FOLDER}/{file_stem(chat, fallback='chat')}.jsonl"
+            target = max(shared, key=lambda rel: (shared[rel], rel == own))
+        else:
+            name = chat if named or not legacy else self._legacy_chat(legacy[0])
+            target = f"{CHAT_FOLDER}/{file_stem(name, fallback='chat')}.jsonl"
+            for rel in (target, *legacy):
+                if (why := self._read_otherwise(ctx, rel, records)) is not None:
+                    ctx.problem(label, None, why)
+                    return None
+        for rel in legacy:
+            ctx.move_log(rel, target, "WhatsApp chats have a folder of their own")
         return target
+
+    @staticmethod
+    def _legacy_chat(rel: str) -> str:
+        """The chat an earlier importer's log holds (``…/whatsapp-WhatsApp-Maya.jsonl``:
+        Maya)."""
+        stem = rel.rsplit("/", 1)[-1].removesuffix(".jsonl").removeprefix("whatsapp-")
+        m = _CHAT_NAME.match(stem)
+        return m["name"].strip() if m else stem
+
+    @staticmethod
+    def _read_otherwise(ctx: ImportContext, rel: str,
+                        records: list[dict[str, Any]]) -> str | None:
+        """Why the chat is in the log ``rel`` already though no message id matches: most of
+        its messages are there by sender and text, at other times, so an import with another
+        ``--tz`` or ``--date-order`` would add them twice."""
+        if not (ctx.root / rel).is_file() or {r["id"] for r in records} & ctx.log_ids(rel):
+            return None  # the same options give the same ids
+        said: Counter[tuple[str, str]] = Counter()
+        zones: set[str] = set()
+        for record in ctx.log_records(rel):
+            said[(str(record.get("from")), str(record.get("text")))] += 1
+            if isinstance(record.get("tz"), str):
+                zones.add(record["tz"])
+        spoken = [r for r in records if not r.get("system")]
+        matched = 0
+        for r in spoken:
+            key = (r["from"], r["text"])
+            if said[key]:
+                said[key] -= 1
+                matched += 1
+        if not spoken or matched < min(3, len(spoken)) or 2 * matched < len(spoken):
+            return None
+        written = f"written with --tz {', '.join(sorted(zones))}" if zones else "written"
+        return (f"{matched} of its {len(spoken)} messages are in {rel} already at other times "
+                f"({written}; this import read times as {ctx.tz_name}): nothing imported from "
+                "it, so none comes in twice; import it with the --tz and --date-order the "
+                "first import used")
 
     def _parse_chat(self, ctx: ImportContext, text: str,
                     label: str) -> tuple[list[dict[str, Any]] | None, dict[str, None]]:
@@ -286,7 +337,7 @@ class WhatsAppImporter(Importer):
         elif back_w != back_l:
             why = f"back in time {back_w} times that way, {back_l} the other"
         elif back_w == 0:
-            why = f"spans {span_w} days that way, {span_l} the other"
+            why = f"spans {plural(span_w, 'day')} that way, {span_l} the other"
         else:
             why = f"moves {span_w} days in all that way, {span_l} the other"
         return win, f"{example}: {why}"

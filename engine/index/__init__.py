@@ -1,6 +1,6 @@
 """Reindexing: walking the root, routing files, indexing them, embedding, watching, what a run
 reports. Front doors use :func:`engine.reindex` and, from here, watch mode's events and the
-editing of sources in place (``add_source``, ``remove_source``)."""
+editing of sources in place (``add_source``, ``remove_source``, ``default_name``)."""
 
 from engine import lazy_exports
 
@@ -8,6 +8,7 @@ _PUBLIC = {name: "watch" for name in
            ("Watcher", "Changed", "Failed", "Problem", "Reconfigured", "Reindexed", "Rewatched",
             "Stopped", "Waiting")}
 _PUBLIC["relative_path"] = "data_files"
+_PUBLIC["default_name"] = "sources"
 _PUBLIC.update(dict.fromkeys(("add_source", "remove_source", "SourceRefused", "SourceState"),
                              "source_config"))
 __all__ = sorted(_PUBLIC)

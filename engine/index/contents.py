@@ -51,24 +51,33 @@ class IndexStatistics:
     sources: list = field(default_factory=list)  # SourceState of each source in place
     # a re-embed staged beside the index's vectors (engine/index/re_embed.py): how far it got
     re_embed: str | None = None
-    # the warnings that hold now, each {"source_file", "message"}: the last run's, and those
-    # said while reading a file not read since (engine/index/warnings_seen.py)
+    # the warnings that hold now, each {"source_file", "message", "read"}: the last run's, and
+    # those said while reading a file ("read") not read since (engine/index/warnings_seen.py)
     warnings: list[dict] | None = None
+
+    def _file_warnings(self) -> list[dict]:
+        warnings = self.warnings
+        if warnings is None:  # an index no run has recorded its warnings in yet
+            warnings = (self.last_reindex or {}).get("warnings") or []
+        # read, only bounded or holding nothing: listed as cut or no chunk
+        listed = {c["source_file"] for c in self.cut} | set(self.no_chunk) | {"(index)"}
+        return [w for w in warnings if w.get("source_file") not in listed]
 
     @property
     def not_read(self) -> list[dict]:
         """The files the last reindex did not read, each ``{"source_file", "message"}``:
         refused links, protected names, odd files (the warnings about files that hold now;
         those about a run itself are named "(index)")."""
-        warnings = self.warnings
-        if warnings is None:  # an index no run has recorded its warnings in yet
-            warnings = (self.last_reindex or {}).get("warnings") or []
-        # read, only bounded or holding nothing: listed as cut or no chunk
-        read = {c["source_file"] for c in self.cut} | set(self.no_chunk)
-        return [w for w in warnings if w.get("source_file") not in read | {"(index)"}]
+        return [w for w in self._file_warnings() if not w.get("read")]
+
+    @property
+    def read_with_warnings(self) -> list[dict]:
+        """Files read and indexed with a warning (a legacy encoding, skipped records)."""
+        return [w for w in self._file_warnings() if w.get("read")]
 
     def to_dict(self) -> dict:
         return {**asdict(self), "not_read": self.not_read,
+                "read_with_warnings": self.read_with_warnings,
                 "sources": [s.to_dict() for s in self.sources]}
 
 
@@ -161,5 +170,6 @@ def index_statistics(conn: Connection, db_path: Path) -> IndexStatistics:
             "1 FROM chunks c WHERE c.source_file = s.source_file) ORDER BY 1")],
         re_embed=staged.describe() if (staged := re_embedding.staged(conn)) else None,
         warnings=None if (known := known_warnings(conn)) is None else [
-            {"source_file": w["source_file"], "message": w["message"]} for w in known],
+            {"source_file": w["source_file"], "message": w["message"],
+             "read": bool(w.get("read"))} for w in known],
     )

@@ -99,6 +99,9 @@ class StatsScreen(Screen[None]):
                            [(e["source_file"], e["error"]) for e in st.files_with_errors])
                  + file_list("Files not read at the last reindex", "bold $text-warning",
                              [(w["source_file"], w["message"]) for w in st.not_read])
+                 + file_list("Files read with a warning", "bold $text-warning",
+                             [(w["source_file"], w["message"])
+                              for w in st.read_with_warnings])
                  + file_list("Files indexed in part (split or cut to the bounds)",
                              "bold $text-warning",
                              [(c["source_file"], c["notice"]) for c in st.cut])
