@@ -75,8 +75,14 @@ def report_run(stats, as_json: bool) -> int:
     if as_json:
         print(json_dumps(stats.to_dict()))
         return 1 if stats.failed else 0
-    print(f"indexed {plural(stats.files, 'file')} in {stats.seconds:.1f}s "
-          f"({stats.skipped:,} unchanged, {stats.removed_files:,} removed)")
+    files = (f"{plural(stats.files, 'file')} indexed ({stats.skipped:,} unchanged, "
+             f"{stats.removed_files:,} removed)")
+    if stats.re_embed_ran:  # the time went into embedding: say that first
+        print(f"re-embed: {plural(stats.embedded, 'chunk')} embedded in "
+              f"{stats.seconds:.1f}s; {files}")
+    else:
+        print(f"indexed {plural(stats.files, 'file')} in {stats.seconds:.1f}s "
+              f"({stats.skipped:,} unchanged, {stats.removed_files:,} removed)")
     print(f"chunks: {stats.chunks:,} written, {stats.unchanged_chunks:,} "
           f"unchanged, {stats.deleted_chunks:,} deleted; {stats.embedded:,} embedded, "
           f"{stats.pending_embeddings:,} pending")
@@ -90,7 +96,9 @@ def report_run(stats, as_json: bool) -> int:
               file=sys.stderr)
     for e in stats.embedding_errors:
         print(f"embedding: {one_line(e)}", file=sys.stderr)
-    if stats.re_embedded:
+    if stats.re_embed_error:
+        print(f"error: {one_line(stats.re_embed_error)}", file=sys.stderr)
+    elif stats.re_embedded:
         print("re-embedded: every chunk has the configured embedder's vector now")
     elif stats.re_embed:
         print(f"{one_line(stats.re_embed)}; searches use the current vectors until it covers "

@@ -297,14 +297,24 @@ def _staging(conn, info: EmbedderInfo, re_embed: bool) -> bool:
 
 def _re_embed(conn, embed: EmbedStage, stats: IndexStats, progress: ProgressCallback | None,
               cancelled: Callable[[], bool], base: Progress) -> None:
-    """Stage the configured embedder's vectors; swap them in when they cover the index."""
+    """Stage the configured embedder's vectors; swap them in when they cover the index. A
+    re-embed whose embedder gives no vector before any is staged (a missing extra, a bad key,
+    no network) did not start: it leaves nothing staged, so nothing reads as in progress."""
+    stats.re_embed_ran = True
     complete = re_embedding.stage(conn, embed, progress=progress, cancelled=cancelled,
                                   base=base)
     if complete and re_embedding.swap(conn, embed.embedder.info, embed.per_message):
         stats.re_embedded = True
-    else:
-        state = re_embedding.staged(conn)
-        stats.re_embed = state.describe() if state is not None else None
+        return
+    state = re_embedding.staged(conn)
+    if state is not None and state.done == 0 and embed.provider_down:
+        re_embedding.discard(conn)
+        why = stats.embedding_errors[0] if stats.embedding_errors else "no vector"
+        stats.re_embed_error = (f"the re-embed with {embed.embedder.info.describe()} could "
+                                f"not start ({why}): nothing was staged, the index keeps its "
+                                "vectors")
+        return
+    stats.re_embed = state.describe() if state is not None else None
 
 
 def _update_sidecar(conn, db_path: Path, stats: IndexStats) -> None:

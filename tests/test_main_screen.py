@@ -144,18 +144,14 @@ async def test_snippet_rows_show_the_match_and_no_markdown_markers(writable_root
 
 
 def test_job_summary_says_1_file_not_1_files():
-    from types import SimpleNamespace
-
     from engine.display import plural
+    from engine.index.run_report import FileError, IndexStats
     from tui.summaries import job_summary
 
     assert (plural(1, "file"), plural(2594, "file"), plural(2, "match", "matches")) == (
         "1 file", "2,594 files", "2 matches")
-    stats = SimpleNamespace(files=1, skipped=2593, removed_files=0, chunks=1,
-                            unchanged_chunks=0, deleted_chunks=0, embedded=1,
-                            pending_embeddings=0, seconds=0.5, errors=[SimpleNamespace(
-                                source_file="notes/a.md", message="bad")],
-                            embedding_errors=[], cancelled=False)
+    stats = IndexStats(files=1, skipped=2593, chunks=1, embedded=1, seconds=0.5,
+                       errors=[FileError("notes/a.md", "bad")])
     text = job_summary("reindex", stats, 0.5)
     assert text.startswith("1 file indexed") and "1 chunk written" in text
     assert "1 file failed" in text and "(s)" not in text

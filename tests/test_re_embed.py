@@ -144,6 +144,33 @@ def test_a_provider_outage_keeps_the_old_vectors_and_the_next_run_resumes(small)
     assert_consistent(small.db_path)
 
 
+def test_a_re_embed_that_cannot_start_leaves_nothing_staged_and_fails(small):
+    """No vector at all (a missing extra, a bad key, no network): not a re-embed in progress."""
+    total = vectors_in_index(small)
+    stats = reindex(config=small, embedder=WiderDownAfter(0), re_embed=True)
+    assert stats.failed and stats.re_embed is None and not stats.re_embedded
+    assert stats.re_embed_error.startswith("the re-embed with minilm:wider-test (384-d) could "
+                                           "not start (provider_error")
+    assert staged(small) is None and vectors_in_index(small) == total
+    assert_consistent(small.db_path)
+
+
+def test_the_cli_says_what_a_re_embed_did_and_exits_1_when_it_cannot_start(small, capsys,
+                                                                         monkeypatch):
+    from cli.index import report_run
+
+    stats = reindex(config=small, embedder=WiderDownAfter(0), re_embed=True)
+    assert report_run(stats, False) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("re-embed: 0 chunks embedded in ")
+    assert "error: the re-embed with minilm:wider-test (384-d) could not start" in err
+    assert "re-embedding with" not in out + err  # nothing reads as in progress
+    stats = reindex(config=small, embedder=Wider(), re_embed=True)
+    assert report_run(stats, False) == 0
+    out, _ = capsys.readouterr()
+    assert out.startswith(f"re-embed: {vectors_in_index(small)} chunks embedded in ")
+
+
 def test_a_file_changed_while_staged_gets_its_new_vectors_at_the_swap(small):
     cut_after_first_batch(small, Wider())
     with (small.root / "data/slack/general.jsonl").open("a") as f:

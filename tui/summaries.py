@@ -14,7 +14,7 @@ def cancelled(result: Any) -> bool:
 
 
 def has_errors(result: Any) -> bool:
-    return bool(getattr(result, "errors", None))
+    return bool(getattr(result, "errors", None) or getattr(result, "re_embed_error", None))
 
 
 def job_summary(kind: str, result: Any, elapsed: float) -> str:
@@ -31,6 +31,10 @@ def job_summary(kind: str, result: Any, elapsed: float) -> str:
             f"{s.removed_files:,} removed) · {plural(s.chunks, 'chunk')} written, "
             f"{s.unchanged_chunks:,} unchanged, {s.deleted_chunks:,} deleted · "
             f"{s.embedded:,} embedded · {s.pending_embeddings:,} pending · {s.seconds:.1f} s")
+    if s.re_embed_ran:  # the time went into embedding: say that first
+        text = f"re-embed: {plural(s.embedded, 'chunk')} embedded in {s.seconds:.1f} s · " + text
+    if s.re_embed_error:
+        text += f"\n{one_line(s.re_embed_error)[:200]}"
     if s.errors:
         first = s.errors[0]
         text += (f"\n{plural(len(s.errors), 'file')} failed, e.g. {one_line(first.source_file)}: "

@@ -30,13 +30,18 @@ class IndexStats:
     re_embedded: bool = False  # a staged re-embed covered the index and took its place
     # a re-embed still staged after the run (engine/index/re_embed.py): how far it got
     re_embed: str | None = None
+    # why a re-embed asked for could not start (its embedder gave no vector): nothing staged
+    re_embed_error: str | None = None
+    re_embed_ran: bool = False  # this run was a re-embed (its time went into embedding)
     seconds: float = 0.0
 
     @property
     def failed(self) -> bool:
-        """The run did not do its job: errors and nothing indexed, or a folder that could not
-        be listed (what it holds is unknown). Every front door exits or reports on this."""
-        return bool(self.errors and not self.files) or self.unlisted_dirs > 0
+        """The run did not do its job: errors and nothing indexed, a folder that could not
+        be listed (what it holds is unknown), or a re-embed that could not start. Every front
+        door exits or reports on this."""
+        return (bool(self.errors and not self.files) or self.unlisted_dirs > 0
+                or self.re_embed_error is not None)
 
     def to_dict(self) -> dict:
         return asdict(self)
