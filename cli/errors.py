@@ -1,5 +1,13 @@
-"""How every ``memlens`` subcommand fails: one escaped line ``memlens: <message>`` on stderr
-and exit 1; bad input (flags, dates, a missing root) exits 2, as argparse's usage errors do.
+"""How every ``memlens`` subcommand fails: one escaped line ``memlens: <message>`` on stderr,
+and one rule for its exit code (README "Command line"), decided by the kind of problem:
+
+- 2, bad input: what the user typed is refused before anything is done (an unknown flag or
+  value, a date that is none, an unknown source type or import kind, a bad source name, a
+  path that does not exist or a folder that is not one, the demo root as a target), as
+  argparse's usage errors are;
+- 1, a failure while doing a valid request: the index cannot be read or written, an export
+  cannot be imported, memlens.toml is broken or cannot be edited.
+
 A traceback is shown only with ``--debug`` or ``MEMLENS_DEBUG=1`` (docs/reliability.md).
 """
 
@@ -17,13 +25,15 @@ DEBUG_ENV = "MEMLENS_DEBUG"
 
 
 class CliError(Exception):
-    """A user-facing failure: printed as one line, exit code 1."""
+    """A user-facing failure while doing what was asked: printed as one line, exit code 1."""
 
     exit_code = 1
 
 
 class UsageError(CliError):
-    """Bad input from the user (a flag's value, a root that does not exist): exit code 2."""
+    """Bad input from the user (a flag's value, a root that does not exist): exit code 2.
+    A command turns its engine's errors of bad input into this one; :func:`exit_code` knows
+    those no command turns."""
 
     exit_code = 2
 
@@ -47,6 +57,19 @@ def describe(exc: BaseException, db_path: Path | None) -> str:
     return str(exc) if isinstance(exc, CliError) else describe_failure(exc, db_path)
 
 
+def exit_code(exc: BaseException) -> int:
+    """The exit code of ``exc``: a CliError says its own; of the engine's errors, a source
+    refused as asked (engine/index/source_config.py) and a demo root refused where asked
+    (`memlens demo`, or the app creating it) are bad input, 2; any other is a failure, 1."""
+    if isinstance(exc, CliError):
+        return exc.exit_code
+    from engine.demo import DemoRootError
+    from engine.index.source_config import SourceEditFailed, SourceRefused
+
+    refused = isinstance(exc, (SourceRefused, DemoRootError))
+    return 2 if refused and not isinstance(exc, SourceEditFailed) else 1
+
+
 def run(func: Callable[[object], int], args) -> int:
     """``func(args)`` with every failure turned into one line and an exit code."""
     try:
@@ -67,4 +90,4 @@ def run(func: Callable[[object], int], args) -> int:
             traceback.print_exc()
         line = describe(exc, getattr(args, "db_path", None))
         print(f"memlens: {one_line(line)}", file=sys.stderr)
-        return getattr(exc, "exit_code", 1)
+        return exit_code(exc)

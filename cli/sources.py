@@ -155,9 +155,20 @@ def cmd_source(args) -> int:
               f"{plural(s.chunks, 'chunk')}  {where}{ignore}")
         for line in not_indexed_lines(s):
             print(f"  {line}")
-    print(plural(len(states), "source") if states else
-          "no sources: `memlens source add PATH --type note` indexes a folder where it lives")
+    print(plural(len(states), "source") if states else no_sources(config))
     return 0
+
+
+def no_sources(config) -> str:
+    """What `source list` says of a root without sources: how to add one, except on the demo
+    root, which refuses them (engine/index/source_config.py): there, how to use a root of
+    one's own."""
+    from engine.config import is_demo_root
+
+    if is_demo_root(config.root):
+        return ("no sources: the demo root takes none; to index folders where they live, use "
+                "a root of your own (--root DIR or $MEMLENS_ROOT)")
+    return "no sources: `memlens source add PATH --type note` indexes a folder where it lives"
 
 
 def add_parser(sub, common) -> None:

@@ -21,8 +21,8 @@ from engine.config_check import (
     parse,
     route_pattern,
     show,
-    suggest,
 )
+from engine.display import close_matches, did_you_mean
 from engine.index.sources import Source, check_name, check_type, location, overlap
 
 DB_RELATIVE_PATH = "data/search/memlens.db"
@@ -138,7 +138,7 @@ def _routes_from_toml(table: dict) -> tuple[tuple[str, str], ...]:
     for source_type, patterns in table.items():
         if source_type not in known:
             raise fail(f"[routes] names unknown source type {source_type!r}"
-                       f"{suggest(source_type, known)}")
+                       f"{did_you_mean(close_matches(source_type, known), aside=True)}")
         if isinstance(patterns, str):
             patterns = [patterns]
         if not isinstance(patterns, list) or not patterns:
@@ -158,7 +158,8 @@ def _tables(data: dict) -> dict[str, Table]:
     for name in data:
         if name not in TABLE_KEYS:
             owner = next((t for t, keys in TABLE_KEYS.items() if name in keys), None)
-            hint = f" (did you mean [{owner}] {name}?)" if owner else suggest(name, TABLE_KEYS)
+            close = [f"[{owner}] {name}"] if owner else close_matches(name, TABLE_KEYS)
+            hint = did_you_mean(close, aside=True)
             raise fail(f"unknown {'table' if isinstance(data[name], dict) else 'key'} "
                        f"{name!r}{hint}")
     tables = {name: Table(data, name, keys) for name, keys in TABLE_KEYS.items()
@@ -181,7 +182,7 @@ def _half_lives(search: Table) -> dict[str, float]:
     for source_type, days in table.items():
         if source_type not in known:
             raise fail(f"[search.half_lives] names unknown source type {source_type!r}"
-                       f"{suggest(source_type, known)}")
+                       f"{did_you_mean(close_matches(source_type, known), aside=True)}")
         half_lives[source_type] = checked_number(
             days, lambda what, k=source_type, d=days: fail(
                 f"[search.half_lives] {k} must be {what} of days (got {show(d)})"), positive=True)
@@ -208,7 +209,8 @@ def _sources(table: dict, root: Path, db_path: Path) -> tuple[Source, ...]:
             raise fail(f"{where} must be a table with path and type (got {show(spec)})")
         for key in spec:
             if key not in SOURCE_KEYS:
-                raise fail(f"{where} unknown key {key!r}{suggest(key, SOURCE_KEYS)}")
+                raise fail(f"{where} unknown key {key!r}"
+                           f"{did_you_mean(close_matches(key, SOURCE_KEYS), aside=True)}")
         path, source_type = spec.get("path"), spec.get("type")
         if not isinstance(path, str) or not path.strip():
             raise fail(f"{where} path must be a folder's path (got {show(path)})")

@@ -6,14 +6,13 @@ is refused by name (with a "did you mean" when one is close), each problem is on
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
 import tomllib
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from engine.display import OneLineError
+from engine.display import OneLineError, close_matches, did_you_mean
 
 FILENAME = "memlens.toml"
 
@@ -37,11 +36,6 @@ def show(value: object) -> str:
     else:
         text = repr(value)
     return text if len(text) <= 60 else text[:59] + "…"
-
-
-def suggest(name: str, known) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def parse(path: Path) -> dict:
@@ -79,7 +73,8 @@ class Table:
             raise fail(f"{self.label} must be a table (got {show(value)})")
         for key in value:
             if key not in known:
-                raise fail(f"{self.label} has unknown key {key!r}{suggest(key, known)}")
+                raise fail(f"{self.label} has unknown key {key!r}"
+                           f"{did_you_mean(close_matches(key, known), aside=True)}")
         self.values = value
 
     def _bad(self, key: str, what: str) -> ConfigError:

@@ -126,6 +126,41 @@ def repeats_text(result: Any, most: int = REPEAT_DATES) -> str:
     return f"{len(dates)}×: " + ", ".join(shown)
 
 
+# -- "did you mean" ---------------------------------------------------------------------------
+
+CLOSE_ENOUGH = 0.6  # difflib's ratio from which a name is spelled close to what was typed
+
+
+def close_matches(word: str, known: Iterable[str], n: int = 1, within: float = 1.0) -> list[str]:
+    """Up to ``n`` of ``known`` spelled closest to ``word``, best first: THE measure behind
+    every "did you mean". Each is at least CLOSE_ENOUGH alike (difflib's ratio, ties by name as
+    difflib.get_close_matches orders them) and within ``within`` of the best one (0.1: only the
+    nearest few, ``notes/hmoe`` is ``notes/home``, not also ``notes``)."""
+    import difflib
+
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    scored = []
+    for name in dict.fromkeys(known):
+        matcher.set_seq1(name)
+        if (matcher.real_quick_ratio() >= CLOSE_ENOUGH and matcher.quick_ratio() >= CLOSE_ENOUGH
+                and (score := matcher.ratio()) >= CLOSE_ENOUGH):
+            scored.append((score, name))
+    best = max((score for score, _ in scored), default=0.0)
+    return [name for score, name in sorted(scored, reverse=True) if score >= best - within][:n]
+
+
+def did_you_mean(close: Iterable[str], aside: bool = False) -> str:
+    """``did you mean A?`` (``A or B?``) naming what :func:`close_matches` found, each as the
+    caller shows it; ``aside``: `` (did you mean A?)``, to follow a name in a sentence. "" when
+    nothing is close, so a caller adds it or says something else."""
+    close = list(close)
+    if not close:
+        return ""
+    text = f"did you mean {' or '.join(close)}?"
+    return f" ({text})" if aside else text
+
+
 # -- source types -----------------------------------------------------------------------------
 
 LABELS: dict[str, str] = {
@@ -164,6 +199,13 @@ def type_label(source_type: str) -> str:
     return LABELS.get(source_type) or one_line(str(source_type).replace("_", " "))
 
 
+def type_named(source_type: str) -> str:
+    """A type by its label, and its id when that is spelled otherwise: ``email
+    (email_catalog)``, ``Slack (slack)``, but ``note``."""
+    label = type_label(source_type)
+    return label if label == source_type else f"{label} ({source_type})"
+
+
 class UnknownSourceType(ValueError):
     """A source type as typed that names none, or more than one (one line, for the user)."""
 
@@ -176,8 +218,6 @@ def resolve_source_type(text: str, known: Iterable[str]) -> str:
     """The source type a person means: its id (``email_catalog``), its label (``email``, any
     case, ``_`` or space) or an unambiguous prefix of either (``board`` → ``board_summary``).
     :class:`UnknownSourceType` says why not, with a "did you mean" when one is close."""
-    import difflib
-
     known = sorted(set(known))
     key = _type_key(text)
     names = {t: {_type_key(t), _type_key(type_label(t))} for t in known}
@@ -190,12 +230,11 @@ def resolve_source_type(text: str, known: Iterable[str]) -> str:
     shown = one_line(str(text))[:60]
     if len(prefixed) > 1:
         raise UnknownSourceType(f"source type {shown!r} could be "
-                                + ", ".join(f"{type_label(t)} ({t})" for t in prefixed[:6])
+                                + ", ".join(map(type_named, prefixed[:6]))
                                 + ": say more of it")
     spelled = {form: t for t, forms in names.items() for form in forms}
-    close = difflib.get_close_matches(key, list(spelled), n=1, cutoff=0.6)
-    hint = (f"did you mean {type_label(spelled[close[0]])} ({spelled[close[0]]})?" if close
-            else "known: " + ", ".join(type_label(t) for t in known))
+    hint = (did_you_mean(type_named(spelled[form]) for form in close_matches(key, spelled))
+            or "known: " + ", ".join(type_label(t) for t in known))
     raise UnknownSourceType(f"unknown source type {shown!r}: {hint}")
 
 

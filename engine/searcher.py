@@ -24,6 +24,7 @@ from engine.config import Config, load_config, resolve_root
 from engine.dates import clock
 from engine.dates.spans import index_years, longest_span
 from engine.dates.timephrase import SearchTime, search_time
+from engine.display import did_you_mean
 from engine.rank.candidates import Candidate
 from engine.retrieval.filters import Filters, SearchError
 from engine.retrieval.folders import folder_prefix
@@ -330,10 +331,10 @@ class Searcher:
         if conn is not None and nobody_named(conn, found):
             from engine.retrieval.entities import PROFILE_RELATIVE_PATH
 
-            close = close_people(str(name), self.config.root)
-            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            hint = did_you_mean(close_people(str(name), self.config.root))
             raise SearchError(f"no one is named {found.name!r}: not in the profile "
-                              f"({PROFILE_RELATIVE_PATH}) and in no indexed text{hint}")
+                              f"({PROFILE_RELATIVE_PATH}) and in no indexed text"
+                              + (f"; {hint}" if hint else ""))
         return found
 
 

@@ -159,7 +159,7 @@ def test_a_source_that_overlaps_or_is_missing_is_refused_and_changes_nothing(add
     before = (root / "memlens.toml").read_bytes()
     run = memlens(root, "source", "add", str(tmp_path / where), "--type", "note",
                   "--name", "other")
-    assert run.returncode == 1 and why in run.stderr and run.stderr.count("\n") == 1
+    assert run.returncode == 2 and why in run.stderr and run.stderr.count("\n") == 1
     assert (root / "memlens.toml").read_bytes() == before
 
 
@@ -171,10 +171,10 @@ def test_bad_names_and_types_are_one_line_each(added, tmp_path):
                       (["--type", "note", "--name", "a/b"], "a source name must be"),
                       (["--type", "note", "--name", "Vault"], "a source named 'Vault' exists")):
         run = memlens(root, "source", "add", str(other), *argv)
-        assert run.returncode == 1 and why in run.stderr, run.stderr
+        assert run.returncode == 2 and why in run.stderr, run.stderr
     assert "Vault" in ok(root, "source", "list") and "other" not in ok(root, "source", "list")
     run = memlens(root, "source", "remove", "nosuch")
-    assert run.returncode == 1 and "no source named 'nosuch' (sources: Vault)" in run.stderr
+    assert run.returncode == 2 and "no source named 'nosuch' (sources: Vault)" in run.stderr
 
 
 @pytest.mark.parametrize("table, why", [

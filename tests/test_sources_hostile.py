@@ -154,7 +154,7 @@ def test_an_index_inside_a_source_is_refused_and_its_sidecar_never_served(tmp_pa
     ok(root, "reindex")
     run = memlens(root, "source", "add", str(vault), "--type", "note", "--db",
                   str(vault / "index/memlens.db"))
-    assert run.returncode == 1 and "holds the index" in run.stderr, run.stderr
+    assert run.returncode == 2 and "holds the index" in run.stderr, run.stderr
     ok(root, "source", "add", str(vault), "--type", "note", "--name", "V")
     run = memlens(root, "reindex", "--db", str(vault / "index/memlens.db"))
     assert run.returncode != 0
@@ -241,7 +241,7 @@ def test_source_add_refuses_an_invalid_ignore_glob(vault_root, tmp_path):
     other = tmp_path / "Other"
     write(other / "a.md", "# A\n")
     run = memlens(root, "source", "add", str(other), "--type", "note", "--ignore", "foo\\")
-    assert run.returncode == 1 and "--ignore 'foo\\\\' is not a valid gitignore pattern" in \
+    assert run.returncode == 2 and "--ignore 'foo\\\\' is not a valid gitignore pattern" in \
         run.stderr, run.stderr
     assert "Other" not in (root / "memlens.toml").read_text()
 
@@ -467,7 +467,7 @@ def test_source_add_says_what_the_folder_is(vault_root, tmp_path):
 
     def refused(*argv: str) -> str:
         run = memlens(root, "source", "add", *argv)
-        assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+        assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
         return run.stderr
 
     assert "is source 'G' already" in refused(str(vault), "--type", "note")

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+from engine.display import close_matches, did_you_mean
+
 from .actions import BY_ID
 
 
@@ -268,15 +270,12 @@ def remap_problems(remaps: dict[str, str]) -> list[str]:
     """What is wrong with the ``[keys]`` remaps, one line each: an id that is no binding (with
     a "did you mean"), a key that is no key, a key another binding already answers to where
     both are live (unless that one is remapped away too)."""
-    import difflib
-
     problems = []
     for binding_id in remaps:
         if binding_id not in ALL_IDS:
-            close = difflib.get_close_matches(binding_id, sorted(ALL_IDS), n=1)
+            close = close_matches(binding_id, ALL_IDS)
             problems.append(f"[keys] {binding_id} is no binding id"
-                            + (f" (did you mean {close[0]}?)" if close else "")
-                            + "; the help screen (F1) lists them")
+                            f"{did_you_mean(close, aside=True)}; the help screen (F1) lists them")
     valid = {i: v for i, v in remaps.items() if i in ALL_IDS}
     for binding_id, value in valid.items():
         keys = [k.strip() for k in value.split(",")]

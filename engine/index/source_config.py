@@ -41,7 +41,13 @@ EMPTY_CONFIG = "# memlens configuration: README \"Configuration\" lists what may
 
 
 class SourceRefused(ConfigError):
-    """A source that cannot be added or removed, as one line."""
+    """A source that cannot be added or removed as asked (its folder, type, name or ignore
+    globs; the demo root; no such source), as one line: bad input, exit 2 in the CLI."""
+
+
+class SourceEditFailed(SourceRefused):
+    """A change that was fine as asked but could not be made: memlens.toml cannot be read or
+    written, another edit holds it, or it is gone while the index holds sources (exit 1)."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +133,7 @@ def add_source(config: Config, path: str | Path, source_type: str, name: str | N
             raise SourceRefused(f"--ignore {glob!r} is not a valid gitignore pattern")
     with _editing(config) as current:
         if not (current.root / FILENAME).exists() and (held := _indexed_sources(current)):
-            raise SourceRefused(f"{FILENAME} is gone from the data root, but the index holds "
+            raise SourceEditFailed(f"{FILENAME} is gone from the data root, but the index holds "
                                 f"files of {plural(len(held), 'source')} ({', '.join(held)}): "
                                 "restore it first (a new one would drop them)")
         taken = {s.name for s in current.sources}
@@ -206,7 +212,7 @@ def _editing(config: Config) -> Iterator[Config]:
     try:
         fd = os.open(config.root, os.O_RDONLY)
     except OSError as exc:
-        raise SourceRefused(f"{FILENAME}: cannot be edited ({exc.strerror or exc})") from None
+        raise SourceEditFailed(f"{FILENAME}: cannot be edited ({exc.strerror or exc})") from None
     try:
         deadline = time.monotonic() + EDIT_WAIT_S
         while True:
@@ -215,7 +221,7 @@ def _editing(config: Config) -> Iterator[Config]:
                 break
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    raise SourceRefused(f"another memlens is editing {FILENAME} (for over "
+                    raise SourceEditFailed(f"another memlens is editing {FILENAME} (for over "
                                         f"{EDIT_WAIT_S:.0f}s); try again") from None
                 time.sleep(0.02)
         try:
@@ -297,7 +303,7 @@ def _edit(config: Config, change) -> Config:
         before = path.read_text(encoding="utf-8") if path.exists() else ""
         doc = tomlkit.parse(before)
     except (OSError, ValueError) as exc:
-        raise SourceRefused(f"{FILENAME}: cannot be read ({exc})") from None
+        raise SourceEditFailed(f"{FILENAME}: cannot be read ({exc})") from None
     change(doc)
     # never blank: an empty memlens.toml is what a sync tool leaves while writing it, which a
     # watch and a reindex read as "nothing known" (engine/config.py, config_missing), not as
@@ -308,7 +314,7 @@ def _edit(config: Config, change) -> Config:
     try:
         fd, tmp = tempfile.mkstemp(prefix=".memlens-", suffix=".toml", dir=config.root)
     except OSError as exc:
-        raise SourceRefused(f"{FILENAME}: cannot be written ({exc.strerror or exc})") from None
+        raise SourceEditFailed(f"{FILENAME}: cannot be written ({exc.strerror or exc})") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(after)
@@ -319,7 +325,7 @@ def _edit(config: Config, change) -> Config:
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
-        raise SourceRefused(f"{FILENAME}: cannot be written ({exc.strerror or exc})") from None
+        raise SourceEditFailed(f"{FILENAME}: cannot be written ({exc.strerror or exc})") from None
     try:
         return load_config(config.root, config.db_path)
     except ConfigError:

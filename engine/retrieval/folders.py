@@ -18,11 +18,10 @@ folder the index does not hold is refused with the closest ones it does.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import Any
 
-from engine.display import json_dumps
+from engine.display import close_matches, did_you_mean, json_dumps
 from engine.retrieval.filters import SearchError
 
 # Every distinct source_file, one seek of the (source_file, ...) index per file rather than a
@@ -73,10 +72,8 @@ def folder_prefix(conn: Any, typed: Any, sources: Iterable[Any] = ()) -> str | N
                           f"{', '.join(map(_quote, found[:SHOWN]))}{more}; write the one you mean")
     if not files:
         raise SearchError(f"no folder {shown} in the index: it holds no files yet")
-    close = closest(folders(files), text)
-    if close:
-        hint = f"did you mean {' or '.join(map(_quote, close))}?"
-    else:
+    hint = did_you_mean(map(_quote, closest(folders(files), text)))
+    if not hint:
         tops = sorted({f.split("/", 1)[0] + "/" for f in files if "/" in f})
         hint = f"its folders start with {', '.join(map(_quote, tops[:8]))}"
     raise SearchError(f"no folder {shown} in the index; {hint}")
@@ -151,17 +148,9 @@ def closest(known: Iterable[str], typed: str) -> list[str]:
             starts.append(1)
         for start in starts:
             tails.setdefault(_key(folder[start:]), []).append(folder)
-    matcher = difflib.SequenceMatcher()
-    matcher.set_seq2(_key(typed))
-    scored = []
-    for key in tails:
-        matcher.set_seq1(key)
-        if matcher.real_quick_ratio() >= 0.6 and matcher.quick_ratio() >= 0.6:
-            scored.append((matcher.ratio(), key))
-    best = max((score for score, _ in scored), default=0.0)
     # only the nearest few: "notes/hmoe/" is "notes/home/", not also "notes/"
-    near = sorted((s, k) for s, k in scored if s >= max(0.6, best - 0.1))[::-1]
-    return list(dict.fromkeys(f for _, key in near for f in tails[key]))[:CLOSE]
+    near = close_matches(_key(typed), tails, n=len(tails), within=0.1)
+    return list(dict.fromkeys(f for key in near for f in tails[key]))[:CLOSE]
 
 
 def _key(text: str) -> str:

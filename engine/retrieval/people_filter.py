@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.display import close_matches
 from engine.library_types import parse_metadata
 from engine.retrieval.entities import (
     MIN_KEY_CHARS,
@@ -151,13 +152,11 @@ def nobody_named(conn: Connection, found: PersonFilter) -> bool:
 def close_people(text: str, root: str | Path, n: int = 3) -> list[str]:
     """The profile's people whose name, first name or an alias is spelled close to ``text``
     ("mya" → Maya Chen): the "did you mean" of a name that is no one."""
-    import difflib
-
     spelled: dict[str, str] = {}
     for person in load_people(Path(root) / PROFILE_RELATIVE_PATH).people:
         for key in (person.name, person.name.split()[0], *person.aliases):
             spelled.setdefault(normalize_key(key), person.name)
-    close = difflib.get_close_matches(normalize_key(text), list(spelled), n=n * 2, cutoff=0.6)
+    close = close_matches(normalize_key(text), spelled, n=n * 2)
     return list(dict.fromkeys(spelled[k] for k in close))[:n]
 
 
