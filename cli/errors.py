@@ -64,7 +64,7 @@ def exit_code(exc: BaseException) -> int:
     if isinstance(exc, CliError):
         return exc.exit_code
     from engine.demo import DemoRootError
-    from engine.index.source_config import SourceEditFailed, SourceRefused
+    from engine.index import SourceEditFailed, SourceRefused
 
     refused = isinstance(exc, (SourceRefused, DemoRootError))
     return 2 if refused and not isinstance(exc, SourceEditFailed) else 1

@@ -21,7 +21,7 @@ says which range (time: 2026-03-09..2026-03-15 (from "last week")). With only qu
 beside it ("what happened in March", "anything new this week") the answer is the range's items, \
 newest first. When nothing in the range matches the other words, the time: line says so and \
 what is shown instead (those words at every date; the question as written when nothing is \
-dated in the range at all). person: Optional name; \
+dated in the range at all). person: Optional person filter, a name; \
 only chunks where that person takes part (a chat's participants), is named (name or alias, \
 typos forgiven) or which are their entity file or profile; the header's person: line says \
 whom it matched. sort: "relevance" (default) or \

@@ -38,9 +38,9 @@ def search_schema() -> dict:
                       "YYYY-MM-DD (inclusive); wins over a time phrase in the query."},
             "until": {"type": "string", "description": "Optional last content date, "
                       "YYYY-MM-DD (inclusive); wins over a time phrase in the query."},
-            "person": {"type": "string", "description": "Optional person: only chunks where "
-                       "they take part, are named (name or alias, typos forgiven), or their "
-                       "entity file / profile."},
+            "person": {"type": "string", "description": "Optional person filter: only chunks "
+                       "where they take part, are named (name or alias, typos forgiven), or "
+                       "their entity file / profile."},
             "rerank": {"type": "boolean", "default": False,
                        "description": "Reorder the candidates with the deployment's reranker."},
             "sort": {"type": "string", "enum": list(SORTS), "default": "relevance",

@@ -1043,11 +1043,12 @@ async def test_command_palette_offers_every_action_where_it_applies(demo_root):
         def titles() -> set[str]:
             return {title for title, _, _ in MemlensCommands(app.screen).commands}
         chunk_actions = {a.title for a in ACTIONS if a.needs_chunk}
-        assert {"Reindex", "Import…", "Full rebuild", "Re-embed", "Maintenance",
+        assert {"Reindex", "Full rebuild", "Re-embed", "Maintenance",
                 "Maintenance (no vacuum)", "Discover", "Index statistics", "Toggle explain",
-                "Theme", "Help", "Search mode", "Date range", "Person", "Clear filters",
+                "Theme", "Help", "Search mode", "Date range", "Person filter", "Clear filters",
                 "Toggle preview", "Facets"} <= titles()
         assert not titles() & chunk_actions and "Cancel job" not in titles()
+        assert not {"Import…", "Sources…"} & titles()  # the demo root refuses them
         theme = [c for c in app.get_system_commands(app.screen) if c.title == "Theme"]
         assert not theme  # offered once, by the catalogue
         await search(pilot, "climbing")

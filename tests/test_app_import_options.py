@@ -79,8 +79,8 @@ def _timestamps(path: Path) -> list[str]:
 
 
 @aio
-async def test_dates_choice_is_shown_for_whatsapp_only(demo_root):
-    app = make_app(demo_root)
+async def test_dates_choice_is_shown_for_whatsapp_only(own_root):
+    app = make_app(own_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("ctrl+o")

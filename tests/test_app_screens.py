@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from textual.widgets import TextArea
 
-from tests.test_app import aio, demo_root, make_app, ready, search, wait_for  # noqa: F401, F811
+from tests.test_app import (  # noqa: F401 - demo_root, writable_root, own_root are fixtures
+    aio,
+    demo_root,
+    make_app,
+    own_root,
+    ready,
+    search,
+    wait_for,
+    writable_root,
+)
 from tui.keys import BY_BINDING
 from tui.screens.modals import DateRangeScreen
 from tui.screens.viewer import FileViewerScreen
@@ -261,11 +270,11 @@ def _visible(app, widget) -> bool:
 
 
 @aio
-async def test_80x24_dialogs_fit_and_the_footer_keeps_f1_f2(demo_root):  # noqa: F811
+async def test_80x24_dialogs_fit_and_the_footer_keeps_f1_f2(own_root):  # noqa: F811
     from tui.screens.help import HelpScreen, help_content
     from tui.screens.import_dialog import ImportScreen
 
-    app = make_app(demo_root)
+    app = make_app(own_root)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await search(pilot, "climbing")

@@ -57,6 +57,15 @@ def test_main_screen_with_results(home, snap_compare):
                         run_before=searched(MARKUP_QUERY, "enter"))
 
 
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
+def test_main_screen_with_results_at(home, snap_compare, size):
+    """The rows, the header, the status and the footer at either edge of the layouts: each
+    shortened after a whole word, or left out whole (tests/test_app_fit.py reads the same
+    screens for a word cut mid-word)."""
+    assert snap_compare(make_app(home), terminal_size=size,
+                        run_before=searched(MARKUP_QUERY, "enter"))
+
+
 def test_preview_with_explain(home, snap_compare):
     assert snap_compare(make_app(home), terminal_size=SIZE,
                         run_before=searched("maya birthday dinner", "enter", "enter"))
@@ -82,6 +91,13 @@ def test_stats_screen(home, snap_compare):
 
 def test_menu(home, snap_compare):
     assert snap_compare(make_app(home), terminal_size=SIZE, run_before=searched("", "f2"))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
+def test_menu_at(home, snap_compare, size):
+    """The descriptions wrap under themselves at 80 columns, one line each wider; on the demo
+    root Import… and Sources… are greyed with the way out."""
+    assert snap_compare(make_app(home), terminal_size=size, run_before=searched("", "f2"))
 
 
 def test_help(home, snap_compare):

@@ -218,16 +218,25 @@ async def test_a_refused_source_says_why_in_the_form_and_changes_nothing(root, v
 
 
 @aio
-async def test_the_demo_root_refuses_a_source(tmp_path, vault):
+async def test_the_demo_root_refuses_sources_before_anything_is_asked(tmp_path):
+    """The menu greys Sources… (with the way out), the palette leaves it out, the action
+    says the engine's one line at once: no dialog, no form to fill first."""
+    from tui.commands import MemlensCommands
+
     root = make_root(tmp_path / "demo")
     (root / DEMO_MARKER).write_text("{}")
     app = make_app(root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await open_sources(pilot)
-        await fill_form(pilot, vault)
-        assert isinstance(app.screen, AddSourceScreen)
-        assert "the demo root owns its configuration" in form_message(app)
+        await pilot.press("f2")
+        option = app.screen.query_one("#menu-list", OptionList).get_option("sources")
+        assert option.disabled and "Not on the demo root" in option.prompt.plain
+        await pilot.press("escape")
+        assert "Sources…" not in {t for t, _, _ in MemlensCommands(app.screen).commands}
+        await app.run_action("sources")
+        await pilot.pause()
+        assert app.screen is app.main
+        assert app.notes[-1][1].startswith("the demo root owns its configuration")
         assert toml_bytes(root) is None and app.job is None
 
 

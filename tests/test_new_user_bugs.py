@@ -109,20 +109,18 @@ def test_the_cli_never_imports_into_the_demo_root(writable_root, tmp_path):
 
 
 @aio
-async def test_the_app_never_imports_into_the_demo_root(writable_root, tmp_path):
-    from tests.test_app import _open_import
-    from tui.screens.modals import ErrorScreen
+async def test_the_app_never_imports_into_the_demo_root(writable_root):
+    """Refused at ctrl+o, before anything is typed: no dialog, the engine's one line."""
+    from engine.importers import demo_root_refused
+    from tui.screens.import_dialog import ImportScreen
 
-    export = tmp_path / "WhatsApp Chat with Maya Chen.txt"
-    export.write_text(CHAT)
     app = make_app(writable_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await _open_import(pilot, export)
-        await wait_for(pilot, lambda: isinstance(app.screen, ErrorScreen), what="the refusal")
-        message = app.screen.query_one("#error-message").render().plain
-        assert "is the demo root, generated and not imported into" in message
-    assert not (writable_root / "data/whatsapp/Maya Chen.jsonl").exists()
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: any(str(demo_root_refused(writable_root)) in note[1]
+                                          for note in app.notes), what="the refusal")
+        assert not isinstance(app.screen, ImportScreen)
 
 
 # -- the preview follows the results ---------------------------------------------------------

@@ -55,6 +55,7 @@ class Action:
     job_title: str = ""  # the running job's name, when not the title
     menu: bool = False  # listed in the F2 menu
     needs_chunk: bool = False  # only when the preview shows a chunk
+    writes_root: bool = False  # changes what the data root holds: never the demo root's
 
     @property
     def short(self) -> str:
@@ -67,9 +68,9 @@ ACTIONS: tuple[Action, ...] = (
            job=JobKind.REINDEX, menu=True),
     Action("import", "import_data", "Import…",
            "Import WhatsApp, Slack, mbox… exports, then reindex", label="Import",
-           job=JobKind.IMPORT, job_title="Import", menu=True),
-    Action("sources", "sources", "Sources…", "Folders outside the root, indexed where they "
-           "live: list, add, remove", label="Sources", menu=True),
+           job=JobKind.IMPORT, job_title="Import", menu=True, writes_root=True),
+    Action("sources", "sources", "Sources…", "Folders outside the root, indexed in place: "
+           "list, add, remove", label="Sources", menu=True, writes_root=True),
     Action("full_rebuild", "full_rebuild", "Full rebuild",
            "Re-read every file (unchanged chunks keep vectors)", job=JobKind.FULL,
            menu=True),
@@ -94,8 +95,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("explain", "toggle_explain", "Toggle explain",
            "The preview's explain: words → numbers → off",
            label="Explain", menu=True),
-    Action("watch", "toggle_watch", "Toggle watch", "Watch the data root: reindex changed "
-           "files shortly after they change (on/off)", label="Watch", menu=True),
+    Action("watch", "toggle_watch", "Toggle watch",
+           "Reindex files shortly after they change (on/off)", label="Watch", menu=True),
     Action("theme", "change_theme", "Theme", "Pick a colour theme", menu=True),
     Action("help", "help", "Help", "Every key and its id (remap in memlens.toml)", menu=True),
     Action("menu", "menu", "Menu", "Menu: reindex, re-embed, maintenance, stats, theme…"),
@@ -106,8 +107,9 @@ ACTIONS: tuple[Action, ...] = (
            label="Mode", scope="main"),
     Action("date_filter", "date_filter", "Date range", "Date range filter", label="Dates",
            scope="main"),
-    Action("person_filter", "person_filter", "Person",
-           "Person filter (people from profile/relationships.json)", scope="main"),
+    Action("person_filter", "person_filter", "Person filter",
+           "Person filter: only results with or about one person", label="Person",
+           scope="main"),
     Action("clear_filters", "clear_filters", "Clear filters",
            "Clear every filter (types, source, dates, person, mode)", scope="main"),
     Action("toggle_preview", "toggle_preview", "Toggle preview", "Show/hide the preview pane",

@@ -23,6 +23,7 @@ from engine.config import Config, load_config
 from engine.dates import now as clock_now
 
 from . import keys
+from .actions import BY_ID
 from .app_jobs import JobsMixin
 from .app_sources import SourcesMixin
 from .app_state import StateMixin
@@ -142,6 +143,32 @@ class MemlensApp(StateMixin, JobsMixin, SourcesMixin, App[int]):
         for command in super().get_system_commands(screen):
             if command.title != "Theme":
                 yield command
+
+    # -- what the demo root refuses ---------------------------------------------------------
+    def demo_refusal(self, action_id: str) -> str | None:
+        """The engine's one line that refuses the catalogue action ``action_id`` on the demo
+        root (``memlens demo`` owns it: nothing is imported into it, no source is added), or
+        None. Its key says the line at once; the menu greys the action, the palette leaves it
+        out: nothing suggests what would be refused."""
+        from engine.config import is_demo_root
+
+        if not BY_ID[action_id].writes_root or not is_demo_root(self.config.root):
+            return None
+        if action_id == "import":
+            from engine.importers import demo_root_refused
+
+            return str(demo_root_refused(self.config.root))
+        from engine.index import demo_root_takes_no_source
+
+        return str(demo_root_takes_no_source())
+
+    def refuse_on_demo_root(self, action_id: str) -> bool:
+        """Say the demo root's one line refusing ``action_id``, if it refuses it."""
+        refused = self.demo_refusal(action_id)
+        if refused is not None:
+            self.notify(refused, title="Not on the demo root", severity="warning",
+                        markup=False)
+        return refused is not None
 
     # -- app-wide actions ------------------------------------------------------------------
     def action_help(self) -> None:

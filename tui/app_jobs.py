@@ -44,7 +44,7 @@ class Job:
 class JobsMixin:
     """Uses the App's ``config``, ``searcher``, ``main``, ``screen``, ``notify``,
     ``push_screen``, ``run_worker``, ``post_message``, ``refresh_bindings``, ``exit``,
-    ``remember_state``, ``_embedder`` and ``_tell_main``."""
+    ``remember_state``, ``refuse_on_demo_root``, ``_embedder`` and ``_tell_main``."""
 
     config: Any
     searcher: Any
@@ -58,6 +58,7 @@ class JobsMixin:
     refresh_bindings: Any
     exit: Any
     remember_state: Any
+    refuse_on_demo_root: Any
     _tell_main: Any
 
     def _init_jobs(self) -> None:
@@ -89,12 +90,14 @@ class JobsMixin:
         self.start_job(JobKind.MAINTENANCE_NO_VACUUM)
 
     def action_import_data(self) -> None:
-        """The import dialog; the import then runs as a job (refused while one runs)."""
+        """The import dialog; the import then runs as a job (refused while one runs, and at
+        once on the demo root: no dialog to fill first)."""
         from engine.importers import IMPORTERS
 
         from .screens.import_dialog import ImportScreen
 
-        if self._refuse_busy() or isinstance(self.screen, ImportScreen):
+        if (self.refuse_on_demo_root("import") or self._refuse_busy()
+                or isinstance(self.screen, ImportScreen)):
             return
 
         def chosen(request: ImportRequest | None) -> None:

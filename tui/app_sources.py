@@ -13,8 +13,8 @@ from .actions import JobKind
 
 class SourcesMixin:
     """Uses the App's ``config``, ``searcher``, ``library``, ``job``, ``watching``, ``screen``,
-    ``notify``, ``push_screen``, ``run_worker``, ``start_job``, ``_embedder``, ``_warm_up``,
-    ``_start_watch`` and ``_stop_watch``."""
+    ``notify``, ``push_screen``, ``run_worker``, ``start_job``, ``refuse_on_demo_root``,
+    ``_embedder``, ``_warm_up``, ``_start_watch`` and ``_stop_watch``."""
 
     config: Any
     searcher: Any
@@ -27,15 +27,18 @@ class SourcesMixin:
     push_screen: Any
     run_worker: Any
     start_job: Any
+    refuse_on_demo_root: Any
     _warm_up: Any
     _start_watch: Any
     _stop_watch: Any
 
     def action_sources(self) -> None:
+        """The sources dialog; on the demo root, which takes no source, its refusal at once."""
         from .screens.sources import SourcesScreen
 
-        if not isinstance(self.screen, SourcesScreen):
-            self.push_screen(SourcesScreen())
+        if self.refuse_on_demo_root("sources") or isinstance(self.screen, SourcesScreen):
+            return
+        self.push_screen(SourcesScreen())
 
     def add_source(self, path: Path, source_type: str, name: str | None = None) -> Any:
         """Declare the folder ``path`` a source (``SourceRefused``, one line, when it cannot

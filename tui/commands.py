@@ -2,7 +2,8 @@
 
 One ``Provider`` (as posting does): ``commands`` lists what makes sense now — the main
 screen's actions only over the main screen, the chunk actions only while the preview shows a
-chunk, no index job while one runs, "Cancel job" only while a cancellable one runs.
+chunk, no index job while one runs, no import or source on the demo root, "Cancel job" only
+while a cancellable one runs.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ class MemlensCommands(Provider):
             return False
         if action.job is not None and job is not None:
             return False  # refused while a job runs: not offered
+        if self.app.demo_refusal(action.id):
+            return False  # refused on the demo root: not offered
         if action.id == "cancel_job":
             return job is not None and job.cancellable
         return True

@@ -9,7 +9,8 @@ _PUBLIC = {name: "watch" for name in
             "Stopped", "Waiting")}
 _PUBLIC["relative_path"] = "data_files"
 _PUBLIC["default_name"] = "sources"
-_PUBLIC.update(dict.fromkeys(("add_source", "remove_source", "SourceRefused", "SourceState"),
+_PUBLIC.update(dict.fromkeys(("add_source", "remove_source", "demo_root_takes_no_source",
+                              "SourceRefused", "SourceEditFailed", "SourceState"),
                              "source_config"))
 __all__ = sorted(_PUBLIC)
 __getattr__, __dir__ = lazy_exports(__name__, _PUBLIC)

@@ -107,12 +107,17 @@ class SourceState:
                                 for n in self.not_indexed]}
 
 
+def demo_root_takes_no_source() -> SourceRefused:
+    """Why no source is added to the demo root: the one line every front door says."""
+    return SourceRefused("the demo root owns its configuration: add sources to a root of your "
+                         "own (--root PATH)")
+
+
 def add_source(config: Config, path: str | Path, source_type: str, name: str | None = None,
                ignore: tuple[str, ...] = ()) -> Source:
     """Declare the folder ``path`` as a source of ``source_type``; returns it as loaded."""
     if is_demo_root(config.root):
-        raise SourceRefused("the demo root owns its configuration: add sources to a root of "
-                            "your own (--root PATH)")
+        raise demo_root_takes_no_source()
     if not str(path).strip():
         raise SourceRefused("the folder's path is empty: give the folder to index")
     folder = Path(os.path.abspath(Path(path).expanduser()))

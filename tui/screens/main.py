@@ -270,7 +270,7 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         # the highlight's OptionHighlighted fills the preview, after the list is painted
         self.results.show(rows, keep=keep)
         self.query_one(FacetList).show_query_counts(
-            getattr(message.response, "type_counts", None))
+            getattr(message.response, "type_counts", None), self.session.request.path_prefix)
         time = getattr(message.response, "time", None)
         self.query_one(FilterChips).show(self.session.filters,
                                          time.removeprefix("time: ") if time else None)
@@ -364,7 +364,8 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
     def _show_no_index(self) -> None:
         ov = self.overview
         self._empty().no_index(str(self.app.config.root),
-                               ov.db_path if ov else str(self.app.config.db_path))
+                               ov.db_path if ov else str(self.app.config.db_path),
+                               can_import=self.app.demo_refusal("import") is None)
         self._show_results_pane(False)
 
     def _show_no_results(self) -> None:

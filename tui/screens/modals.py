@@ -248,7 +248,8 @@ class DateRangeScreen(ModalScreen[tuple[str | None, str | None] | None]):
 
 
 class PersonScreen(ModalScreen[str | None]):
-    """Pick a person from profile/relationships.json (type to narrow the list)."""
+    """The person filter: pick a person from profile/relationships.json (type to narrow the
+    list); the search keeps only chunks with or about them (the engine's ``person=``)."""
 
     BINDINGS = keys.MODAL
     CLEAR = "\x00clear"
@@ -262,10 +263,11 @@ class PersonScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog person-dialog"):
-            yield Static(Content.styled("Person", "bold"), classes="dialog-title")
+            yield Static(Content.styled("Person filter", "bold"), classes="dialog-title")
             yield Static(Content.styled(
-                "Adds the person's name to the search (and brings up their profile).", "dim"))
-            yield Input(placeholder="filter people…", id="person-filter")
+                "Only chunks with or about this person: they take part or are named, or it "
+                "is their entity file or profile.", "dim"))
+            yield Input(placeholder="find a person by name or alias…", id="person-filter")
             yield OptionList(id="people", markup=False)
             if self.load_error:
                 yield Static(safe(self.load_error, "$text-error"))

@@ -6,33 +6,39 @@ from typing import Any
 
 from textual.content import Content
 
-# short names (at most 8 cells) and a colour per source type, grouped by kind of source
+from engine.display import type_label
+
+from .text import cut_at_word
+
+# a colour and a short name per source type, grouped by kind of source. The result list's type
+# column is BADGE_WIDTH cells: a label that does not fit gets a designed name of its own, a
+# whole word or a standard abbreviation ("test", "memo", "CGM"), never its first letters
 _TYPES: dict[str, tuple[str, str]] = {
     "slack": ("slack", "#5fafff"),
     "telegram": ("telegram", "#5fd7ff"),
     "whatsapp": ("whatsapp", "#5fd7af"),
     "signal": ("signal", "#87afff"),
     "meeting": ("meeting", "#af87ff"),
-    "voice": ("voice", "#d787ff"),
-    "transcript": ("transcr", "#af5fd7"),
+    "voice": ("memo", "#d787ff"),  # voice note
+    "transcript": ("dialogue", "#af5fd7"),  # a recorded conversation, as spoken
     "email_catalog": ("email", "#ff87af"),
-    "event": ("event", "#ff5faf"),
+    "event": ("event", "#ff5faf"),  # photo event
     "podcast_digest": ("podcast", "#d75f87"),
-    "board_summary": ("board", "#d787af"),
+    "board_summary": ("minutes", "#d787af"),  # board meeting
     "garmin": ("garmin", "#87d75f"),
-    "cgm": ("cgm", "#5fd787"),
-    "checkin": ("checkin", "#87d787"),
-    "experiment": ("experim", "#afd75f"),
+    "cgm": ("CGM", "#5fd787"),  # glucose (CGM)
+    "checkin": ("check-in", "#87d787"),
+    "experiment": ("test", "#afd75f"),
     "journal": ("journal", "#ffd75f"),
     "note": ("note", "#ffaf5f"),
     "quote": ("quote", "#ff875f"),
-    "observation": ("observ", "#ffaf87"),
+    "observation": ("finding", "#ffaf87"),  # an observation with its evidence
     "story": ("story", "#ff8787"),
-    "interview": ("intervw", "#d7af5f"),
-    "interview_meta": ("int-meta", "#d7af87"),
+    "interview": ("Q&A", "#d7af5f"),  # a question and its answer
+    "interview_meta": ("session", "#d7af87"),  # interview info: the session's topic, length
     "entity_file": ("entity", "#5fd7d7"),
-    "codebase_doc": ("codebase", "#5fafaf"),
-    "rwgps_memory": ("rwgps", "#87d7af"),
+    "codebase_doc": ("code doc", "#5fafaf"),
+    "rwgps_memory": ("memory", "#87d7af"),  # ride memory
     "scratch": ("scratch", "#a8a8a8"),
     "profile": ("PROFILE", "#ffd700"),
 }
@@ -43,11 +49,18 @@ def type_colour(source_type: str) -> str:
     return _TYPES.get(source_type, (source_type, "#bcbcbc"))[1]
 
 
+def short_name(source_type: str) -> str:
+    """The type's name in the type column: its designed short name; a type this table does
+    not know by its label, cut after a whole word when too long."""
+    known = _TYPES.get(source_type)
+    return known[0] if known else cut_at_word(type_label(source_type), BADGE_WIDTH)
+
+
 def type_badge(source_type: str, width: int = BADGE_WIDTH, text: str | None = None
                ) -> Content:
     """A coloured, fixed-width label for a source type (black on the type's colour); ``text``
     in place of the short name (the preview shows the readable label)."""
-    short = (text or _TYPES.get(source_type, (source_type, ""))[0])[:width]
+    short = text or short_name(source_type)
     return Content.styled(f" {short.ljust(width)} ", f"bold #000000 on {type_colour(source_type)}",
                           strip_control_codes=False)
 

@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from engine.display import plural
 
-from .text import human_bytes, plain
+from .text import WordCut, human_bytes, plain
 
 
 def display_path(path: Path) -> str:
@@ -51,5 +51,6 @@ class InfoBar(Static):
                       (plain(overview.embedder or "no embedder yet"), "")]
         if job:
             parts += [sep, (f"⟳ {job}", "bold $text-warning")]
-        # one fixed line: a repaint, no layout of the screen
-        self.update(Content.assemble(*parts, strip_control_codes=False), layout=False)
+        # one fixed line: a repaint, no layout of the screen; cut after a whole word
+        self.update(WordCut.of(Content.assemble(*parts, strip_control_codes=False)),
+                    layout=False)

@@ -7,7 +7,7 @@ from typing import Any
 from textual.content import Content
 from textual.widgets import Static
 
-from .text import plain
+from .text import WordCut, plain
 
 
 class FilterChips(Static):
@@ -30,4 +30,4 @@ class FilterChips(Static):
         if filters.person:
             parts += [" ", Content.styled(f" ◆ {plain(filters.person)} ", "reverse $accent",
                                           strip_control_codes=False)]
-        self.update(Content.assemble(*parts, strip_control_codes=False))
+        self.update(WordCut.of(Content.assemble(*parts, strip_control_codes=False)))

@@ -29,15 +29,18 @@ class EmptyState(Static):
             ("F1", KEY), " every key  ", ("F2", KEY), " menu  ",
             ("ctrl+p", KEY), " commands"))
 
-    def no_index(self, root: str, db_path: str) -> None:
+    def no_index(self, root: str, db_path: str, can_import: bool) -> None:
+        """What to do first; the import is suggested only where it is not refused (the demo
+        root takes none)."""
+        then: list[Content | str | tuple[str, str]] = [("F4", KEY), " shows what will be indexed"]
+        if can_import:
+            then += [", ", ("ctrl+o", KEY), " imports an export (WhatsApp, Slack, mbox…)"]
         self.update(Content.assemble(
             ("No index yet.", "bold $text-warning"), "\n\n",
             "memlens has not indexed ", safe(root, "bold"),
             " yet (the index goes to ", safe(db_path, "dim"), ").\n\n",
             "Press ", ("ctrl+r", KEY), " to build it now (or ",
-            ("F2", KEY), " → Reindex). You can keep typing while it runs; ",
-            ("F4", KEY), " shows what will be indexed, ",
-            ("ctrl+o", KEY), " imports an export (WhatsApp, Slack, mbox…)."))
+            ("F2", KEY), " → Reindex). You can keep typing while it runs; ", *then, "."))
 
     def no_results(self, request: Any, active_filters: list[str], has_index: bool) -> None:
         lines: list[Content | str | tuple[str, str]] = [

@@ -8,8 +8,10 @@ border says which.
 
 A source row narrows the search to that source's files (the engine's path-prefix filter,
 ``@vault/``): unchecked by default (every file), and at most one checked, since the engine
-takes one prefix. Its count is what the index holds of it: the engine counts a query's
-candidates per type only.
+takes one prefix. Its count follows the types': what the index holds of it, or during a query
+the query's candidates in it when it is the source checked (the query's per-type counts are
+then all in it, and add up to its count); the engine counts a query's candidates per type,
+not per source, so the other sources show "—" then, as the types the query did not search.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class FacetList(SelectionList[str]):
         super().__init__(**kwargs)
         self.counts: dict[str, int] = {}  # the index's chunks per type
         self.query_counts: dict[str, int] | None = None  # the current query's, when shown
+        self.query_source: str | None = None  # the source the query was narrowed to
         self.sources: dict[str, tuple[str, int]] = {}  # prefix -> (source type, its chunks)
         self.border_title = "Source types"
         self._glyph_lines: dict[tuple[int, str], tuple[Strip, Strip]] = {}  # see render_line
@@ -85,13 +88,17 @@ class FacetList(SelectionList[str]):
             return []
         heading = Selection(Content.styled("sources", "dim italic"), SOURCES_HEADING,
                             disabled=True)
-        return [heading, *(Selection(self._prompt(p, n), p, initial_state=p == checked,
+        return [heading, *(Selection(self._prompt(p, self._shown(p)), p,
+                                     initial_state=p == checked,
                                      disabled=n == 0)
                            for p, (_, n) in self.sources.items())]
 
-    def show_query_counts(self, counts: dict[str, int] | None) -> None:
-        """The current query's counts per type (None: back to the index's); the order stays."""
+    def show_query_counts(self, counts: dict[str, int] | None, source: str | None = None
+                          ) -> None:
+        """The current query's counts per type (None: back to the index's) and the source it
+        was narrowed to (its prefix, None: every file); the order stays."""
         self.query_counts = None if counts is None else dict(counts)
+        self.query_source = source
         for i in range(self.option_count):
             value = self.get_option_at_index(i).value
             if value != SOURCES_HEADING:
@@ -99,12 +106,12 @@ class FacetList(SelectionList[str]):
         self.refresh_subtitle()
 
     def _shown(self, value: str) -> int | None:
-        """The count shown for a type: the query's (None for a type the query did not
-        search); for a source: its chunks in the index."""
-        if value in self.sources:
-            return self.sources[value][1]
+        """The count shown for a type or a source: the index's, or the query's (None where
+        the query has no count: a type it did not search, a source it was not narrowed to)."""
         if self.query_counts is None:
-            return self.counts.get(value, 0)
+            return self.sources[value][1] if value in self.sources else self.counts.get(value, 0)
+        if value in self.sources:
+            return sum(self.query_counts.values()) if value == self.query_source else None
         chosen = self.source_types
         if chosen is not None and value not in chosen:
             return None

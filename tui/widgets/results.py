@@ -13,7 +13,7 @@ from textual.widgets.option_list import Option
 
 from .. import keys
 from .badges import arms_badge, decay_badge, type_badge
-from .text import bar, one_line, snippet_content
+from .text import WordCut, bar, one_line, snippet_content
 from .vim_list import VimOptionList
 
 SCORE_BAR_WIDTH = 6
@@ -74,7 +74,8 @@ def repeat_row(repeat: Any, place: int, total: int, date_width: int = 10) -> Con
 
 
 class ResultList(VimOptionList):
-    """Results as options, and under an unfolded row its repeats, one option each."""
+    """Results as options, and under an unfolded row its repeats, one option each; a line
+    wider than the list is cut after a whole word, never mid-word."""
 
     BINDINGS = keys.RESULTS
     ROW_LINES = 2
@@ -108,18 +109,18 @@ class ResultList(VimOptionList):
 
     def _lay_out(self) -> None:
         top = max((r.score for r in self.results), default=0.0)
-        width = max(10, max((len(r.date_shown or "") for r in self.results), default=10))
-        options, rows = [], []
+        date_width = max(10, max((len(r.date_shown or "") for r in self.results), default=10))
+        prompts, rows = [], []
         for i, r in enumerate(self.results):
             unfolded = r.id in self.unfolded
-            options.append(Option(result_row(i + 1, r, top, width, unfolded)))
+            prompts.append(result_row(i + 1, r, top, date_width, unfolded))
             rows.append((i, None))
             if unfolded:
                 for j, repeat in enumerate(r.repeats):
-                    options.append(Option(repeat_row(repeat, j + 2, len(r.repeats) + 1, width)))
+                    prompts.append(repeat_row(repeat, j + 2, len(r.repeats) + 1, date_width))
                     rows.append((i, j))
         self._rows = rows
-        self.set_options(options)
+        self.set_options([Option(WordCut.of(prompt)) for prompt in prompts])
 
     def _option_of(self, index: int) -> int:
         return next(o for o, (i, j) in enumerate(self._rows) if i == index and j is None)

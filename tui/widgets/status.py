@@ -8,7 +8,7 @@ from typing import Any
 from textual.content import Content
 from textual.widgets import Static
 
-from .text import one_line, plain
+from .text import WordCut, one_line, plain
 
 Part = Content | str | tuple[str, str]
 
@@ -81,5 +81,7 @@ class StatusLine(Static):
             if i:
                 joined.append(("  ·  ", "dim"))
             joined.append(part)
-        # one fixed line, updated at every search: a repaint, no layout of the screen
-        self.update(Content.assemble(*joined, strip_control_codes=False), layout=False)
+        # one fixed line, updated at every search: a repaint, no layout of the screen; cut
+        # after a whole word
+        self.update(WordCut.of(Content.assemble(*joined, strip_control_codes=False)),
+                    layout=False)

@@ -4,7 +4,8 @@ Everything the engine returns (chunk text, snippets, file names, metadata, error
 data, never markup: it is turned into :class:`~textual.content.Content` built from plain
 strings, with styles added as spans by this module. Control characters (ANSI escapes, bells,
 carriage returns, bidi overrides) are replaced by visible one-cell stand-ins first, so nothing
-read from disk can move the cursor, recolour the screen or reorder text.
+read from disk can move the cursor, recolour the screen or reorder text. A line longer than
+its place is cut after a whole word, with "…" (``fit_line``, ``WordCut``), never mid-word.
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
 from textual.content import Content, Span
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions
 
 from engine.display import (
     fold,  # as the index folds: the highlights match its matches
@@ -113,3 +118,61 @@ def bar(fraction: float, width: int) -> str:
     full, part = divmod(eighths, 8)
     s = "█" * full + (BAR_EIGHTHS[part] if part and full < width else "")
     return s.ljust(width)
+
+
+ELLIPSIS = "…"
+WORD_JOINS = frozenset("-_./,;:!?)]}'\"…—–")
+
+
+def _word_end(text: str, width: int) -> int | None:
+    """The end of the last whole word of ``text`` that fits in ``width`` cells with an
+    ellipsis after it (a wide character, as in CJK text, is a word of its own); None when not
+    even the first word fits."""
+    best, used = None, 0
+    for i, ch in enumerate(text):
+        used += cell_len(ch)
+        if used + cell_len(ELLIPSIS) > width:
+            break
+        following = text[i + 1] if i + 1 < len(text) else " "
+        # a word ends before a space, or where a letter meets punctuation that joins words
+        # (maya-chen.md, "2026-10", "Maya,"); a mark such as "▸3×" is kept whole
+        if (not ch.isspace() and following.isspace()) or (
+                ch.isalnum() and (following in WORD_JOINS or cell_len(ch) > 1)):
+            best = i + 1
+    return best
+
+
+def cut_at_word(text: str, width: int) -> str:
+    """``text`` in ``width`` cells: whole, or cut after its last whole word, with "…" (only a
+    first word longer than the width is cut inside)."""
+    if cell_len(text) <= width:
+        return text
+    end = _word_end(text, width)
+    if end is None:
+        return set_cell_size(text, max(width - 1, 0)) + ELLIPSIS
+    return text[:end] + ELLIPSIS
+
+
+def fit_line(content: Content, width: int) -> Content:
+    """One line of ``content`` in ``width`` cells: whole, or cut after its last whole word with
+    "…" (the styles kept). Where no word fits, nothing but the "…"."""
+    if content.cell_length <= width:
+        return content
+    end = _word_end(content.plain, width)
+    return content[:end or 0].rstrip() + ELLIPSIS
+
+
+class WordCut(Content):
+    """Content whose lines, drawn narrower than they are, are cut after a whole word with "…"
+    (``fit_line``) at the width they are drawn at, resized or not; the text stays whole."""
+
+    @classmethod
+    def of(cls, content: Content) -> WordCut:
+        return cls(content.plain, list(content.spans), strip_control_codes=False)
+
+    def render_strips(self, width: int, height: int | None, style: Style,
+                      options: RenderOptions) -> list[Strip]:
+        whole = Content(self.plain, list(self.spans), strip_control_codes=False)
+        lines = whole.split("\n", allow_blank=True)
+        fitted = Content("\n").join(fit_line(line, width) for line in lines)
+        return fitted.render_strips(width, height, style, options)
