@@ -2,7 +2,8 @@
 
 ``@name/`` is a path prefix only inside memlens (no file is named after a source), so the
 folder's own spelling serves everywhere; only what a name cannot hold becomes '-'. The
-facet list cuts a long name with an ellipsis, never into a name that reads as another.
+facet list cuts a long name after a whole word with an ellipsis, never into a name that
+reads as another.
 """
 
 from __future__ import annotations
@@ -117,9 +118,10 @@ def test_a_missing_spaced_source_names_the_command_to_remove_it_quoted(tmp_path,
 
 
 @pytest.mark.parametrize("name,shown", [
-    ("@Obsidian Vault", "@Obsidian Vau…"),  # not "@Obsidian-Vaul", another name
+    ("@Obsidian Vault", "@Obsidian…    "),  # after a whole word: not "@Obsidian-Vaul"
     ("@Zettelkästen", "@Zettelkästen "),
-    ("@日本語のノート集です", "@日本語のノー…"),  # wide characters: cut by cells
+    ("@日本語のノート集です", "@日本語のノー…"),  # wide characters: each a word, by cells
+    ("@Zettelkastenarchiv", "@Zettelkasten…"),  # one word longer than the place
     ("Slack", "Slack         "),
 ])
 def test_the_facet_list_cuts_a_long_name_visibly(name, shown):

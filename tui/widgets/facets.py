@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import set_cell_size
 from rich.segment import Segment
 from textual.content import Content
 from textual.strip import Strip
@@ -29,6 +29,7 @@ from engine.display import type_label
 
 from .. import keys
 from .badges import type_colour
+from .text import cut_at_word
 
 NAME_WIDTH = 14
 CHECKED, UNCHECKED = "☑", "☐"
@@ -36,11 +37,10 @@ SOURCES_HEADING = "@"  # the value of the row over the sources: no source's pref
 
 
 def fit(name: str, width: int) -> str:
-    """``name`` in ``width`` cells: padded, or cut with an ellipsis, so a cut name never reads
-    as another one (``@Obsidian-Vaul``); the border names the checked source whole."""
-    if cell_len(name) <= width:
-        return set_cell_size(name, width)
-    return set_cell_size(name, width - 1) + "…"
+    """``name`` in ``width`` cells, padded: whole, or cut after a whole word with "…" so a cut
+    name never reads as another one (``@Obsidian-Vaul``); the border names the checked source
+    whole."""
+    return set_cell_size(cut_at_word(name, width), width)
 
 
 class FacetList(SelectionList[str]):
