@@ -75,6 +75,9 @@ def report_run(stats, as_json: bool) -> int:
     if as_json:
         print(json_dumps(stats.to_dict()))
         return 1 if stats.failed else 0
+    if stats.re_embed_error:  # it did not start: its reason is the whole report
+        print(f"memlens: {one_line(stats.re_embed_error)}", file=sys.stderr)
+        return 1
     files = (f"{plural(stats.files, 'file')} indexed ({stats.skipped:,} unchanged, "
              f"{stats.removed_files:,} removed)")
     if stats.re_embed_ran:  # the time went into embedding: say that first
@@ -96,9 +99,7 @@ def report_run(stats, as_json: bool) -> int:
               file=sys.stderr)
     for e in stats.embedding_errors:
         print(f"embedding: {one_line(e)}", file=sys.stderr)
-    if stats.re_embed_error:
-        print(f"error: {one_line(stats.re_embed_error)}", file=sys.stderr)
-    elif stats.re_embedded:
+    if stats.re_embedded:
         print("re-embedded: every chunk has the configured embedder's vector now")
     elif stats.re_embed:
         print(f"{one_line(stats.re_embed)}; searches use the current vectors until it covers "
@@ -135,8 +136,8 @@ def cmd_demo(args) -> int:
     from .main import open_app
 
     root = Path(args.root).expanduser().resolve() if args.root else default_demo_root()
+    generate_demo_root(root, chunks=args.chunks, today=args.today)  # a refusal: its one line
     print(f"demo root: {one_line(root)}", file=sys.stderr)
-    generate_demo_root(root, chunks=args.chunks, today=args.today)
     config = load_config(root)
     stats = _reindex(config, False)
     print(f"indexed {plural(stats.chunks, 'new chunk')} "

@@ -230,3 +230,11 @@ async def test_a_source_row_counts_as_the_type_rows_do(tmp_path):
         await search(pilot, "")
         assert _count(facets, vault) == "2" and "index counts" in facets.border_subtitle
 
+
+
+def test_nothing_found_quotes_a_phrase_once():
+    from tui.widgets.empty import quoted
+
+    assert quoted('"pecan pie"') == "“pecan pie”"
+    assert quoted('"pecan pie" recipe') == "“\"pecan pie\" recipe”"
+    assert quoted("pecan") == "“pecan”"

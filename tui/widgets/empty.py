@@ -13,6 +13,13 @@ from .text import human_count, one_line, safe
 KEY = "bold $text-accent"
 
 
+def quoted(query: str) -> str:
+    """The query in quotes, unless it is one quoted phrase already (no “"pecan pie"”)."""
+    if len(query) > 1 and query[0] == query[-1] == '"' and '"' not in query[1:-1]:
+        return f"“{query[1:-1]}”"
+    return f"“{query}”"
+
+
 class EmptyState(Static):
     """One message in place of the result list (the screen shows one or the other)."""
 
@@ -44,7 +51,7 @@ class EmptyState(Static):
 
     def no_results(self, request: Any, active_filters: list[str], has_index: bool) -> None:
         lines: list[Content | str | tuple[str, str]] = [
-            ("Nothing found for ", "bold"), safe(f"“{one_line(request.query)}”", "bold"),
+            ("Nothing found for ", "bold"), safe(quoted(one_line(request.query)), "bold"),
             "\n\n", "Try:\n"]
         if active_filters:
             lines += ["  • ", ("ctrl+l", KEY), " clear the filters (",

@@ -8,6 +8,8 @@ from typing import Any
 from textual.content import Content
 from textual.widgets import Static
 
+from engine.display import plural
+
 from .text import WordCut, one_line, plain
 
 Part = Content | str | tuple[str, str]
@@ -55,7 +57,8 @@ def search_parts(session: Any, *, frozen: bool, mismatch: bool, job_running: boo
                           else "bold $text-warning")
             parts.append(Content.assemble(("confidence: ", "dim"), (resp.confidence, conf_style)))
         more = "+" if session.page_full else ""
-        parts.append(f"{len(session.rows)}{more} results")
+        parts.append(f"{len(session.rows):,}+ results" if more
+                     else plural(len(session.rows), "result"))
         if session.at_cap:  # the last page size: say so rather than stop silently
             parts.append(("more may exist: narrow the query", "$text-warning"))
         if frozen:
