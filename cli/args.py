@@ -66,7 +66,7 @@ def limit_count(text: str) -> int:
     try:
         n = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{one_line(text)!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{one_line(text)!r} is not a whole number") from None
     if not 1 <= n <= MAX_LIMIT:
         raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_LIMIT}, not {n}")
     return n
@@ -79,16 +79,18 @@ def iso_day(text: str):
     try:
         return date.fromisoformat(text.strip())
     except ValueError as exc:
+        # why a date of the right shape is none (day is out of range for month); Python's
+        # own words for any other text are no help
+        why = "" if "isoformat" in str(exc) else f" ({exc})"
         raise argparse.ArgumentTypeError(
-            f"{one_line(text)!r} is not a day ({exc}): use YYYY-MM-DD (e.g. 2026-03-14)") \
-            from None
+            f"{one_line(text)!r} is not a day{why}: use YYYY-MM-DD (e.g. 2026-03-14)") from None
 
 
 def positive_count(text: str) -> int:
     try:
         n = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{one_line(text)!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{one_line(text)!r} is not a whole number") from None
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be a positive number, not {n}")
     return n
@@ -102,6 +104,11 @@ def check_search_args(args, routes) -> None:
                          "\"dinner with maya\"`")
     if args.since and args.until and args.since > args.until:
         raise UsageError(f"--since {args.since} is after --until {args.until}: nothing can match")
+    for flag in ("person", "folder", "tag"):  # given empty, each was silently no filter
+        value = getattr(args, flag, None)
+        values = [value] if isinstance(value, str) else value or []
+        if any(not v.strip() for v in values):
+            raise UsageError(f"--{flag} is empty: give a {'name' if flag == 'person' else flag}")
     args.source = source_types_arg(args.source, routes)
 
 

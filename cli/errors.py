@@ -45,6 +45,26 @@ class OneLineParser(argparse.ArgumentParser):
         print(f"memlens: {one_line(message)} (see `{self.prog} --help`)", file=sys.stderr)
         sys.exit(2)
 
+    def parse_args(self, args=None, namespace=None):
+        """As argparse, but an argument no parser takes is refused by the subcommand it
+        follows, whose help lists what it takes (`memlens search --help`)."""
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._innermost(sys.argv[1:] if args is None else list(args)).error(
+                f"unrecognized arguments: {' '.join(extras)}")
+        return namespace
+
+    def _innermost(self, argv: list[str]) -> argparse.ArgumentParser:
+        """The (sub)parser of the deepest subcommand named in ``argv``."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for i, token in enumerate(argv):
+                    sub = action.choices.get(token)
+                    if sub is not None:
+                        return sub._innermost(argv[i + 1:]) if isinstance(sub, OneLineParser) \
+                            else sub
+        return self
+
 
 def debug_wanted(args) -> bool:
     return bool(getattr(args, "debug", False)) or os.environ.get(DEBUG_ENV, "") not in ("", "0")

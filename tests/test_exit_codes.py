@@ -64,6 +64,11 @@ ROWS = [
         said="unknown source type 'notes': did you mean note?"),
     row("search", "x", "--source", "emial", code=2, said="did you mean email (email_catalog)?"),
     row("search", "x", "--person", "zzqq", code=2, said="no one is named 'zzqq'"),
+    row("search", "x", "--person", " ", code=2, said="--person is empty: give a name"),
+    row("search", "x", "--folder", "", code=2, said="--folder is empty: give a folder"),
+    row("search", "x", "--tag", "a", "--tag", "", code=2, said="--tag is empty: give a tag"),
+    row("search", "x", "--limit", "1.5", code=2, said="'1.5' is not a whole number"),
+    row("search", "x", "--bogus", code=2, said="--bogus (see `memlens search --help`)"),
     row("search", "x", "--folder", "Wrok/", code=2, said='no folder "Wrok/" in the index'),
     row("search", "x", "--folder", "notes/hmoe/", code=2, said='did you mean "notes/home/"?'),
     row("search", "x", "--limit", "0", code=2, said="must be between 1 and 200, not 0"),
@@ -77,7 +82,8 @@ ROWS = [
     row("search", "harbor", code=1, said="is not a memlens index", root="broken"),
     # reindex
     row("reindex", code=0, said="indexed"),
-    row("reindex", "--bogus", code=2, said="unrecognized arguments: --bogus"),
+    row("reindex", "--bogus", code=2,
+        said="unrecognized arguments: --bogus (see `memlens reindex --help`)"),
     row("reindex", code=2, said="missing does not exist", root="missing"),
     row("reindex", code=1, said="is not a memlens index", root="broken"),
     # discover
@@ -86,7 +92,8 @@ ROWS = [
     row("discover", code=2, said="missing does not exist", root="missing"),
     # stats
     row("stats", code=0, said="chunks"),
-    row("stats", "--bogus", code=2, said="unrecognized arguments: --bogus"),
+    row("stats", "--bogus", code=2,
+        said="unrecognized arguments: --bogus (see `memlens stats --help`)"),
     row("stats", code=1, said="is not a memlens index", root="broken"),
     row("stats", code=1, said="unknown table 'serch' (did you mean search?)", root="badconfig"),
     # timeline
@@ -96,7 +103,8 @@ ROWS = [
     row("timeline", "--limit", "0", code=2, said="must be a number from 1 to 10000"),
     row("timeline", code=1, said="is not a memlens index", root="broken"),
     # maintenance
-    row("maintenance", "--bogus", code=2, said="unrecognized arguments: --bogus"),
+    row("maintenance", "--bogus", code=2,
+        said="unrecognized arguments: --bogus (see `memlens maintenance --help`)"),
     row("maintenance", code=2, said="missing does not exist", root="missing"),
     row("maintenance", code=1, said="is not a memlens index", root="broken"),
     # demo: a root it refuses to write is bad input too
@@ -104,6 +112,8 @@ ROWS = [
         root="missing"),
     row("demo", "--no-app", "--today", "2026-02-30", code=2, said="'2026-02-30' is not a day",
         root="missing"),
+    row("demo", "--no-app", "--today", "tomorrow", code=2,
+        said="'tomorrow' is not a day: use YYYY-MM-DD", root="missing"),
     row("demo", "--no-app", code=2, said="already holds data-layer files"),
     row("demo", "--no-app", code=2, said="file.txt exists and is not a folder", root="file"),
     # import
@@ -144,9 +154,11 @@ ROWS = [
         said="memlens.toml: unknown table 'serch'", root="badconfig"),
     row("source", "remove", "nosuch", code=2, said="no source named 'nosuch' (sources: none)"),
     # mcp and watch: only what stops them before they serve or watch
-    row("mcp", "--bogus", code=2, said="unrecognized arguments: --bogus"),
+    row("mcp", "--bogus", code=2,
+        said="unrecognized arguments: --bogus (see `memlens mcp --help`)"),
     row("mcp", code=2, said="missing does not exist", root="missing"),
-    row("watch", "--bogus", code=2, said="unrecognized arguments: --bogus"),
+    row("watch", "--bogus", code=2,
+        said="unrecognized arguments: --bogus (see `memlens watch --help`)"),
     row("watch", code=2, said="missing does not exist", root="missing"),
 ]
 
