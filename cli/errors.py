@@ -45,24 +45,28 @@ class OneLineParser(argparse.ArgumentParser):
         print(f"memlens: {one_line(message)} (see `{self.prog} --help`)", file=sys.stderr)
         sys.exit(2)
 
+    subcommands = None  # its subcommands' action, once it has some
+
+    def add_subparsers(self, **kwargs):
+        self.subcommands = super().add_subparsers(**kwargs)
+        return self.subcommands
+
     def parse_args(self, args=None, namespace=None):
         """As argparse, but an argument no parser takes is refused by the subcommand it
         follows, whose help lists what it takes (`memlens search --help`)."""
         namespace, extras = self.parse_known_args(args, namespace)
         if extras:
-            self._innermost(sys.argv[1:] if args is None else list(args)).error(
+            self.innermost(sys.argv[1:] if args is None else list(args)).error(
                 f"unrecognized arguments: {' '.join(extras)}")
         return namespace
 
-    def _innermost(self, argv: list[str]) -> argparse.ArgumentParser:
+    def innermost(self, argv: list[str]) -> argparse.ArgumentParser:
         """The (sub)parser of the deepest subcommand named in ``argv``."""
-        for action in self._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                for i, token in enumerate(argv):
-                    sub = action.choices.get(token)
-                    if sub is not None:
-                        return sub._innermost(argv[i + 1:]) if isinstance(sub, OneLineParser) \
-                            else sub
+        subcommands = self.subcommands.choices if self.subcommands is not None else {}
+        for i, token in enumerate(argv):
+            sub = subcommands.get(token)
+            if sub is not None:
+                return sub.innermost(argv[i + 1:]) if isinstance(sub, OneLineParser) else sub
         return self
 
 
