@@ -93,7 +93,7 @@ async def test_the_timelines_source_key_names_the_type_by_its_label(demo_root):
         assert f"{type_label(shown)} " in title and f"{shown} " not in title
 
 
-# -- one rule for importing into the demo root, from the CLI and from the app ------------------
+# -- one rule for importing into the demo root (the app: tests/test_app_fit.py) -----------------
 
 CHAT = "12/03/2026, 18:02 - Maya Chen: Dinner Sunday at 6?\n"
 
@@ -106,21 +106,6 @@ def test_the_cli_never_imports_into_the_demo_root(writable_root, tmp_path):
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     assert "is the demo root, generated and not imported into" in refused.stderr
     assert sorted(p.relative_to(writable_root) for p in writable_root.rglob("*")) == before
-
-
-@aio
-async def test_the_app_never_imports_into_the_demo_root(writable_root):
-    """Refused at ctrl+o, before anything is typed: no dialog, the engine's one line."""
-    from engine.importers import demo_root_refused
-    from tui.screens.import_dialog import ImportScreen
-
-    app = make_app(writable_root)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        await pilot.press("ctrl+o")
-        await wait_for(pilot, lambda: any(str(demo_root_refused(writable_root)) in note[1]
-                                          for note in app.notes), what="the refusal")
-        assert not isinstance(app.screen, ImportScreen)
 
 
 # -- the preview follows the results ---------------------------------------------------------
