@@ -39,6 +39,7 @@ class ImportContext:
         self._progress = progress
         self.targets: dict[str, Target] = {}
         self.moves: dict[str, Move] = {}  # old log -> where it belongs now
+        self._records: dict[str, tuple[dict[str, Any], ...]] = {}  # logs read, by path
         self._ids: dict[str, frozenset[str]] = {}
         self.people: list[tuple[str, list[str]]] = []
 
@@ -140,25 +141,29 @@ class ImportContext:
         return self._disk_ids(rel) | given
 
     def _disk_ids(self, rel: str) -> frozenset[str]:
-        if rel not in self._ids:
+        if rel not in self._ids:  # asked once per chat of the import
             self._ids[rel] = frozenset(str(r["id"]) for r in self.log_records(rel)
                                        if r.get("id") is not None)
         return self._ids[rel]
 
-    def log_records(self, rel: str) -> Iterable[dict[str, Any]]:
-        """The records (JSON objects) of the data root's JSONL log ``rel``; none when it
-        cannot be read."""
-        try:
-            with open(self.root / rel, "rb") as fh:
-                for raw in fh:
-                    try:
-                        obj = parse_json(raw.decode("utf-8", "replace"))
-                    except ValueError:
-                        continue
-                    if isinstance(obj, dict):
-                        yield obj
-        except OSError:
-            return
+    def log_records(self, rel: str) -> tuple[dict[str, Any], ...]:
+        """The records (JSON objects) of the data root's JSONL log ``rel``, read once per
+        import; none when it cannot be read."""
+        if rel not in self._records:
+            records: list[dict[str, Any]] = []
+            try:
+                with open(self.root / rel, "rb") as fh:
+                    for raw in fh:
+                        try:
+                            obj = parse_json(raw.decode("utf-8", "replace"))
+                        except ValueError:
+                            continue
+                        if isinstance(obj, dict):
+                            records.append(obj)
+            except OSError:
+                pass
+            self._records[rel] = tuple(records)
+        return self._records[rel]
 
     def move_log(self, old: str, new: str, why: str) -> None:
         """The log ``old`` belongs at ``new``: moved or merged there before ``new`` is written."""

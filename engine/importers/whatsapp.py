@@ -36,6 +36,7 @@ from datetime import date, datetime
 from typing import Any
 
 from engine.display import plural
+from engine.extractors import channel_name
 
 from ._util import ImportFailed, file_stem, iso, local, slugify, stable_id
 from .base import Importer
@@ -159,7 +160,8 @@ class WhatsAppImporter(Importer):
             own = f"{CHAT_FOLDER}/{file_stem(chat, fallback='chat')}.jsonl"
             target = max(shared, key=lambda rel: (shared[rel], rel == own))
         else:
-            name = chat if named or not legacy else self._legacy_chat(legacy[0])
+            # an old log's chat as every view names it (its file name without the prefix)
+            name = chat if named or not legacy else channel_name("whatsapp", legacy[0])
             target = f"{CHAT_FOLDER}/{file_stem(name, fallback='chat')}.jsonl"
             for rel in (target, *legacy):
                 if (why := self._read_otherwise(ctx, rel, records)) is not None:
@@ -168,14 +170,6 @@ class WhatsAppImporter(Importer):
         for rel in legacy:
             ctx.move_log(rel, target, "WhatsApp chats have a folder of their own")
         return target
-
-    @staticmethod
-    def _legacy_chat(rel: str) -> str:
-        """The chat an earlier importer's log holds (``…/whatsapp-WhatsApp-Maya.jsonl``:
-        Maya)."""
-        stem = rel.rsplit("/", 1)[-1].removesuffix(".jsonl").removeprefix("whatsapp-")
-        m = _CHAT_NAME.match(stem)
-        return m["name"].strip() if m else stem
 
     @staticmethod
     def _read_otherwise(ctx: ImportContext, rel: str,

@@ -152,18 +152,17 @@ def prefix_hash(path: Path, length: int) -> str:
     return h.hexdigest()
 
 
-def _stored_type(conn: Connection, rel: str) -> str | None:
-    row = conn.execute("SELECT source_type FROM index_state WHERE source_file = ?",
-                       (rel,)).fetchone()
-    return row[0] if row else None
+def _recorded(conn: Connection, rel: str):
+    """What the index recorded of the file at its last read (None: never read)."""
+    return conn.execute("SELECT source_type, size, resume, prefix_hash FROM index_state "
+                        "WHERE source_file = ?", (rel,)).fetchone()
 
 
-def _resume_point(conn: Connection, f: SourceFile, extractor) -> ResumePoint | None:
-    """Where an append-only log can be re-read from, if it only grew since it was indexed."""
+def _resume_point(row, f: SourceFile, extractor) -> ResumePoint | None:
+    """Where an append-only log can be re-read from, if it only grew since it was indexed
+    (``row``: :func:`_recorded`)."""
     if not extractor.resumable:
         return None
-    row = conn.execute("SELECT size, resume, prefix_hash FROM index_state WHERE source_file = ?",
-                       (f.rel,)).fetchone()
     if row is None or not row["resume"] or row["size"] is None or f.size < row["size"]:
         return None
     point = ResumePoint(**json.loads(row["resume"]))
@@ -198,8 +197,9 @@ def _index_once(conn: Connection, f: SourceFile, embed: EmbedStage, config: Conf
     existing = _existing(conn, f.rel, chat=isinstance(extractor, MessagingExtractor))
     # read as another source type before (a route changed): every chunk is written again, as
     # a chunk carries its type
-    retyped = bool(existing) and _stored_type(conn, f.rel) != f.source_type
-    resume = None if full or retyped else _resume_point(conn, f, extractor)
+    recorded = _recorded(conn, f.rel)
+    retyped = bool(existing) and recorded is not None and recorded["source_type"] != f.source_type
+    resume = None if full or retyped else _resume_point(recorded, f, extractor)
     stale = existing if retyped else {}
     existing = {} if retyped else existing
     written = 0
