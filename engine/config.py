@@ -67,7 +67,8 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "routes": (),  # source types, checked against FILE_ROUTES
     "search": ("fusion", "semantic_weight", "rrf_k", "decay_floor", "decay_weight",
                "default_half_life",
-               "half_lives", "similarity_threshold", "keyword_common_df", "message_share"),
+               "half_lives", "similarity_threshold", "keyword_common_df", "message_share",
+               "rescore"),
     "embedder": ("provider", "model", "base_url", "dimensions", "timeout", "max_retries",
                  "query_timeout"),
     "reranker": ("url", "model", "timeout"),
@@ -107,6 +108,7 @@ class Config:
     rrf_k: int = RRF_K
     similarity_threshold: float | None = None  # None: the embedder's (engine/rank/calibration.py)
     fusion: str = "convex"  # convex | rrf (engine/rank/convex.py)
+    rescore: bool = True  # the fused head re-scored by a learned model (engine/rank/rescore.py)
     semantic_weight: float | None = None  # None: the embedder's (engine/rank/calibration.py)
     # a chat window's similarity from its best message; None: the embedder's
     message_share: float | None = None
@@ -295,6 +297,7 @@ def load_config(root: str | Path, db_path: str | Path | None = None) -> Config:
         rrf_k=search.integer("rrf_k", RRF_K),
         similarity_threshold=search.number("similarity_threshold", None, low=-1.0, high=1.0),
         fusion=search.choice("fusion", "convex", ("convex", "rrf")),
+        rescore=search.boolean("rescore", True),
         semantic_weight=search.number("semantic_weight", None, low=0.0, high=1.0),
         message_share=search.number("message_share", None, low=0.0, high=1.0),
         keyword_common_df=search.integer("keyword_common_df", KEYWORD_COMMON_DF),

@@ -106,6 +106,13 @@ class Table:
             raise self._bad(key, "an http:// or https:// URL")
         return value
 
+    def boolean(self, key: str, default: bool) -> bool:
+        if key not in self.values:
+            return default
+        if not isinstance(self.values[key], bool):
+            raise self._bad(key, "true or false")
+        return self.values[key]
+
     def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
         value = self.string(key, default)
         if value not in choices:

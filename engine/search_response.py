@@ -29,6 +29,8 @@ class SearchResult:
     # arm -> its part of the fused score, whatever the fusion (convex, RRF, one arm's own)
     arm_scores: dict[str, float] = field(default_factory=dict)
     fusion_terms: dict[str, str] = field(default_factory=dict)  # arm -> "0.80 × 12.1/15.3 = …"
+    # the learned re-scoring's reading of it (engine/rank/rescore.py's Rescored); None: not run
+    rescored: Any = None
     decay: Decay | None = None
     decay_off: str | None = None  # why ``decay`` is None: "a single arm ranks this page", ...
     mmr_position: int | None = None  # 1-based position in the diversified head

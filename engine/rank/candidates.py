@@ -82,6 +82,8 @@ class Candidate:
     injected: bool = False  # a synthesized people-profile row
     embedding_truncated: bool = False
     rerank_score: float | None = None
+    # what the learned re-scoring made of it (engine/rank/rescore.py); None: fused score kept
+    rescored: Any = None
     # chunks of the same text ranked below it, best first (engine/rank/repeats.py)
     repeats: tuple[Repeat, ...] = ()
 

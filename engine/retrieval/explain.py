@@ -8,6 +8,7 @@ come from the data layer (a person's name) are quoted as JSON strings (engine/di
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ ARMS = ("keyword", "semantic")
 
 @dataclass(frozen=True)
 class ExplainLine:
-    """One stage of the story: ``label`` (fusion, keyword, semantic, decay, mmr, placed, found by,
+    """One stage of the story: ``label`` (fusion, rescore, keyword, semantic, decay, mmr, placed, found by,
     section, flags, profile) and its plain ``text``; ``applies`` is False when the stage did
     not touch this result (a front door may dim it)."""
 
@@ -86,6 +87,8 @@ def formula(r: Any, rrf_k: int) -> str:
     terms = fusion_terms(r, rrf_k)
     fused = sum((r.arm_scores or {}).values())
     text = " + ".join(terms) + f" = {fused:.5f}" if terms else f"{fused:.5f}"
+    if getattr(r, "rescored", None) is not None:
+        text += f"; {rescored(r.rescored)}"
     d = r.decay
     if d is not None:
         floored = ", floored" if d.floored else ""
@@ -94,6 +97,15 @@ def formula(r: Any, rrf_k: int) -> str:
         if r.mmr_position is not None:
             text += f"; diversity pick #{r.mmr_position}"  # MMR chose the order of the head
     return text
+
+
+def rescored(x: Any) -> str:
+    """The learned re-scoring of a row: ``re-scored exp(3.120 − best 3.500) = 0.68386 (keyword
+    +1.361, passage +1.150, …)``, each signal's weight × value (engine/rank/rescore.py)."""
+    parts = sorted(x.contributions.items(), key=lambda kv: -abs(kv[1]))
+    signals = ", ".join(f"{name} {value:+.3f}" for name, value in parts) or "no signal"
+    return (f"re-scored exp({minus(x.value, x.best, '.3f')}) = "
+            f"{math.exp(x.value - x.best):.5f} ({signals})")
 
 
 def moved(d: Any) -> str:
@@ -117,6 +129,8 @@ def explain_lines(r: Any, rrf_k: int) -> list[ExplainLine]:
         return [ExplainLine("profile", _profile(r))]
     terms = fusion_terms(r, rrf_k)
     lines = [ExplainLine("fusion", " + ".join(terms) if terms else "-", bool(terms))]
+    if getattr(r, "rescored", None) is not None:
+        lines.append(ExplainLine("rescore", rescored(r.rescored)))
     if r.keyword_rank:
         bm25 = f", bm25 {r.bm25:.3f}" if r.bm25 is not None else ""
         matched = ", ".join(one_line(t) for t in r.matched_terms or []) or "-"

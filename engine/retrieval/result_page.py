@@ -51,7 +51,7 @@ def _result(c: Candidate, parsed: ParsedQuery, stale: bool) -> SearchResult:
         keyword_rank=None if c.keyword_rank is None else c.keyword_rank + 1,
         semantic_rank=None if c.semantic_rank is None else c.semantic_rank + 1,
         similarity=c.similarity, bm25=c.bm25, arm_scores=dict(c.arm_scores),
-        fusion_terms=dict(c.fusion_terms), decay=c.decay,
+        fusion_terms=dict(c.fusion_terms), rescored=c.rescored, decay=c.decay,
         mmr_position=None if c.mmr_position is None else c.mmr_position + 1,
         found_by=c.found_by, injected=c.injected, stale=stale,
         embedding_truncated=c.embedding_truncated,

@@ -240,6 +240,8 @@ def _rank(reader: Reader, parsed: ParsedQuery, text: str, depth: int, rows: int,
                              "semantic" if mode == "semantic" else "keyword"))
     lap("fusion")
     if not pure_arm:
+        fused = _rescore(config, fused, parsed)
+        lap("rescore")
         fused = _decay_and_profile(reader, fused, text, now, use_decay, lap)
     else:
         for cand in fused:  # shown in the explain view, not applied: arm order is kept
@@ -368,6 +370,17 @@ def fuse(config: Config, keyword: list[Candidate], semantic: list[Candidate],
     if config.fusion == "rrf":
         return rrf_merge(keyword, semantic, config.rrf_k)
     return convex_merge(keyword, semantic, weights(config)[0], sim_ref)
+
+
+def _rescore(config: Config, fused: list[Candidate], parsed: ParsedQuery) -> list[Candidate]:
+    """The fused head re-scored by the embedder's learned model (engine/rank/rescore.py),
+    when there is one and the config does not turn it off."""
+    from engine.rank.rescore import model_for, query_signals, rescore
+
+    model = model_for(config.embedder.provider) if config.rescore else None
+    if model is None or not fused:
+        return fused
+    return rescore(fused, query_signals(parsed.terms, weights(config)[0]), model)
 
 
 def fusion_text(config: Config, mode: str, mixed: bool = False) -> str:
