@@ -36,10 +36,23 @@ def cmd_app(args) -> int:
 
 def cmd_mcp(args) -> int:
     from engine.config import resolve_root
-    from mcp_server.server import serve
+    from mcp_server.server import run_mcp
 
     existing(resolve_root(args.root)[0])
-    return serve(args.root, args.db)
+    return run_mcp(args)
+
+
+def add_mcp_options(parser) -> None:
+    """``memlens mcp``'s flags for serving over HTTP (mcp_server/http.py)."""
+    parser.add_argument("--http", metavar="[HOST:]PORT",
+                        help="serve over HTTP at /mcp instead of stdio (host 127.0.0.1 unless "
+                        "given); every request needs the token in secrets/mcp_token")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="allow --http on an address other machines can reach")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="another name clients reach this server by (its Host header)")
+    parser.add_argument("--rotate-token", action="store_true",
+                        help="write a new token to secrets/mcp_token, show it once, and exit")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_parser(sub, common)
     sources.add_parser(sub, common)
     timeline.add_parser(sub, common)
-    p = sub.add_parser("mcp", parents=[common], help="serve search to AI agents over MCP (stdio)")
+    p = sub.add_parser("mcp", parents=[common],
+                       help="serve search to AI agents over MCP (stdio, or HTTP with --http)")
+    add_mcp_options(p)
     p.set_defaults(func=cmd_mcp)
     return parser
 

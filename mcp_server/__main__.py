@@ -1,4 +1,4 @@
-"""``python -m mcp_server --root DIR``: serve memlens to MCP clients over stdio."""
+"""``python -m mcp_server --root DIR [--http [HOST:]PORT]``: ``memlens mcp`` from a checkout."""
 
 import sys
 

@@ -1,20 +1,19 @@
 """The MCP server: the SDK's low-level Server (hand-written schemas, our own errors) wired to
-:class:`mcp_server.tools.MemlensTools`, served over stdio.
+:class:`mcp_server.tools.MemlensTools`, served over stdio (or HTTP: mcp_server/http.py).
 
-Run it as ``memlens mcp --root DIR`` or ``python -m mcp_server --root DIR``. The SDK is
+Run it as ``memlens mcp --root DIR [--http [HOST:]PORT]`` or ``python -m mcp_server ...``. The SDK is
 imported only when serving, so a missing or wrong SDK is one line, not a traceback.
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from engine.config import DB_HELP, ROOT_HELP, ConfigError, load_config, resolve_root
+from engine.config import Config, ConfigError, load_config, resolve_root
 
 from .descriptions import (
     HYBRID_DESCRIPTION,
@@ -133,25 +132,34 @@ def sdk_problem() -> str | None:
     return None
 
 
-def serve(root: Path | str | None, db: str | None = None) -> int:
-    """Serve the tools over stdio until the client closes the connection. Returns an exit
-    code; configuration problems are one line on stderr (stdout is the protocol's)."""
+def _config(root: Path | str | None, db: str | None) -> Config | None:
+    """The root's configuration, or None after saying on stderr (stdout is the protocol's)
+    why it cannot be served."""
     problem = sdk_problem()
     if problem:
         print(f"memlens: {problem}", file=sys.stderr)
-        return 1
+        return None
     resolved, _ = resolve_root(root)
     if not resolved.is_dir():
         print(f"memlens: data root {resolved} does not exist", file=sys.stderr)
-        return 1
+        return None
     try:
         config = load_config(resolved, db)
     except ConfigError as exc:
         print(f"memlens: {exc}", file=sys.stderr)
-        return 1
+        return None
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                             format="memlens mcp: %(levelname)s %(message)s")
+    return config
+
+
+def serve(root: Path | str | None, db: str | None = None) -> int:
+    """Serve the tools over stdio until the client closes the connection. Returns an exit
+    code; configuration problems are one line on stderr (stdout is the protocol's)."""
+    config = _config(root, db)
+    if config is None:
+        return 1
     # Decoded as the SDK decodes it; closefd=False so closing this reader never closes fd 0.
     stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="replace",  # noqa: SIM115
                  closefd=False)
@@ -170,11 +178,84 @@ def serve(root: Path | str | None, db: str | None = None) -> int:
     return 0
 
 
+def serve_http(root: Path | str | None, db: str | None, where: str, allow_remote: bool = False,
+               allow_hosts: tuple[str, ...] = ()) -> int:
+    """Serve the tools over HTTP at ``where`` ([HOST:]PORT) until interrupted
+    (mcp_server/http.py). Exit 2 for an address or flag that cannot serve, 1 otherwise."""
+    from . import http
+
+    try:
+        address = http.Address.parse(where)
+    except http.HttpSetupError as exc:
+        print(f"memlens: {exc}", file=sys.stderr)
+        return 2
+    if not address.loopback and not allow_remote:
+        print(f"memlens: {address.host} is not a loopback address: every machine that reaches "
+              "it could call the tools; add --allow-remote to serve other machines",
+              file=sys.stderr)
+        return 2
+    config = _config(root, db)
+    if config is None:
+        return 1
+    try:
+        token = http.read_token(config.root)
+    except http.HttpSetupError as exc:
+        print(f"memlens: {exc}", file=sys.stderr)
+        return 1
+    if token is None:
+        token = http.write_token(config.root)
+        http.say(f"a new token, shown this once (also in {config.root / http.TOKEN_FILE}): "
+                 f"{token}")
+    if not address.loopback:
+        http.say(f"serving on {address.host}: any machine that reaches it and holds the token "
+                 f"can search and read everything under {config.root} (read-only)")
+    from .tools import MemlensTools
+
+    tools = MemlensTools(config)
+    http.say(f"serving {config.root} at {address.url()} (Authorization: Bearer <token>); "
+             "ctrl+c stops")
+    try:
+        http.serve_http(tools, address, http.allowed_hosts(address, list(allow_hosts)))
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:  # the port is taken, the address is not this machine's
+        print(f"memlens: cannot serve at {address.url()} ({exc.strerror or exc})",
+              file=sys.stderr)
+        return 1
+    finally:
+        tools.close()
+    return 0
+
+
+def rotate_token(root: Path | str | None, db: str | None) -> int:
+    """Replace ``secrets/mcp_token`` and show the new token once; a running server refuses the
+    old one from its next request."""
+    from . import http
+
+    config = _config(root, db)
+    if config is None:
+        return 1
+    token = http.write_token(config.root)
+    http.say(f"a new token, shown this once (also in {config.root / http.TOKEN_FILE}): {token}")
+    http.say("the old token is refused from now on, also by a server already running")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m mcp_server",
-        description="Serve memlens search to MCP clients over stdio.")
-    parser.add_argument("--root", help=ROOT_HELP)
-    parser.add_argument("--db", help=DB_HELP)
-    args = parser.parse_args(argv)
+    """``python -m mcp_server ...`` from a checkout: ``memlens mcp ...`` (cli/main.py)."""
+    from cli.main import main as memlens
+
+    return memlens(["mcp", *(sys.argv[1:] if argv is None else argv)])
+
+
+def run_mcp(args) -> int:
+    """stdio, HTTP or a token rotation, as the flags ask."""
+    if args.rotate_token:
+        return rotate_token(args.root, args.db)
+    if args.http is not None:
+        return serve_http(args.root, args.db, args.http, args.allow_remote,
+                          tuple(args.allow_host))
+    if args.allow_remote or args.allow_host:
+        print("memlens: --allow-remote and --allow-host go with --http", file=sys.stderr)
+        return 2
     return serve(args.root, args.db)
