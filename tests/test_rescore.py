@@ -72,18 +72,22 @@ def searcher(tmp_path):
     s = Searcher(config)
     yield s
     s.close()
-    rescore_mod.set_model("local", None)
+
+
+def use(monkeypatch, m: Model | None) -> None:
+    """This test's searches re-score with ``m`` (None: no model), whatever is shipped."""
+    monkeypatch.setattr(rescore_mod, "model_for", lambda provider: m)
 
 
 def ids(response) -> list[str]:
     return [r.source_file for r in response.results]
 
 
-def test_a_model_reorders_a_search_and_the_config_turns_it_off(searcher):
-    rescore_mod.set_model("local", None)
+def test_a_model_reorders_a_search_and_the_config_turns_it_off(searcher, monkeypatch):
+    use(monkeypatch, None)
     fused = ids(searcher.search("compost soil", limit=5, now=NOW))
     # a model that only likes short chunks puts the short note above the long one
-    rescore_mod.set_model("local", model(length=-20.0))
+    use(monkeypatch, model(length=-20.0))
     shown = searcher.search("compost soil", limit=5, now=NOW)
     assert ids(shown).index("notes/short.md") < ids(shown).index("notes/long.md")
     assert fused.index("notes/long.md") < fused.index("notes/short.md")
@@ -97,8 +101,8 @@ def test_a_model_reorders_a_search_and_the_config_turns_it_off(searcher):
         off.close()
 
 
-def test_a_single_arm_is_never_rescored(searcher):
-    rescore_mod.set_model("local", model(length=-20.0))
+def test_a_single_arm_is_never_rescored(searcher, monkeypatch):
+    use(monkeypatch, model(length=-20.0))
     response = searcher.search("compost soil", limit=5, now=NOW, mode="keyword")
     assert all(r.rescored is None for r in response.results)
 
