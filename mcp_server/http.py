@@ -198,7 +198,7 @@ class Guard:
             out = [a.model_dump(mode="json", by_alias=True, exclude_unset=True) for a in answers]
             await _answer(send, 400, out[0] if len(out) == 1 else out)
         else:
-            await self.inner(scope, _replay(body), send)
+            await self.inner(scope, _replay(body, receive), send)
 
     def _refusal(self, scope, headers: dict[str, str]) -> tuple[int, Any, dict] | None:
         if scope["path"].rstrip("/") != PATH:
@@ -249,20 +249,18 @@ async def _body(receive) -> bytes | None:
             return b"".join(chunks)
 
 
-def _replay(body: bytes):
-    """A receive that gives ``body`` once, then waits for the client to go."""
+def _replay(body: bytes, receive):
+    """A receive that gives ``body`` once, then what the client sends next (its disconnect)."""
     sent = False
 
-    async def receive():
+    async def replay():
         nonlocal sent
         if not sent:
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
-        import anyio
+        return await receive()
 
-        await anyio.sleep_forever()
-
-    return receive
+    return replay
 
 
 async def _answer(send, status: int, payload: Any, headers: dict | None = None) -> None:
