@@ -182,32 +182,43 @@ def serve_http(root: Path | str | None, db: str | None, where: str, allow_remote
                allow_hosts: tuple[str, ...] = ()) -> int:
     """Serve the tools over HTTP at ``where`` ([HOST:]PORT) until interrupted
     (mcp_server/http.py). Exit 2 for an address or flag that cannot serve, 1 otherwise."""
+    import errno
+
     from . import http
 
     try:
         address = http.Address.parse(where)
+        if not address.loopback and not allow_remote:
+            raise http.HttpSetupError(
+                f"{address.host} is not a loopback address: every machine that reaches it "
+                "could call the tools; add --allow-remote to serve other machines")
+        hosts = http.allowed_hosts(address, list(allow_hosts))
     except http.HttpSetupError as exc:
         print(f"memlens: {exc}", file=sys.stderr)
-        return 2
-    if not address.loopback and not allow_remote:
-        print(f"memlens: {address.host} is not a loopback address: every machine that reaches "
-              "it could call the tools; add --allow-remote to serve other machines",
-              file=sys.stderr)
         return 2
     config = _config(root, db)
     if config is None:
         return 1
+    if not config.db_path.exists():  # a folder that is not a data root gets no secrets/
+        print(f"memlens: {config.root} has no index yet: memlens reindex --root "
+              f"{config.root} builds it", file=sys.stderr)
+        return 1
     try:
         token = http.read_token(config.root)
+        sock = http.bind(address)
     except http.HttpSetupError as exc:
         print(f"memlens: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:
+        why = ("the port is in use" if exc.errno == errno.EADDRINUSE else
+               "the address is not this machine's" if exc.errno == errno.EADDRNOTAVAIL else
+               exc.strerror or str(exc))
+        print(f"memlens: cannot serve at {address.url()}: {why}", file=sys.stderr)
+        return 1
     if token is None:
-        token = http.write_token(config.root)
-        http.say(f"a new token, shown this once (also in {config.root / http.TOKEN_FILE}): "
-                 f"{token}")
+        _new_token(http, config.root, http.write_token(config.root))
     if not address.loopback:
-        http.say(f"serving on {address.host}: any machine that reaches it and holds the token "
+        http.say(f"serving on {address.url()}: any machine that reaches it and holds the token "
                  f"can search and read everything under {config.root} (read-only)")
     from .tools import MemlensTools
 
@@ -215,16 +226,23 @@ def serve_http(root: Path | str | None, db: str | None, where: str, allow_remote
     http.say(f"serving {config.root} at {address.url()} (Authorization: Bearer <token>); "
              "ctrl+c stops")
     try:
-        http.serve_http(tools, address, http.allowed_hosts(address, list(allow_hosts)))
+        http.serve_http(tools, address, hosts, sock)
     except KeyboardInterrupt:
         pass
-    except OSError as exc:  # the port is taken, the address is not this machine's
-        print(f"memlens: cannot serve at {address.url()} ({exc.strerror or exc})",
-              file=sys.stderr)
-        return 1
     finally:
         tools.close()
+        sock.close()
     return 0
+
+
+def _new_token(http, root: Path, token: str) -> None:
+    """Say where a new token is; show it once to a person at a terminal (never into a log
+    such as a service's journal)."""
+    where = root / http.TOKEN_FILE
+    if sys.stderr.isatty():
+        http.say(f"a new token, shown this once (also in {where}): {token}")
+    else:
+        http.say(f"a new token is in {where} (mode 0600); give it to your MCP clients")
 
 
 def rotate_token(root: Path | str | None, db: str | None) -> int:
@@ -235,9 +253,16 @@ def rotate_token(root: Path | str | None, db: str | None) -> int:
     config = _config(root, db)
     if config is None:
         return 1
-    token = http.write_token(config.root)
-    http.say(f"a new token, shown this once (also in {config.root / http.TOKEN_FILE}): {token}")
-    http.say("the old token is refused from now on, also by a server already running")
+    try:
+        had = http.token_path(config.root).exists()
+        token = http.write_token(config.root)
+    except (http.HttpSetupError, OSError) as exc:
+        why = exc if isinstance(exc, http.HttpSetupError) else exc.strerror or exc
+        print(f"memlens: cannot write {http.TOKEN_FILE}: {why}", file=sys.stderr)
+        return 1
+    _new_token(http, config.root, token)
+    if had:
+        http.say("the old token is refused from now on, also by a server already running")
     return 0
 
 
@@ -251,6 +276,10 @@ def main(argv: list[str] | None = None) -> int:
 def run_mcp(args) -> int:
     """stdio, HTTP or a token rotation, as the flags ask."""
     if args.rotate_token:
+        if args.http is not None or args.allow_remote or args.allow_host:
+            print("memlens: --rotate-token writes a new token and exits; start the server "
+                  "with --http on its own", file=sys.stderr)
+            return 2
         return rotate_token(args.root, args.db)
     if args.http is not None:
         return serve_http(args.root, args.db, args.http, args.allow_remote,

@@ -118,6 +118,11 @@ def _utf8(value: Any) -> bool:
     return True
 
 
+def parse_error(why: str) -> types.JSONRPCError:
+    """The answer to a message that is not JSON at all (``why`` says what it is instead)."""
+    return _error(None, types.PARSE_ERROR, f"Parse error: {why}")
+
+
 def _error(request_id: int | str | None, code: int, message: str) -> types.JSONRPCError:
     return types.JSONRPCError(jsonrpc="2.0", id=request_id,
                               error=types.ErrorData(code=code, message=message))

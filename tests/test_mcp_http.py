@@ -41,6 +41,7 @@ class Served:
         self.address = http.Address("127.0.0.1", self.port)
         self.url = self.address.url()
         self.server = None
+        self.sock.listen(64)
         self.thread = threading.Thread(target=http.serve_http, daemon=True, kwargs=dict(
             tools=self.tools, address=self.address, hosts=http.allowed_hosts(self.address, []),
             sock=self.sock, ready=self._ready))
@@ -201,7 +202,9 @@ def test_a_rotated_token_takes_effect_at_the_next_request(tmp_path, capsys):
         code, out, err = run_cli(capsys, "mcp", "--root", str(root), "--rotate-token")
         assert code == 0
         new = http.read_token(root)
-        assert new != old and new in err and out == ""
+        # stderr is not a terminal here: the token is in the file, never in a log
+        assert new != old and new not in err and out == ""
+        assert "a new token is in" in err and "old token is refused" in err
         assert os.stat(http.token_path(root)).st_mode & 0o777 == 0o600
         assert s.post(call("index_status", {}), token=old).status_code == 401
         assert s.post(call("index_status", {}), token=new).status_code == 200
@@ -219,8 +222,11 @@ def test_the_token_is_never_served_as_a_note(served):
 @pytest.mark.parametrize("argv, message", [
     (["--http", "0.0.0.0:8765"], "0.0.0.0 is not a loopback address"),
     (["--http", "nonsense"], "expected PORT or HOST:PORT"),
-    (["--http", "127.0.0.1:99999"], "expected PORT or HOST:PORT"),
+    (["--http", "127.0.0.1:99999"], "the port must be 1 to 65535"),
     (["--allow-remote"], "go with --http"),
+    (["--http", "8765", "--allow-host", ""], "--allow-host ''"),
+    (["--http", "8765", "--allow-host", "http://box"], "expected a name or an address"),
+    (["--http", "8765", "--rotate-token"], "--rotate-token writes a new token and exits"),
 ])
 def test_flags_that_cannot_serve_are_one_line(tmp_path, capsys, argv, message):
     root = make_root(tmp_path / "root")
@@ -231,10 +237,94 @@ def test_flags_that_cannot_serve_are_one_line(tmp_path, capsys, argv, message):
 
 def test_a_token_file_others_may_read_is_refused(tmp_path, capsys):
     root = make_root(tmp_path / "root")
+    reindex(config=load_config(root))
     http.write_token(root)
     http.token_path(root).chmod(0o644)
     code, _, err = run_cli(capsys, "mcp", "--root", str(root), "--http", "127.0.0.1:1")
     assert code == 1 and "chmod 600" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_port_in_use_is_one_line_and_nothing_says_serving(served, capsys):
+    code, _, err = run_cli(capsys, "mcp", "--root", str(served.root), "--http",
+                           f"127.0.0.1:{served.port}")
+    assert code == 1 and "the port is in use" in err
+    assert len(err.strip().splitlines()) == 1 and "serving" not in err
+
+
+def test_a_folder_without_an_index_gets_no_secrets(tmp_path, capsys):
+    folder = tmp_path / "vault"
+    (folder / "notes").mkdir(parents=True)
+    code, _, err = run_cli(capsys, "mcp", "--root", str(folder), "--http", "127.0.0.1:1")
+    assert code == 1 and "has no index yet" in err
+    assert not (folder / "secrets").exists()
+
+
+@pytest.mark.parametrize("setup, message", [
+    (lambda root: http.token_path(root).write_text("short\n"), "under 16"),
+    (lambda root: (http.token_path(root).unlink(), http.token_path(root).parent.rmdir(),
+                   (root / "secrets").write_text("x")), "is a file, not the folder"),
+])
+def test_a_token_that_cannot_serve_is_one_line(tmp_path, capsys, setup, message):
+    root = make_root(tmp_path / "root")
+    reindex(config=load_config(root))
+    http.write_token(root)
+    setup(root)
+    code, _, err = run_cli(capsys, "mcp", "--root", str(root), "--http", "127.0.0.1:1")
+    assert code == 1 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_only_posts_of_json_are_calls(served):
+    token = http.read_token(served.root)
+    auth = {"Authorization": f"Bearer {token}"}
+    got = httpx.get(served.url, headers={**auth, "Accept": "text/event-stream"}, timeout=10)
+    assert got.status_code == 405 and got.headers["allow"] == "POST"
+    assert served.post(call("index_status", {}), **{"Content-Type": "text/plain"}
+                       ).status_code == 415
+    empty = served.post("")
+    assert empty.status_code == 400 and empty.json()["error"]["code"] == -32700
+    twice = httpx.post(served.url, content=json.dumps(call("index_status", {})), timeout=10,
+                       headers=[*JSON.items(), ("Authorization", "Bearer wrong"),
+                                ("Authorization", f"Bearer {token}")])
+    assert twice.status_code == 400 and "one Authorization header" in twice.text
+
+
+def test_a_body_announced_too_big_is_refused_before_it_is_read(served):
+    token = http.read_token(served.root)
+    with socket.create_connection(("127.0.0.1", served.port), timeout=10) as raw:
+        raw.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                    b"Content-Type: application/json\r\nAuthorization: Bearer %s\r\n"
+                    b"Content-Length: 999999999\r\n\r\n{" % (served.port, token.encode()))
+        assert raw.recv(200).startswith(b"HTTP/1.1 413")
+
+
+def test_a_tunnel_from_another_local_port_and_named_hosts_are_let_in(served):
+    assert served.post(call("index_status", {}), Host="127.0.0.1:9000").status_code == 200
+    assert served.post(call("index_status", {}), Host="localhost:9000").status_code == 200
+    hosts = http.allowed_hosts(http.Address("127.0.0.1", 8765), ["box.lan", "Box:9000"])
+    assert hosts.allows("box.lan:8765") and hosts.allows("box:9000")
+    assert not hosts.allows("box.lan:9000") and not hosts.allows("evil.example:8765")
+    assert hosts.allows_origin("http://localhost:8765")
+    assert not hosts.allows_origin("http://localhost:3000")
+
+
+def test_a_token_file_broken_while_serving_refuses_every_call_and_says_why(tmp_path, capfd):
+    root = make_root(tmp_path / "root")
+    reindex(config=load_config(root))
+    token = http.write_token(root)
+    s = Served(root)
+    try:
+        assert s.post(call("index_status", {}), token=token).status_code == 200
+        http.token_path(root).chmod(0o644)
+        refused = s.post(call("index_status", {}), token=token)
+        assert refused.status_code == 503 and "chmod 600" in refused.json()["error"]
+        http.token_path(root).unlink()
+        assert s.post(call("index_status", {}), token=token).status_code == 503
+        fresh = http.write_token(root)
+        assert s.post(call("index_status", {}), token=fresh).status_code == 200
+    finally:
+        s.close()
+    err = capfd.readouterr().err
+    assert "every request is refused" in err and "is missing" in err
 
 
 def test_addresses_parse_as_people_write_them():
