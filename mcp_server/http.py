@@ -12,7 +12,7 @@ Every request passes these checks before the SDK sees it, in this order:
    with ``<root>/secrets/mcp_token`` (one line, mode 0600, at least 16 characters; made on
    first use; ``memlens mcp --rotate-token`` replaces it). The file is read again whenever it
    changes, so a rotation (or a chmod) takes effect at the next request; a file that cannot
-   serve refuses every call (503) and the server says why once. ``secrets/`` is never indexed
+   serve refuses every call (503; the why goes to the server's log, not to callers). ``secrets/`` is never indexed
    nor served by ``read_note`` (engine/index/protected.py). Refused: 401.
 3. **One JSON-RPC call a POST**: other methods 405 (stateless: no stream, no session), another
    Content-Type 415, a body over 4 MiB 413 (from its Content-Length when it says so), and
@@ -244,6 +244,8 @@ class Guard:
                 token = exc
             if isinstance(token, HttpSetupError):
                 say(f"every request is refused: {token}")
+            elif self._token is not None and isinstance(self._token[1], HttpSetupError):
+                say(f"{TOKEN_FILE} is usable again: calls are answered")
             self._token = (stamp, token)
         return self._token[1]
 
@@ -289,8 +291,8 @@ class Guard:
         if origin is not None and not self.hosts.allows_origin(origin):
             return 403, {"error": f"Origin {origin!r} is not allowed"}, {}
         token = self.token()
-        if isinstance(token, HttpSetupError):
-            return 503, {"error": f"the server's token file cannot be used: {token}"}, {}
+        if isinstance(token, HttpSetupError):  # the why is the server's log's, not a caller's
+            return 503, {"error": "the server cannot check tokens now; its log says why"}, {}
         if len(authorizations) > 1:
             return 400, {"error": "send one Authorization header"}, {}
         given = authorizations[0] if authorizations else ""

@@ -199,9 +199,7 @@ def serve_http(root: Path | str | None, db: str | None, where: str, allow_remote
     config = _config(root, db)
     if config is None:
         return 1
-    if not config.db_path.exists():  # a folder that is not a data root gets no secrets/
-        print(f"memlens: {config.root} has no index yet: memlens reindex --root "
-              f"{config.root} builds it", file=sys.stderr)
+    if not _indexed(config):
         return 1
     try:
         token = http.read_token(config.root)
@@ -235,6 +233,16 @@ def serve_http(root: Path | str | None, db: str | None, where: str, allow_remote
     return 0
 
 
+def _indexed(config: Config) -> bool:
+    """Whether the root has an index: a folder that is not a data root (a mistyped --root,
+    a synced vault) gets no secrets/ written into it. Says why not on stderr."""
+    if config.db_path.exists():
+        return True
+    print(f"memlens: {config.root} has no index yet: memlens reindex --root {config.root} "
+          "builds it", file=sys.stderr)
+    return False
+
+
 def _new_token(http, root: Path, token: str) -> None:
     """Say where a new token is; show it once to a person at a terminal (never into a log
     such as a service's journal)."""
@@ -251,7 +259,7 @@ def rotate_token(root: Path | str | None, db: str | None) -> int:
     from . import http
 
     config = _config(root, db)
-    if config is None:
+    if config is None or not _indexed(config):
         return 1
     try:
         had = http.token_path(config.root).exists()

@@ -251,10 +251,11 @@ def test_a_port_in_use_is_one_line_and_nothing_says_serving(served, capsys):
     assert len(err.strip().splitlines()) == 1 and "serving" not in err
 
 
-def test_a_folder_without_an_index_gets_no_secrets(tmp_path, capsys):
+@pytest.mark.parametrize("argv", [["--http", "127.0.0.1:1"], ["--rotate-token"]])
+def test_a_folder_without_an_index_gets_no_secrets(tmp_path, capsys, argv):
     folder = tmp_path / "vault"
     (folder / "notes").mkdir(parents=True)
-    code, _, err = run_cli(capsys, "mcp", "--root", str(folder), "--http", "127.0.0.1:1")
+    code, _, err = run_cli(capsys, "mcp", "--root", str(folder), *argv)
     assert code == 1 and "has no index yet" in err
     assert not (folder / "secrets").exists()
 
@@ -316,7 +317,7 @@ def test_a_token_file_broken_while_serving_refuses_every_call_and_says_why(tmp_p
         assert s.post(call("index_status", {}), token=token).status_code == 200
         http.token_path(root).chmod(0o644)
         refused = s.post(call("index_status", {}), token=token)
-        assert refused.status_code == 503 and "chmod 600" in refused.json()["error"]
+        assert refused.status_code == 503 and "log says why" in refused.json()["error"]
         http.token_path(root).unlink()
         assert s.post(call("index_status", {}), token=token).status_code == 503
         fresh = http.write_token(root)
@@ -324,7 +325,8 @@ def test_a_token_file_broken_while_serving_refuses_every_call_and_says_why(tmp_p
     finally:
         s.close()
     err = capfd.readouterr().err
-    assert "every request is refused" in err and "is missing" in err
+    assert "every request is refused" in err and "is missing" in err and "chmod 600" in err
+    assert "usable again" in err
 
 
 def test_addresses_parse_as_people_write_them():
