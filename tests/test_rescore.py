@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from contextlib import closing
 from datetime import UTC, datetime
 
 import pytest
@@ -67,11 +68,9 @@ def searcher(tmp_path):
     root = make_root(tmp_path / "root")
     (root / "notes/long.md").write_text("# Soil\n\n" + "compost soil " * 120 + "\n")
     (root / "notes/short.md").write_text("# Soil\n\ncompost\n")
-    config = load_config(root)
-    reindex(config=config)
-    s = Searcher(config)
-    yield s
-    s.close()
+    reindex(config=load_config(root))
+    with closing(Searcher(load_config(root))) as s:
+        yield s
 
 
 def use(monkeypatch, m: Model | None) -> None:
