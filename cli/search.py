@@ -6,6 +6,7 @@ per query, so every import is paid on each call (docs/benchmarks.md).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import sys
@@ -61,6 +62,8 @@ def cmd_search(args) -> int:
 
     config = load_root_config(args)
     check_search_args(args, config.routes)
+    if args.no_rescore:  # the fusion's own order, to compare with the learned re-scoring
+        config = dataclasses.replace(config, rescore=False)
     with Library(config) as library:
         try:
             response = library.search(
@@ -123,6 +126,9 @@ def add_parser(sub, common) -> None:
                    help="relevance (default) or date: the best results, newest first")
     p.add_argument("--no-decay", action="store_true",
                    help="rank without recency decay (old and new alike)")
+    p.add_argument("--no-rescore", action="store_true",
+                   help="the fusion's order, without the learned re-scoring of its first 50 "
+                   "(as [search] rescore = false)")
     p.add_argument("--json", action="store_true", help="the whole response as JSON")
     p.add_argument("--explain", action="store_true",
                    help="how each score was made: arms, fusion, decay, MMR")

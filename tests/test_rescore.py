@@ -4,12 +4,14 @@ switch that turns it off."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from contextlib import closing
 from datetime import UTC, datetime
 
 import pytest
 
+from cli.main import main as cli_main
 from engine.config import ConfigError, load_config
 from engine.indexer import reindex
 from engine.rank import rescore as rescore_mod
@@ -64,12 +66,17 @@ def test_the_model_orders_the_head_and_the_tail_stays_below():
 
 
 @pytest.fixture
-def searcher(tmp_path):
+def soil_root(tmp_path):
     root = make_root(tmp_path / "root")
     (root / "notes/long.md").write_text("# Soil\n\n" + "compost soil " * 120 + "\n")
     (root / "notes/short.md").write_text("# Soil\n\ncompost\n")
     reindex(config=load_config(root))
-    with closing(Searcher(load_config(root))) as s:
+    return root
+
+
+@pytest.fixture
+def searcher(soil_root):
+    with closing(Searcher(load_config(soil_root))) as s:
         yield s
 
 
@@ -98,6 +105,22 @@ def test_a_model_reorders_a_search_and_the_config_turns_it_off(searcher, monkeyp
         assert ids(off.search("compost soil", limit=5, now=NOW)) == fused
     finally:
         off.close()
+
+
+def test_no_rescore_on_the_command_line_gives_the_fusions_order(soil_root, monkeypatch,
+                                                                 capsys):
+    def files(*extra: str) -> list[str]:
+        capsys.readouterr()
+        assert cli_main(["search", "compost soil", "--root", str(soil_root), "--json",
+                         *extra]) == 0
+        return [r["source_file"] for r in json.loads(capsys.readouterr().out)["results"]]
+
+    monkeypatch.setenv("MEMLENS_NOW", "2026-11-30")
+    use(monkeypatch, None)
+    fused = files()
+    use(monkeypatch, model(length=-20.0))
+    assert files() != fused and files()[0] == "notes/short.md"
+    assert files("--no-rescore") == fused
 
 
 def test_a_single_arm_is_never_rescored(searcher, monkeypatch):
