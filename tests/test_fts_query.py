@@ -70,17 +70,6 @@ def test_stop_words_dropped_and_order_kept():
     assert build_match(parsed, "and") == '"say" AND "harbor" AND "bridge"'
 
 
-def test_a_letter_written_alone_is_a_word_and_one_left_by_a_contraction_is_not():
-    assert parse_query("UCB T cells after transplant").terms == [
-        "ucb", "t", "cells", "transplant"]
-    assert parse_query("vitamin D levels").terms == ["vitamin", "d", "levels"]
-    assert parse_query("don't ask what I'm doing at Joanna's").terms == [
-        "don", "ask", "joanna"]
-    assert parse_query("Joanna\u2019s hikes").terms == ["joanna", "hikes"]
-    long = parse_query("T cells of the thymus migrate into lymph nodes after birth in mice")
-    assert "t" in long.terms and "t" not in long.function_words
-
-
 def test_all_stop_words_fall_back_to_first_three_raw_tokens():
     assert parse_query("who am I to them").terms == ["who", "am", "i"]
     assert parse_query("the of and").terms == ["the", "of", "and"]

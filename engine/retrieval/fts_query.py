@@ -33,10 +33,6 @@ FTS5_STOP_WORDS: frozenset[str] = frozenset("""
     s t d ll m re ve
 """.split())
 
-# The letters a contraction leaves ("don't", "I'm", "she'd", "Joanna's"): stop words after an
-# apostrophe, words of their own when written alone ("T cells", "vitamin D", "type 2 d").
-CONTRACTION_LETTERS = frozenset("s t d m".split())
-
 # How people ask what filled a stretch of time, besides the stop words: "what happened",
 # "what went on", "what was I up to", "anything new", "show me everything", "tell me about",
 # "recap of", "what did I get up to". Verbs of happening and going, of getting up to and
@@ -153,8 +149,7 @@ def parse_query(query: str | None) -> ParsedQuery:
     phrases, rest = split_phrases(text)
     words = tokenize(rest)
     raw_tokens = tokenize(text.replace('"', " "))
-    alone = _letters_alone(rest)
-    terms = [w for w in words if w not in FTS5_STOP_WORDS or w in alone]
+    terms = [w for w in words if w not in FTS5_STOP_WORDS]
     terms += [w for p in phrases for w in p if len(p) == 1 or w not in FTS5_STOP_WORDS]
     phrases = _dedupe([p for p in phrases if len(p) > 1])
     terms = _dedupe(terms)
@@ -164,20 +159,11 @@ def parse_query(query: str | None) -> ParsedQuery:
     terms = terms[: max(0, MAX_TERMS - len(phrases))]
     function_words = []
     if len(terms) >= LONG_REQUEST_TERMS:
-        function_words = _dedupe([w for w in raw_tokens
-                                  if w in FTS5_STOP_WORDS and w not in terms])
+        function_words = _dedupe([w for w in raw_tokens if w in FTS5_STOP_WORDS])
     said = Counter(raw_tokens)
     counts = {t: min(said[t], MAX_TERM_COUNT) for t in terms + function_words if said[t] > 1}
     return ParsedQuery(terms=terms, phrases=phrases, raw_tokens=raw_tokens, counts=counts,
                        function_words=function_words)
-
-
-def _letters_alone(text: str) -> set[str]:
-    """The contraction letters ``text`` writes as words of their own, not after an
-    apostrophe: the "T" of "T cells" is searched, the "t" of "don't" is not."""
-    return {m.group().lower() for m in WORD.finditer(text)
-            if m.group().lower() in CONTRACTION_LETTERS
-            and text[max(m.start() - 1, 0):m.start()] not in ("'", "\u2019")}
 
 
 def quote(text: str) -> str:
