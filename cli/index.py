@@ -133,7 +133,7 @@ def cmd_demo(args) -> int:
     from engine.demo import generate_demo_root
     from engine.display import one_line, plural
 
-    from .main import open_app
+    from .app import open_app
 
     root = Path(args.root).expanduser().resolve() if args.root else default_demo_root()
     generate_demo_root(root, chunks=args.chunks, today=args.today)  # a refusal: its one line

@@ -12,16 +12,9 @@ import argparse
 import sys
 
 from . import importer, index, inspect, search, sources, timeline, watch
+from .app import open_app
 from .args import VersionAction, common_options, existing
-from .errors import CliError, OneLineParser, run
-
-
-def open_app(root, db) -> int:
-    try:
-        from tui.app import run_app
-    except ImportError as exc:
-        raise CliError(f"the app is not available in this build ({exc})") from exc
-    return run_app(root, db)
+from .errors import OneLineParser, run
 
 
 def cmd_app(args) -> int:

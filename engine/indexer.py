@@ -363,6 +363,6 @@ def _save_run(conn, stats: IndexStats, read_warnings: range, read_files: set[str
 
 
 if __name__ == "__main__":  # ``python -m engine.indexer`` is ``memlens reindex --json``
-    from cli.main import main  # one implementation of each command, one exit-code rule
+    from engine.command_line import run
 
-    sys.exit(main(["reindex", "--json", *sys.argv[1:]]))
+    sys.exit(run(["reindex", "--json", *sys.argv[1:]]))

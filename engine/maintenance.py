@@ -83,6 +83,6 @@ def rebuild_vec_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
 
 
 if __name__ == "__main__":  # ``python -m engine.maintenance`` is ``memlens maintenance --json``
-    from cli.main import main  # one implementation of each command, one exit-code rule
+    from engine.command_line import run
 
-    sys.exit(main(["maintenance", "--json", *sys.argv[1:]]))
+    sys.exit(run(["maintenance", "--json", *sys.argv[1:]]))

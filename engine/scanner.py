@@ -277,8 +277,8 @@ def stale_files(conn: Connection, config, source_files: Iterable[str]) -> set[st
 
 
 if __name__ == "__main__":  # ``python -m engine.scanner [--discover]``: ``memlens discover``
-    from cli.main import main  # one implementation of each command, one exit-code rule
+    from engine.command_line import run
 
     argv = sys.argv[1:]
     which = "--files" if "--discover" in argv else "--pending"
-    sys.exit(main(["discover", which, *(a for a in argv if a != "--discover")]))
+    sys.exit(run(["discover", which, *(a for a in argv if a != "--discover")]))

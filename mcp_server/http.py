@@ -366,17 +366,16 @@ async def _answer(send, status: int, payload: Any, headers: dict | None = None) 
     await send({"type": "http.response.body", "body": body})
 
 
-def http_app(tools: MemlensTools, hosts: Hosts) -> Guard:
-    """The ASGI app serving ``tools`` at /mcp behind the guard."""
+def http_app(protocol, tools: MemlensTools, hosts: Hosts) -> Guard:
+    """The ASGI app serving ``protocol`` (the SDK server over ``tools``, built by
+    mcp_server/server.py, which calls into this module) at /mcp behind the guard."""
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
-
-    from .server import build_server
 
     # The guard checks Host/Origin first (with its own answers); the SDK's check stays off so a
     # request is judged once.
     manager = StreamableHTTPSessionManager(
-        build_server(tools), json_response=True, stateless=True,
+        protocol, json_response=True, stateless=True,
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False))
     return Guard(manager.handle_request, manager, tools.config.root, hosts)
 
@@ -398,13 +397,14 @@ def bind(address: Address) -> socket.socket:
     return sock
 
 
-def serve_http(tools: MemlensTools, address: Address, hosts: Hosts,
+def serve_http(protocol, tools: MemlensTools, address: Address, hosts: Hosts,
                sock: socket.socket, ready=None) -> None:
-    """Serve on ``sock`` (bound by :func:`bind`, or a test's port 0) until interrupted or the
-    server's ``should_exit``; ``ready(server)`` is called with the uvicorn server once built."""
+    """Serve ``protocol`` on ``sock`` (bound by :func:`bind`, or a test's port 0) until
+    interrupted or the server's ``should_exit``; ``ready(server)`` is called with the uvicorn
+    server once built."""
     import uvicorn
 
-    config = uvicorn.Config(http_app(tools, hosts), log_level="warning", lifespan="on",
+    config = uvicorn.Config(http_app(protocol, tools, hosts), log_level="warning", lifespan="on",
                             access_log=False)
     server = uvicorn.Server(config)
     if ready is not None:

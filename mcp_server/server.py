@@ -224,7 +224,7 @@ def serve_http(root: Path | str | None, db: str | None, where: str, allow_remote
     http.say(f"serving {config.root} at {address.url()} (Authorization: Bearer <token>); "
              "ctrl+c stops")
     try:
-        http.serve_http(tools, address, hosts, sock)
+        http.serve_http(build_server(tools), tools, address, hosts, sock)
     except KeyboardInterrupt:
         pass
     finally:
@@ -272,13 +272,6 @@ def rotate_token(root: Path | str | None, db: str | None) -> int:
     if had:
         http.say("the old token is refused from now on, also by a server already running")
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m mcp_server ...`` from a checkout: ``memlens mcp ...`` (cli/main.py)."""
-    from cli.main import main as memlens
-
-    return memlens(["mcp", *(sys.argv[1:] if argv is None else argv)])
 
 
 def run_mcp(args) -> int:

@@ -16,28 +16,12 @@ CLI = ENGINE.parent / "cli"
 UI_LIBRARIES = {"textual", "rich"}
 
 
-def _main_guard(node: ast.AST) -> bool:
-    """``if __name__ == "__main__":``"""
-    test = getattr(node, "test", None)
-    return (isinstance(node, ast.If) and isinstance(test, ast.Compare)
-            and isinstance(test.left, ast.Name) and test.left.id == "__name__")
-
-
-def _outside_main_guards(tree: ast.AST):
-    """Every node of ``tree`` but those under a ``__main__`` guard: ``python -m engine.indexer``
-    and the other seed command lines are thin calls into cli/, run only as a script."""
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        yield node
-        todo.extend(c for c in ast.iter_child_nodes(node) if not _main_guard(c))
-
-
 def _imports_of(package: Path, banned: set[str]) -> list[str]:
-    """The absolute imports of ``banned`` top-level packages in a package's source."""
+    """The absolute imports of ``banned`` top-level packages anywhere in a package's source
+    (a ``__main__`` block and a function's body too)."""
     offenders = []
     for path in package.rglob("*.py"):
-        for node in _outside_main_guards(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
             names = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
@@ -249,13 +233,16 @@ def test_every_public_name_of_the_surface_loads():
 
 # -- the import graph ------------------------------------------------------------------------
 
-def _engine_imports() -> dict[str, set[str]]:
-    """engine module -> the engine modules it imports (lazy imports included)."""
+def _module_graph(*packages: Path) -> dict[str, set[str]]:
+    """module -> the modules of ``packages`` it imports (lazy imports and ``__main__`` blocks
+    included: the graph docs/architecture.md draws)."""
+    root = packages[0].parent
+
     def name(p: Path) -> str:
-        parts = list(p.relative_to(ENGINE.parent).with_suffix("").parts)
+        parts = list(p.relative_to(root).with_suffix("").parts)
         return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
-    modules = {name(p): p for p in ENGINE.rglob("*.py")}
+    modules = {name(p): p for package in packages for p in package.rglob("*.py")}
     graph = {}
     for module, path in modules.items():
         package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
@@ -272,6 +259,11 @@ def _engine_imports() -> dict[str, set[str]]:
                 deps.update(a.name for a in node.names)
         graph[module] = {d for d in deps if d in modules and d != module}
     return graph
+
+
+def _engine_imports() -> dict[str, set[str]]:
+    """engine module -> the engine modules it imports (lazy imports included)."""
+    return _module_graph(ENGINE)
 
 
 def _cycles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
@@ -296,6 +288,14 @@ KNOWN_CYCLES: set[frozenset[str]] = set()
 
 def test_no_import_circles_in_the_engine_but_the_known_ones():
     assert _cycles(_engine_imports()) == KNOWN_CYCLES
+
+
+def test_no_import_circle_anywhere_in_the_product():
+    # a front door's module imported back by the engine, or by a module it imports itself,
+    # would tie the packages into one circle (python -m entry points are shims: see
+    # engine/command_line.py and mcp_server/__main__.py)
+    packages = (ENGINE, CLI, MCP, ENGINE.parent / "tui")
+    assert _cycles(_module_graph(*packages)) == set()
 
 
 def test_the_cycle_check_finds_a_circle():

@@ -130,6 +130,15 @@ def test_seed_module_entry_points(root, argv, expect):
     assert expect in out.stdout
 
 
+def test_a_module_entry_point_without_the_installed_command_says_so(monkeypatch, capsys):
+    from engine import command_line
+
+    monkeypatch.setattr(command_line, "entry_points", lambda **kw: ())
+    assert command_line.run(["reindex", "--json"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install -e ." in err
+
+
 def test_import_then_reindex_then_search(root, tmp_path, capsys):
     export = tmp_path / "chat.txt"
     export.write_text("12/03/2026, 21:04 - Maya Chen: the pelican kite is ready\n"

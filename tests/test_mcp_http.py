@@ -21,6 +21,7 @@ httpx = pytest.importorskip("httpx")
 from anyio.from_thread import start_blocking_portal  # noqa: E402
 
 from mcp_server import http  # noqa: E402
+from mcp_server.server import build_server  # noqa: E402
 from mcp_server.stdio_guard import answers_for  # noqa: E402
 from mcp_server.tools import MemlensTools  # noqa: E402
 from tests.test_mcp import split_page, start  # noqa: E402
@@ -43,7 +44,7 @@ class Served:
         self.server = None
         self.sock.listen(64)
         self.thread = threading.Thread(target=http.serve_http, daemon=True, kwargs=dict(
-            tools=self.tools, address=self.address, hosts=http.allowed_hosts(self.address, []),
+            protocol=build_server(self.tools), tools=self.tools, address=self.address, hosts=http.allowed_hosts(self.address, []),
             sock=self.sock, ready=self._ready))
         self.thread.start()
         deadline = time.monotonic() + 20
