@@ -34,6 +34,8 @@ def cmd_stats(args) -> int:
               f"({human_bytes(b.dead_bytes)}), fill {b.slot_fill:.0%}"
               + ("  -> run `memlens maintenance`" if b.suggest_maintenance else ""))
     print(f"reindexed  {st.last_reindex_at or 'never'}")
+    for i, line in enumerate(st.compiled_lines):
+        print(f"{'compiled' if i == 0 else '':10} {line}")
     for source in st.sources:  # folders indexed where they live
         missing = f"  ({source.state})" if source.state else ""
         print(f"source     {source.name} ({type_label(source.source_type)}): "

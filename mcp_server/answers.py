@@ -155,6 +155,7 @@ def status_text(status: IndexStatus, max_chars: int) -> str:
         f"last_reindex: {_last_reindex(st)}",
         f"pending_embeddings: {st.pending_embeddings}",
         f"truncated_embeddings: {st.truncated_embeddings}",
+        f"compiled: {'; '.join(st.compiled_lines)}",
         *([f"message_vectors: {st.message_vectors} chat windows"] if st.message_vectors else []),
         f"stale_files: {len(changed) + len(gone)} (changed: {len(changed)}, vanished: "
         f"{len(gone)})",

@@ -1013,6 +1013,7 @@ async def test_stats_and_discover_screens(demo_root):
         assert "2026" in months
         summary = screen.query_one("#stats-summary").render().plain
         assert "local:" in summary and "pending" in summary and "MB" in summary
+        assert "compiled" in summary and "passage scans" in summary
         assert "live" in screen.query_one("#health").render().plain
         await pilot.press("escape", "f4")
         assert isinstance(app.screen, DiscoverScreen)

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from engine.index import re_embed as re_embedding
+from engine.index.compiled_parts import CompiledPart, compiled_parts, summary
 from engine.index.warnings_seen import known_warnings
 from engine.schema import get_meta, has_vec_table, stored_embedder
 from engine.storage.db import Connection
@@ -54,6 +55,8 @@ class IndexStatistics:
     # the warnings that hold now, each {"source_file", "message", "read"}: the last run's, and
     # those said while reading a file ("read") not read since (engine/index/warnings_seen.py)
     warnings: list[dict] | None = None
+    # the compiled parts (engine/csrc/) and whether each serves (engine/index/compiled_parts.py)
+    compiled: list[CompiledPart] = field(default_factory=list)
 
     def _file_warnings(self) -> list[dict]:
         warnings = self.warnings
@@ -62,6 +65,12 @@ class IndexStatistics:
         # read, only bounded or holding nothing: listed as cut or no chunk
         listed = {c["source_file"] for c in self.cut} | set(self.no_chunk) | {"(index)"}
         return [w for w in warnings if w.get("source_file") not in listed]
+
+    @property
+    def compiled_lines(self) -> list[str]:
+        """Which compiled parts serve: one line for those in use, one for each that is not
+        (engine/index/compiled_parts.py)."""
+        return summary(self.compiled)
 
     @property
     def not_read(self) -> list[dict]:
@@ -169,6 +178,7 @@ def index_statistics(conn: Connection, db_path: Path) -> IndexStatistics:
             "SELECT source_file FROM index_state s WHERE error IS NULL AND NOT EXISTS (SELECT "
             "1 FROM chunks c WHERE c.source_file = s.source_file) ORDER BY 1")],
         re_embed=staged.describe() if (staged := re_embedding.staged(conn)) else None,
+        compiled=compiled_parts(conn.rank_extension),
         warnings=None if (known := known_warnings(conn)) is None else [
             {"source_file": w["source_file"], "message": w["message"],
              "read": bool(w.get("read"))} for w in known],

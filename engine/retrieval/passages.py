@@ -40,7 +40,8 @@ try:  # the text scans compiled (engine/csrc/passages.c): the same answers, ~3 m
     from engine.retrieval import _passages
 except ImportError:  # built without a compiler: the Python below serves
     _passages = None
-COMPILED = _passages is not None and os.environ.get("MEMLENS_KERNELS", "1") != "0"
+BUILT = _passages is not None  # the install compiled them
+COMPILED = BUILT and os.environ.get("MEMLENS_KERNELS", "1") != "0"  # and they are used
 
 
 def message_starts(content: str) -> list[int]:

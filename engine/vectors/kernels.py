@@ -14,7 +14,8 @@ try:
 except ImportError:  # built without a compiler: the numpy passes serve
     _kernels = None
 
-COMPILED = _kernels is not None and os.environ.get("MEMLENS_KERNELS", "1") != "0"
+BUILT = _kernels is not None  # the install compiled them
+COMPILED = BUILT and os.environ.get("MEMLENS_KERNELS", "1") != "0"  # and they are used
 
 
 def first_pass(lead, head: int, words, scale, qhead, sign: tuple[int, int],

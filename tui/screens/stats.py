@@ -87,6 +87,10 @@ class StatsScreen(Screen[None]):
             Content.assemble(("  reindexed  ", label), plain(
                 "(hidden in test mode)" if self.app.frozen and st.last_reindex_at
                 else local_time(st.last_reindex_at))),
+            *(Content.assemble(("  compiled   " if i == 0 else " " * 13, label),
+                               (plain(line), "" if i == 0 and any(p.loaded for p in st.compiled)
+                                else "$text-warning"))
+              for i, line in enumerate(st.compiled_lines)),
         ]
         summary.update(Content("\n").join(rows))
         sources = self.query_one("#stats-sources", Static)

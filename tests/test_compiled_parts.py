@@ -1,0 +1,73 @@
+"""Whether the compiled parts (engine/csrc/) serve is said by `memlens stats` (and --json);
+the app's statistics screen and MCP index_status are checked in their own tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from cli.main import main
+from engine.index.compiled_parts import CompiledPart, compiled_parts, summary
+from engine.retrieval import passages
+from engine.storage import rank_extension
+from engine.vectors import kernels
+from tests.conftest import make_root
+
+NAMES = ["vector kernels", "bm25 with known counts", "passage scans"]
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    root = make_root(tmp_path_factory.mktemp("compiled") / "root")
+    assert main(["reindex", "--root", str(root), "--json"]) == 0
+    return root
+
+
+def test_each_part_is_named_with_its_source_and_state():
+    parts = compiled_parts(rank_loaded=rank_extension.LIBRARY is not None)
+    assert [p.name for p in parts] == NAMES
+    assert [p.loaded for p in parts] == [kernels.COMPILED, rank_extension.LIBRARY is not None,
+                                         passages.COMPILED]
+    assert all(p.source.startswith("engine/csrc/") and p.source.endswith(".c") for p in parts)
+    assert all((p.fallback is None) == p.loaded for p in parts)
+
+
+def test_the_summary_names_what_serves_instead():
+    parts = [CompiledPart("vector kernels", "engine/csrc/kernels.c", True),
+             CompiledPart("passage scans", "engine/csrc/passages.c", False,
+                          "Python serves (not built: no C compiler at install)")]
+    assert summary(parts) == ["vector kernels: in use",
+                              "passage scans: Python serves (not built: no C compiler at "
+                              "install)"]
+    assert summary([]) == ["none"]
+
+
+def test_stats_says_which_parts_serve(root, capsys):
+    capsys.readouterr()
+    assert main(["stats", "--root", str(root)]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines()]
+    first = next(i for i, ln in enumerate(lines) if ln.startswith("compiled   "))
+    shown = " ".join(lines[first:first + 3])
+    assert all(name in shown for name in NAMES)
+    assert main(["stats", "--root", str(root), "--json"]) == 0
+    compiled = json.loads(capsys.readouterr().out)["compiled"]
+    assert [p["name"] for p in compiled] == NAMES
+    assert set(compiled[0]) == {"name", "source", "loaded", "fallback"}
+
+
+def test_parts_turned_off_say_so_and_by_which_switch(root):
+    if not (kernels.BUILT and rank_extension.LIBRARY is not None):
+        pytest.skip("this install did not compile engine/csrc/ (no C compiler)")
+    env = {**os.environ, "MEMLENS_KERNELS": "0", "MEMLENS_RANK_EXTENSION": "0"}
+    out = subprocess.run([sys.executable, "-m", "cli", "stats", "--root", str(root), "--json"],
+                         env=env, capture_output=True, text=True, timeout=120, check=True)
+    compiled = {p["name"]: p for p in json.loads(out.stdout)["compiled"]}
+    assert not any(p["loaded"] for p in compiled.values())
+    assert compiled["vector kernels"]["fallback"] == (
+        "numpy serves (turned off by MEMLENS_KERNELS=0)")
+    assert compiled["bm25 with known counts"]["fallback"] == (
+        "FTS5's bm25 serves (turned off by MEMLENS_RANK_EXTENSION=0)")
