@@ -1,10 +1,9 @@
-"""``python -m mcp_server --root DIR [--http [HOST:]PORT]``: ``memlens mcp`` from a checkout.
-
-The one command line (cli/main.py) runs it; nothing imports this module, so the command line
-importing the server makes no circle."""
+"""``python -m mcp_server --root DIR [--http [HOST:]PORT]``: ``memlens mcp`` from a checkout,
+run by the installed command (engine/command_line.py), so the server never imports the
+command line that imports it."""
 
 import sys
 
-from cli.main import main
+from engine.command_line import run
 
-sys.exit(main(["mcp", *sys.argv[1:]]))
+sys.exit(run(["mcp", *sys.argv[1:]]))

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from scripts.import_graph import cycles, module_graph
+
 ENGINE = Path(__file__).resolve().parents[1] / "engine"
 MCP = ENGINE.parent / "mcp_server"
 CLI = ENGINE.parent / "cli"
@@ -233,51 +235,9 @@ def test_every_public_name_of_the_surface_loads():
 
 # -- the import graph ------------------------------------------------------------------------
 
-def _module_graph(*packages: Path) -> dict[str, set[str]]:
-    """module -> the modules of ``packages`` it imports (lazy imports and ``__main__`` blocks
-    included: the graph docs/architecture.md draws)."""
-    root = packages[0].parent
-
-    def name(p: Path) -> str:
-        parts = list(p.relative_to(root).with_suffix("").parts)
-        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-    modules = {name(p): p for package in packages for p in package.rglob("*.py")}
-    graph = {}
-    for module, path in modules.items():
-        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-        deps = set()
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join(parts + ([node.module] if node.module else []))
-                subs = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in modules]
-                deps.update(subs or [base])
-            elif isinstance(node, ast.Import):
-                deps.update(a.name for a in node.names)
-        graph[module] = {d for d in deps if d in modules and d != module}
-    return graph
-
-
 def _engine_imports() -> dict[str, set[str]]:
     """engine module -> the engine modules it imports (lazy imports included)."""
-    return _module_graph(ENGINE)
-
-
-def _cycles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
-    """The strongly connected components of more than one module."""
-    reach = {m: set() for m in graph}
-    for start in graph:
-        todo = list(graph[start])
-        while todo:
-            m = todo.pop()
-            if m not in reach[start]:
-                reach[start].add(m)
-                todo.extend(graph[m])
-    return {frozenset({m} | {o for o in reach[m] if m in reach[o]})
-            for m in graph if m in reach[m]}
+    return module_graph(ENGINE)
 
 
 # Import circles still to break (the lead empties this): config imports FILE_ROUTES from
@@ -287,7 +247,7 @@ KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
 def test_no_import_circles_in_the_engine_but_the_known_ones():
-    assert _cycles(_engine_imports()) == KNOWN_CYCLES
+    assert cycles(_engine_imports()) == KNOWN_CYCLES
 
 
 def test_no_import_circle_anywhere_in_the_product():
@@ -295,11 +255,11 @@ def test_no_import_circle_anywhere_in_the_product():
     # would tie the packages into one circle (python -m entry points are shims: see
     # engine/command_line.py and mcp_server/__main__.py)
     packages = (ENGINE, CLI, MCP, ENGINE.parent / "tui")
-    assert _cycles(_module_graph(*packages)) == set()
+    assert cycles(module_graph(*packages)) == set()
 
 
 def test_the_cycle_check_finds_a_circle():
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == {
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == {
         frozenset({"a", "b", "c"})}
 
 
