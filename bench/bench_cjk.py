@@ -27,7 +27,8 @@ from engine.demo import generate_demo_root
 from engine.embedder import Embedder
 from engine.indexer import reindex
 from engine.retrieval.cjk import SCORE_BUDGET, _term, cjk_search, cjk_terms
-from engine.schema import backfill_cjk, ensure_schema
+from engine.schema import ensure_schema
+from engine.schema_migrations import backfill_cjk
 from engine.storage.db import connect, transaction
 
 RARE = ["紅葉の季節に嵐山を散歩したい", "我们下周去北京看长城记得带护照", "ประชุมพรุ่งนี้บ่ายสามโมง"]

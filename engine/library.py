@@ -25,7 +25,7 @@ from typing import Any
 from engine import scanner
 from engine.config import Config, FollowedConfig
 from engine.dates.message_days import unit_of
-from engine.dates.timeline import Activity, Timeline, TimelineError, split_units
+from engine.dates.timeline_types import Activity, Timeline, TimelineError, split_units
 from engine.index.contents import (
     IndexStatistics,
     chunks_per_type,

@@ -1,7 +1,8 @@
 """The index schema: chunks (authoritative), FTS5 and vec0 (derived), index_state, meta.
 
 Self-migrating and idempotent: ``ensure_schema`` is a fast no-op once ``PRAGMA user_version``
-is current. The vec0 table's dimension is fixed at creation, so the embedder that filled it is
+is current (the steps from each older version, and the tables kept beside ``chunks``:
+engine/schema_migrations.py). The vec0 table's dimension is fixed at creation, so the embedder that filled it is
 recorded in ``meta``; opening the index with another embedder never mixes vectors (see
 :func:`check_embedder`).
 
@@ -22,71 +23,25 @@ plain rowid delete whatever the row held; chunks_cjk_vocab lists its trigrams.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.dates.message_days import MESSAGE_DAYS_DDL
-from engine.dates.message_days import backfill as backfill_message_days
-from engine.dates.spans import FIRST_DAY_INDEX, SPAN_INDEX, backfill_first_dates
-from engine.extractors.bounds import CHUNK_MAX_CHARS, METADATA_MAX_CHARS
-from engine.retrieval.cjk import GLOB, has_unsegmented
+from engine.dates.spans import FIRST_DAY_INDEX, SPAN_INDEX
+from engine.schema_migrations import (
+    CJK_DDL,
+    CJK_PAD,
+    GENERATION_DDL,
+    MESSAGE_DDL,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    TERM_COUNTS_DDL,
+    TOKENIZER,
+    MigrationProgress,
+    register_unsegmented,
+)
 from engine.storage import term_counts
-from engine.storage.db import Connection, IndexUnavailable, OperationalError, connect, transaction
-
-SCHEMA_VERSION = 10
-
-# two characters after the text: every 1-2 character string in it starts a trigram
-CJK_PAD = "char(10, 10)"
-CJK_DDL = [
-    "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_cjk USING fts5(content, tokenize='trigram');",
-    "CREATE TRIGGER IF NOT EXISTS chunks_cjk_ad AFTER DELETE ON chunks BEGIN "
-    "DELETE FROM chunks_cjk WHERE rowid = old.rowid; END;",
-    # nothing updates content in place today; this keeps chunks_cjk right if something does
-    "CREATE TRIGGER IF NOT EXISTS chunks_cjk_au AFTER UPDATE OF content ON chunks BEGIN "
-    "DELETE FROM chunks_cjk WHERE rowid = old.rowid; "
-    f"INSERT INTO chunks_cjk(rowid, content) SELECT new.rowid, new.content || {CJK_PAD} "
-    f"WHERE new.content GLOB '{GLOB}'; END;",
-    # the trigrams that start with a 1-2 character string (engine/retrieval/cjk.py); stores nothing
-    "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_cjk_vocab USING fts5vocab(chunks_cjk, 'row');",
-]
-
-# The vector generation log (engine/vectors/sidecar_file.py): every change to a chunk's vector or
-# type logs its rowid in the same transaction; the log's AUTOINCREMENT counter is the
-# generation a vector sidecar is checked against. Migration v4.
-GENERATION_DDL = [
-    "CREATE TABLE IF NOT EXISTS vector_changes "
-    "(gen INTEGER PRIMARY KEY AUTOINCREMENT, chunk_rowid INTEGER NOT NULL)",
-    "CREATE TRIGGER IF NOT EXISTS chunks_gen_ai AFTER INSERT ON chunks "
-    "WHEN new.embedding IS NOT NULL BEGIN "
-    "INSERT INTO vector_changes(chunk_rowid) VALUES (new.rowid); END",
-    "CREATE TRIGGER IF NOT EXISTS chunks_gen_ad AFTER DELETE ON chunks "
-    "WHEN old.embedding IS NOT NULL BEGIN "
-    "INSERT INTO vector_changes(chunk_rowid) VALUES (old.rowid); END",
-    "CREATE TRIGGER IF NOT EXISTS chunks_gen_au AFTER UPDATE OF embedding, source_type "
-    "ON chunks BEGIN INSERT INTO vector_changes(chunk_rowid) VALUES (new.rowid); END",
-]
-
-# Message vectors of chat windows (engine/vectors/message_vectors.py): a row per window the embedder
-# gave them, removed with the window, its content or its vector. Their own table, not a column
-# of chunks: ~8 KB a window would push chunks' rows into overflow pages and slow every read of
-# them. Migration v5.
-# meta key: the embedder ("provider:model") every chat window embedded by has message vectors
-MESSAGES_DONE_KEY = "message_vectors"
-MESSAGE_DDL = [
-    "CREATE TABLE IF NOT EXISTS message_vectors "
-    "(chunk_rowid INTEGER PRIMARY KEY, vectors BLOB NOT NULL)",
-    "CREATE TRIGGER IF NOT EXISTS chunks_msg_ad AFTER DELETE ON chunks BEGIN "
-    "DELETE FROM message_vectors WHERE chunk_rowid = old.rowid; END",
-    "CREATE TRIGGER IF NOT EXISTS chunks_msg_au AFTER UPDATE OF embedding, content ON chunks "
-    "WHEN new.embedding IS NULL OR new.content IS NOT old.content BEGIN "
-    "DELETE FROM message_vectors WHERE chunk_rowid = old.rowid; END",
-]
-
-# the FTS5 tokenizer: the index and engine/retrieval/stemmer.py must read words alike
-TOKENIZER = "porter unicode61 remove_diacritics 2"
-
-TERM_COUNTS_DDL = term_counts.ddl(TOKENIZER)  # each word's document frequency, kept
+from engine.storage.db import Connection, IndexUnavailable, connect, transaction
 
 CORE_DDL = f"""
 CREATE TABLE IF NOT EXISTS chunks (
@@ -146,80 +101,6 @@ ON chunks BEGIN
 END;
 """ + "\n".join([*CJK_DDL, *(f"{s};" for s in [*GENERATION_DDL, *MESSAGE_DDL,
                                                  *MESSAGE_DAYS_DDL, *TERM_COUNTS_DDL])]) + "\n"
-
-
-def backfill_cjk(conn: Connection) -> int:
-    """Put every chunk with unsegmented text into chunks_cjk (a v2 index's migration)."""
-    _register_predicate(conn)
-    return conn.execute(
-        f"INSERT INTO chunks_cjk(rowid, content) SELECT rowid, content || {CJK_PAD} FROM chunks "
-        "WHERE memlens_unsegmented(content)").rowcount
-
-
-def _register_predicate(conn: Connection) -> None:
-    """engine/retrieval/cjk.py's test as an SQL function: ~5 us a chunk, GLOB over the same ranges ~80.
-    Once per connection: SQLite refuses to (re)define a function while a statement runs."""
-    try:
-        conn.execute("SELECT memlens_unsegmented('')").fetchone()
-    except OperationalError:
-        conn.create_function("memlens_unsegmented", 1,
-                             lambda text: int(has_unsegmented(text)), deterministic=True)
-
-
-MigrationProgress = Callable[[int, int], None]  # (done, total) of a long migration step
-
-
-def _step(fn: Callable[[Connection], object]) -> Callable[[Connection, MigrationProgress | None],
-                                                          object]:
-    """A migration step that reports no progress."""
-    return lambda conn, progress: fn(conn)
-
-
-def _add_column(conn: Connection, table: str, column: str) -> None:
-    """ALTER TABLE ADD COLUMN, unless it is there: the step may meet an index that has it."""
-    if column.split()[0] not in {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}:
-        conn.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
-
-
-# version -> statements that bring an index of the previous version up to it
-MIGRATIONS: dict[int, list[str | Callable[[Connection, MigrationProgress | None], object]]] = {
-    2: [
-        "ALTER TABLE index_state ADD COLUMN size INTEGER",
-        "ALTER TABLE index_state ADD COLUMN resume TEXT",
-        "ALTER TABLE index_state ADD COLUMN prefix_hash TEXT",
-        "DROP INDEX IF EXISTS chunks_source_file",
-        "CREATE INDEX IF NOT EXISTS chunks_file_hash ON chunks(source_file, id, content_hash)",
-    ],
-    3: [
-        *CJK_DDL,
-        _step(backfill_cjk),
-        "CREATE INDEX IF NOT EXISTS chunks_date ON chunks(content_date)",
-    ],
-    4: GENERATION_DDL,  # the vector generation log (engine/vectors/sidecar_file.py)
-    5: MESSAGE_DDL,  # message vectors of chat windows (engine/vectors/message_vectors.py)
-    # a chunk's first day when it spans days (engine/dates/spans.py)
-    6: ["ALTER TABLE chunks ADD COLUMN first_date TEXT",
-        "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-        _step(backfill_first_dates), SPAN_INDEX, FIRST_DAY_INDEX],
-    # every chat message's day and place, and the per-day counts (engine/dates/message_days.py)
-    7: [*MESSAGE_DAYS_DDL, backfill_message_days],
-    # what one file may cost (engine/extractors/bounds.py): a file holding a chunk past the
-    # bounds is read whole again by the next reindex, which splits or cuts it and says so
-    8: [lambda conn, progress: _add_column(conn, "index_state", "notice TEXT"),
-        "UPDATE index_state SET mtime = -1, resume = NULL WHERE source_file IN (SELECT "
-        f"source_file FROM chunks WHERE length(content) > {CHUNK_MAX_CHARS} "
-        f"OR length(metadata) > {METADATA_MAX_CHARS})"],
-    # a file that holds no chunk is read again: notes of only headings or only frontmatter
-    # yield one now (engine/extractors/markdown.py), and so do files with a number out of
-    # range (engine/extractors/reading.py); a vector of zeros (a broken provider's, refused
-    # now: engine/embed/embedder_openai.py) is asked for again
-    9: ["UPDATE index_state SET mtime = -1, resume = NULL WHERE NOT EXISTS (SELECT 1 FROM "
-        "chunks c WHERE c.source_file = index_state.source_file)",
-        "UPDATE chunks SET embedding = NULL "
-        "WHERE embedding IS NOT NULL AND embedding = zeroblob(length(embedding))"],
-    # each word's document frequency, kept as the index changes (engine/storage/term_counts.py)
-    10: [*TERM_COUNTS_DDL, _step(term_counts.backfill)],
-}
 
 
 def vec_ddl(dim: int) -> str:
@@ -291,7 +172,7 @@ def ensure_schema(conn: Connection, progress: MigrationProgress | None = None) -
     """Create or migrate the core tables; idempotent and cheap when current. Writers only,
     under the writer lock: readers use :func:`open_reader`, which never writes. ``progress``
     hears (done, total) from a migration step that reads every chat window."""
-    _register_predicate(conn)  # here, before the writer has a statement running
+    register_unsegmented(conn)  # here, before the writer has a statement running
     (version,) = conn.execute("PRAGMA user_version").fetchone()
     if version == SCHEMA_VERSION:
         return
@@ -402,7 +283,7 @@ def ensure_vec_index(conn: Connection, info: EmbedderInfo) -> None:
 def mirror_new_rows(conn: Connection, after_rowid: int) -> None:
     """Index rows inserted into chunks with rowid > ``after_rowid`` in FTS5 and vec0 (and in
     chunks_cjk those with unsegmented text), and count their words."""
-    _register_predicate(conn)
+    register_unsegmented(conn)
     conn.execute(
         "INSERT INTO chunks_fts(rowid, content, source_file, source_type) "
         "SELECT rowid, content, source_file, source_type FROM chunks WHERE rowid > ?",

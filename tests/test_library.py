@@ -12,7 +12,7 @@ import pytest
 
 from engine import scanner
 from engine.config import load_config
-from engine.dates.timeline import TimelineError
+from engine.dates.timeline_types import TimelineError
 from engine.embedder import LocalEmbedder
 from engine.indexer import reindex
 from engine.library import Library

@@ -9,7 +9,8 @@ import pytest
 from engine.config import load_config
 from engine.indexer import reindex
 from engine.retrieval.keyword_arm import term_dfs
-from engine.schema import SCHEMA_VERSION, open_reader
+from engine.schema import open_reader
+from engine.schema_migrations import SCHEMA_VERSION
 from engine.storage import term_counts
 from engine.storage.db import connect
 from tests.conftest import CountingEmbedder, assert_term_counts, migrate_from, write_chat

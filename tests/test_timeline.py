@@ -9,12 +9,8 @@ from pathlib import Path
 import pytest
 
 from engine.config import load_config
-from engine.dates.timeline import (
-    TimelineError,
-    activity,
-    on_this_day,
-    timeline,
-)
+from engine.dates.timeline import activity, on_this_day, timeline
+from engine.dates.timeline_types import TimelineError
 from engine.dates.timerange import TimeRange, period, shift
 from engine.indexer import reindex
 from engine.storage.db import connect

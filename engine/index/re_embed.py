@@ -21,13 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.index.run_report import Progress
-from engine.schema import (
-    MESSAGES_DONE_KEY,
-    EmbedderInfo,
-    create_vec_index,
-    drop_vec_index,
-    set_meta,
-)
+from engine.schema import EmbedderInfo, create_vec_index, drop_vec_index, set_meta
+from engine.schema_migrations import MESSAGES_DONE_KEY
 from engine.storage.db import Connection, averages, transaction
 
 if TYPE_CHECKING:  # a reader asks only staged(): the embedding stage loads with a writer

@@ -2,7 +2,7 @@
 :class:`engine.library.Library` and its snapshots.
 
 Each method reads in one read transaction (``self._index()``), like every facade read, and
-fails in one line: :class:`~engine.dates.timeline.TimelineError` for a date that is none,
+fails in one line: :class:`~engine.dates.timeline_types.TimelineError` for a date that is none,
 :class:`~engine.read.conversation.ConversationError` for a chunk that is no conversation,
 :class:`~engine.library_types.ReadRefused` for a file the path-safety rules refuse
 (:mod:`engine.index.data_files`, the one rule for every file a front door may open).
@@ -17,6 +17,7 @@ from pathlib import Path
 
 from engine.config import Config
 from engine.dates import timeline as tl
+from engine.dates.timeline_types import Activity, Timeline
 from engine.dates.timerange import TimeRange
 from engine.index.data_files import DataFiles
 from engine.read import conversation as conv
@@ -34,7 +35,7 @@ class TimeReads:
     # -- time ------------------------------------------------------------------------------
     def timeline(self, when: TimeRange | date | str, types: Sequence[str] | None = None,
                  limit: int = 200, *, now: datetime | date | None = None,
-                 newest_first: bool = False) -> tl.Timeline:
+                 newest_first: bool = False) -> Timeline:
         """Every message and entry dated in ``when`` (a range, a date, or text: "2026-03-14",
         "2026-03-01..2026-03-15", "March", "last week"), by day then source, with counts."""
         with self._index() as conn:
@@ -43,12 +44,12 @@ class TimeReads:
 
     def on_this_day(self, now: datetime | date | None = None,
                     month_day: tuple[int, int] | None = None,
-                    types: Sequence[str] | None = None, limit: int = 200) -> tl.Timeline:
+                    types: Sequence[str] | None = None, limit: int = 200) -> Timeline:
         """Today's month-day (or ``month_day``) in every earlier year, newest first."""
         with self._index() as conn:
             return tl.on_this_day(conn, now=now, month_day=month_day, types=types, limit=limit)
 
-    def activity(self, year: int, source_type: str | None = None) -> tl.Activity:
+    def activity(self, year: int, source_type: str | None = None) -> Activity:
         """Messages and entries per day of ``year`` (all source types, or one): a calendar's
         cells."""
         with self._index() as conn:

@@ -13,7 +13,7 @@ import threading
 
 import sqlean as sqlite3
 
-from engine.schema import TOKENIZER
+from engine.schema_migrations import TOKENIZER
 
 _CACHE_MAX = 200_000
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from engine.config import Config
 from engine.rank.calibration import calibration_for
 from engine.retrieval.passages import PASSAGE, WINDOW_ID, message_starts, window_around
-from engine.schema import MESSAGES_DONE_KEY
+from engine.schema_migrations import MESSAGES_DONE_KEY
 from engine.storage.db import Connection
 
 if TYPE_CHECKING:  # numpy loads with the vectors; a keyword search reads only the share

@@ -1,5 +1,5 @@
 """The activity calendar: a year of days (a column per week, Monday on top) shaded by how many
-messages and entries each day holds (``engine.dates.timeline.Activity.level``), the timeline's
+messages and entries each day holds (``engine.dates.timeline_types.Activity.level``), the timeline's
 range marked."""
 
 from __future__ import annotations
