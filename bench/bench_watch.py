@@ -27,7 +27,8 @@ from pathlib import Path
 from common import machine
 
 from engine.config import load_config
-from engine.index.watch import Reindexed, Watcher
+from engine.index.watch import Watcher
+from engine.index.watch_events import Reindexed
 from engine.searcher import Searcher
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=timezone(timedelta(hours=-8)))

@@ -66,7 +66,7 @@ def test_import_skips_read_as_english():
 
 def test_watch_lines_count_in_english():
     from engine.index.run_report import FileError, IndexStats
-    from engine.index.watch import Reindexed
+    from engine.index.watch_events import Reindexed
 
     one = IndexStats(files=1, chunks=1, embedded=1, pending_embeddings=1,
                      errors=[FileError("notes/a.md", "unreadable")])

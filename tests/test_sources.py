@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from engine.config import ConfigError, load_config
-from engine.index.watch import Reconfigured, Reindexed, Watcher
+from engine.index.watch import Watcher
+from engine.index.watch_events import Reconfigured, Reindexed
 from engine.library import Library
 from tests.conftest import make_root
 from tests.test_watch import Recorder
@@ -256,7 +257,7 @@ def test_watch_follows_a_source_added_while_it_runs_and_its_edits(layout):
 
 
 def test_a_broken_config_while_watching_is_one_error_and_the_last_good_one_stays(added):
-    from engine.index.watch import Failed
+    from engine.index.watch_events import Failed
 
     root, vault = added
     events = Recorder()

@@ -64,7 +64,8 @@ def test_a_second_reindex_says_the_old_warnings_in_one_line(setup, capsys):
 def test_a_watch_started_later_does_not_say_them_again(setup, tmp_path):
     """The watch's first run (the catch-up) finds the same warnings: said before, not told."""
     from engine.config import load_config
-    from engine.index.watch import Problem, Watcher
+    from engine.index.watch import Watcher
+    from engine.index.watch_events import Problem
     from tests.test_watch import Recorder
 
     root, vault = setup

@@ -17,16 +17,9 @@ from pathlib import Path
 import pytest
 
 from engine.config import load_config
-from engine.index.watch import (
-    Changed,
-    Failed,
-    PathFilter,
-    Reindexed,
-    Started,
-    Stopped,
-    Waiting,
-    Watcher,
-)
+from engine.index.watch import Watcher
+from engine.index.watch_events import Changed, Failed, Reindexed, Started, Stopped, Waiting
+from engine.index.watch_filter import PathFilter
 from engine.indexer import reindex
 from engine.searcher import Searcher
 from engine.storage.lock import writer_lock
@@ -88,7 +81,7 @@ def append(path: Path, text: str) -> None:
 # -- which paths matter -------------------------------------------------------------------------
 
 def test_changed_line_counts_files_and_folders_apart():
-    from engine.index.watch import Changed
+    from engine.index.watch_events import Changed
 
     assert Changed(("notes/a.md",)).line() == "changed 1 file: notes/a.md"
     assert Changed(("notes/a.md", "notes/b.md", "notes/trip/")).line() == \
@@ -327,7 +320,7 @@ def test_a_failed_run_is_one_line_and_the_watcher_goes_on(tmp_path):
 
 def test_a_runs_problems_are_told_once_while_they_last(tmp_path):
     from engine.index.run_report import FileError
-    from engine.index.watch import Problem
+    from engine.index.watch_events import Problem
 
     root = make_root(tmp_path / "root")
     gone = FileError("@V/", "source 'V': its folder is not there (not mounted?)")

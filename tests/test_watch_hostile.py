@@ -16,14 +16,14 @@ import time
 from pathlib import Path
 
 from engine.config import load_config
-from engine.index.watch import (
+from engine.index.watch import Watcher
+from engine.index.watch_events import (
     Failed,
     Problem,
     Reconfigured,
     Reindexed,
     Rewatched,
     Started,
-    Watcher,
 )
 from tests.conftest import clock_env
 from tests.test_sources import REPO, ok, paths_found, write

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from . import text as T
 from .facts import DEMO_FACTS
 from .helpers import _HMS, _bullets, _clock, _Md, _pack_count, _slug
 from .notes import _NOTE_KINDS
+from .spoken_text import INTERVIEW_TOPICS, MEETING_KINDS, MEETING_LINES, VOICE_TOPICS
 from .tables import (
     _BOARD_ACTIONS,
     _BOARD_DECISIONS,
@@ -27,7 +27,7 @@ from .tables import (
     _WORK_MEMORY,
     _WORK_MEMORY_INTROS,
 )
-from .text import fill
+from .word_banks import fill
 
 
 class _Documents:
@@ -39,7 +39,7 @@ class _Documents:
         rng = self.rng("meetings")
         used: set[str] = set()
         for d in self.dates(rng, self.plan.items["meeting"], weekdays=True):
-            title, people, summary = rng.choice(T.MEETING_KINDS)
+            title, people, summary = rng.choice(MEETING_KINDS)
             attendees = ["Sam Rivera", *people]
             summary = fill(summary, rng) + " " + fill(rng.choice(_MEETING_OUTCOMES), rng)
             rel = f"data/meetings/processed/{d.isoformat()}-{_slug(title)}.json"
@@ -54,10 +54,10 @@ class _Documents:
                 if rng.random() < 0.7:
                     speaker = rng.choice(attendees)
                 others = [a.split()[0] for a in attendees if a != speaker]
-                text = fill(rng.choice(T.MEETING_LINES).replace(
+                text = fill(rng.choice(MEETING_LINES).replace(
                     "{attendee}", rng.choice(others)), rng)
                 if rng.random() < 0.4:
-                    text += " " + fill(rng.choice(T.MEETING_LINES).replace(
+                    text += " " + fill(rng.choice(MEETING_LINES).replace(
                         "{attendee}", rng.choice(others)), rng)
                 dur = round(len(text) / 14 + rng.uniform(1, 6), 1)
                 segments.append({"speaker": speaker, "start": round(t, 1),
@@ -74,7 +74,7 @@ class _Documents:
         rng = self.rng("voice")
         used: set[str] = set()
         for d in self.dates(rng, self.plan.items["voice"]):
-            title, base_lines = rng.choice(T.VOICE_TOPICS)
+            title, base_lines = rng.choice(VOICE_TOPICS)
             rel = f"data/voice/{d.isoformat()}-{_slug(title)}.json"
             k = 2
             while rel in used:
@@ -100,7 +100,7 @@ class _Documents:
     def transcripts(self) -> None:
         rng = self.rng("transcripts")
         for i, d in enumerate(self.dates(rng, self.plan.items["transcript"])):
-            topic, desc, qas = T.INTERVIEW_TOPICS[i % len(T.INTERVIEW_TOPICS)]
+            topic, desc, qas = INTERVIEW_TOPICS[i % len(INTERVIEW_TOPICS)]
             md = _Md(preamble=f"Identity interview transcript, recorded {d.isoformat()} at home "
                               f"in Oakland. Topic: {desc}. Interviewer: Ada (memlens "
                               "interview agent). Lightly edited for readability.")
@@ -110,7 +110,7 @@ class _Documents:
                 follow = fill(rng.choice(_TRANSCRIPT_FOLLOWUPS), rng)
                 md.section(2, q, f"**Sam:** {a}\n\n**Ada:** {follow}\n\n**Sam:** "
                                  + fill(rng.choice(_TRANSCRIPT_REPLIES), rng))
-            suffix = "" if i < len(T.INTERVIEW_TOPICS) else f"-{i}"
+            suffix = "" if i < len(INTERVIEW_TOPICS) else f"-{i}"
             self.write_md(f"data/identity/transcripts/{d.isoformat()}-{topic}{suffix}.md",
                           "transcript", md)
 

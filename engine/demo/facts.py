@@ -9,7 +9,7 @@ from typing import Any
 
 from engine.config import DEMO_MARKER as DEMO_MARKER  # one definition, re-exported
 
-from . import text as T
+from .cast import PERSON
 
 DEMO_FORMAT = 1
 
@@ -45,7 +45,7 @@ _MARKUP_TEXT = ("copied from the pager: [bold red]alarm[/] tile cache p99 over b
                 "line: \x1b[31mERROR\x1b[0m upstream timeout after 30s")
 
 DEMO_FACTS: dict[str, Any] = {
-    "person": T.PERSON,
+    "person": PERSON,
     "rare_noun": _RARE_NOUN,
     "rare_noun_source_type": "journal",
     "rare_noun_text": _RARE_NOUN_TEXT,

@@ -11,7 +11,7 @@ from typing import Any
 
 from engine.index.routes import SOURCE_TYPES
 
-from . import text as T
+from .cast import PEOPLE, PERSON
 from .documents import _Documents
 from .facts import DEFAULT_WINDOWS, DEMO_FACTS, DemoSummary
 from .helpers import _days, _Md, _Plan
@@ -132,9 +132,9 @@ class _Generator(_Records, _Documents, _Messaging):
         if self.progress:
             self.progress(self._done, self._done)
         return DemoSummary(
-            root=self.root, person=T.PERSON, seed=self.seed, chunks_requested=self.requested,
+            root=self.root, person=PERSON, seed=self.seed, chunks_requested=self.requested,
             today=self.today, history_days=self.plan.days, created=True,
             files_written=sum(self.files.values()) + self.extra_files,
             bytes_written=self.bytes, files_per_type=dict(self.files),
-            estimated_chunks=dict(self.chunks), people=[p["name"] for p in T.PEOPLE],
+            estimated_chunks=dict(self.chunks), people=[p["name"] for p in PEOPLE],
             facts=self.facts)

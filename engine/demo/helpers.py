@@ -10,9 +10,9 @@ from datetime import date, timedelta
 from random import Random
 from typing import Any
 
-from . import text as T
+from .cast import PEOPLE
 from .facts import OTHER_SHARE, SECTION_MAX_CHARS, SEGMENT_CHUNK_CHARS
-from .text import fill
+from .word_banks import fill
 
 
 def _protocol_days(protocol: str) -> int | None:
@@ -246,7 +246,7 @@ class _Plan:
 
     def _expected(self, s: float) -> float:
         items = self._items(s)
-        total = items["garmin"] + len(T.PEOPLE) * 4.5
+        total = items["garmin"] + len(PEOPLE) * 4.5
         for key, (_, per) in BASE_ITEMS.items():
             total += items[key] * per
         return total

@@ -6,10 +6,22 @@ import math
 from datetime import timedelta
 from random import Random
 
-from . import text as T
+from .cast import FIRST_NAMES, LAST_NAMES
+from .chat_text import (
+    CHAT,
+    CHAT_TAILS,
+    CORE_SLACK_CHANNELS,
+    DOMAIN_TAILS,
+    PREFIX_DOMAIN,
+    SIGNAL_THREADS,
+    SLACK_PREFIXES,
+    SLACK_TOPICS,
+    TELEGRAM_CHATS,
+    WHATSAPP_CHATS,
+)
 from .facts import _MARKUP_TEXT, DEFAULT_WINDOWS, DEMO_FACTS, MESSAGING_SHARES, WINDOW
 from .helpers import _EPOCH, _HMS, _apportion, _esc, _q, _slug
-from .text import fill
+from .word_banks import fill
 
 
 class _Messaging:
@@ -51,7 +63,7 @@ class _Messaging:
                        start, specials)
         # telegram
         rng = self.rng("telegram")
-        chats = list(T.TELEGRAM_CHATS)
+        chats = list(TELEGRAM_CHATS)
         tweights = [1.0, 0.6, 0.5, 0.4, 0.4, 0.25, 0.2, 0.15]
         if self.requested is not None and windows["telegram"] > 2000:
             extra = min(40, (windows["telegram"] - 2000) // 3000 + 1)
@@ -66,15 +78,15 @@ class _Messaging:
                        rng, 0, {})
         # whatsapp: the importer's layout, wall-clock times with the day's offset
         rng = self.rng("whatsapp")
-        sizes = _apportion(windows["whatsapp"], [0.6, 0.4][:len(T.WHATSAPP_CHATS)])
-        for (name, domain, people), w in zip(T.WHATSAPP_CHATS, sizes, strict=True):
+        sizes = _apportion(windows["whatsapp"], [0.6, 0.4][:len(WHATSAPP_CHATS)])
+        for (name, domain, people), w in zip(WHATSAPP_CHATS, sizes, strict=True):
             members = [("Sam Rivera", 1.0)] + [(p, 1.0) for p in people]
             self._chat(f"data/whatsapp/{name}.jsonl", "whatsapp", w, members,
                        pools, domain, rng, 0, {})
         # signal
         rng = self.rng("signal")
-        sizes = _apportion(windows["signal"], [0.65, 0.35][:len(T.SIGNAL_THREADS)])
-        for (name, domain, people), w in zip(T.SIGNAL_THREADS, sizes, strict=True):
+        sizes = _apportion(windows["signal"], [0.65, 0.35][:len(SIGNAL_THREADS)])
+        for (name, domain, people), w in zip(SIGNAL_THREADS, sizes, strict=True):
             members = [("Sam Rivera", 1.0)] + [(p, 1.2) for p in people]
             self._chat(f"data/signal/{name}.jsonl", "signal", w, members, pools, domain, rng,
                        0, {})
@@ -191,32 +203,32 @@ class _Pools:
 
     def get(self, domain: str) -> list[str]:
         if domain not in self._pools:
-            templates = T.CHAT[domain]
+            templates = CHAT[domain]
             rng = Random(f"{self.seed}/{domain}")
             self._pools[domain] = [_esc(fill(templates[int(rng.random() * len(templates))], rng))
                                    for _ in range(self.size)]
         return self._pools[domain]
 
     def tails(self, domain: str) -> list[str]:
-        kind = T.DOMAIN_TAILS[domain]
+        kind = DOMAIN_TAILS[domain]
         if kind not in self._tails:
             rng = Random(f"tails/{kind}")
-            self._tails[kind] = [_esc(fill(t, rng)) for t in T.CHAT_TAILS[kind] for _ in range(3)]
+            self._tails[kind] = [_esc(fill(t, rng)) for t in CHAT_TAILS[kind] for _ in range(3)]
         return self._tails[kind]
 
 
 def _coworkers(rng: Random) -> list[str]:
-    names = [f"{f} {last}" for f in T.FIRST_NAMES for last in T.LAST_NAMES]
+    names = [f"{f} {last}" for f in FIRST_NAMES for last in LAST_NAMES]
     return rng.sample(names, 120)
 
 
 def _slack_channels(rng: Random, windows: int, big: bool) -> list[tuple[str, str, float]]:
     """(name, domain, start fraction of the history) per channel, largest first."""
-    chans = [(n, dom, 0.0) for n, dom in T.CORE_SLACK_CHANNELS]
+    chans = [(n, dom, 0.0) for n, dom in CORE_SLACK_CHANNELS]
     if not big:
         return chans
     count = max(len(chans), min(400, 8 + windows // 1000))
-    combos = [(p, t) for p in T.SLACK_PREFIXES for t in T.SLACK_TOPICS]
+    combos = [(p, t) for p in SLACK_PREFIXES for t in SLACK_TOPICS]
     rng.shuffle(combos)
     taken = {n for n, _, _ in chans}
     for prefix, topic in combos:
@@ -226,7 +238,7 @@ def _slack_channels(rng: Random, windows: int, big: bool) -> list[tuple[str, str
         if name in taken:
             continue
         taken.add(name)
-        dom = PREFIX_DOMAIN_OVERRIDES.get(topic) or T.PREFIX_DOMAIN[prefix]
+        dom = PREFIX_DOMAIN_OVERRIDES.get(topic) or PREFIX_DOMAIN[prefix]
         chans.append((name, dom, rng.choice([0.0, 0.0, 0.0, rng.uniform(0.05, 0.7)])))
     return chans
 
@@ -248,7 +260,7 @@ def _slack_members(rng: Random, name: str, domain: str,
             "social": [("Sam Rivera", 1.0), ("Grace O'Neill", 1.0), ("Kenji Watanabe", 1.0),
                        ("Tomás Herrera", 1.0)],
             "climbing": [("Sam Rivera", 2.0), ("Kenji Watanabe", 2.0)]}[domain]
-    core = name in {n for n, _ in T.CORE_SLACK_CHANNELS}
+    core = name in {n for n, _ in CORE_SLACK_CHANNELS}
     if not core:
         cast = [m for m in cast if rng.random() < 0.5 or m[0] == "Sam Rivera"]
     others = rng.sample(coworkers, rng.randint(3, 9) if core else rng.randint(3, 7))

@@ -6,13 +6,12 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from random import Random
 
-from . import text as T
 from .helpers import _bullets, _Md, _slug
-from .text import fill
+from .word_banks import BANKS, fill
 
 
 def _note_recipe(rng: Random, d: date) -> tuple[str, _Md]:
-    food = rng.choice(T.BANKS["food"])
+    food = rng.choice(BANKS["food"])
     md = _Md({"title": food.capitalize(), "date": d, "tags": ["cooking", "recipe"],
               "status": rng.choice(["tested", "draft", "favorite"]),
               "priority": rng.randint(2, 5)})
@@ -30,7 +29,7 @@ def _note_recipe(rng: Random, d: date) -> tuple[str, _Md]:
 
 
 def _note_climbing(rng: Random, d: date) -> tuple[str, _Md]:
-    route, grade, crag = (rng.choice(T.BANKS[k]) for k in ("route", "grade", "crag"))
+    route, grade, crag = (rng.choice(BANKS[k]) for k in ("route", "grade", "crag"))
     md = _Md({"title": f"{route} ({grade})", "date": d, "tags": ["climbing", "project"],
               "status": rng.choice(["projecting", "sent", "someday"]),
               "priority": rng.randint(1, 4)})
@@ -46,7 +45,7 @@ def _note_climbing(rng: Random, d: date) -> tuple[str, _Md]:
 
 
 def _note_book(rng: Random, d: date) -> tuple[str, _Md]:
-    book = rng.choice(T.BANKS["book"])
+    book = rng.choice(BANKS["book"])
     md = _Md({"title": book, "date": d, "tags": ["books", "reading"],
               "status": rng.choice(["reading", "finished", "abandoned"]),
               "priority": rng.randint(3, 5)})
@@ -60,7 +59,7 @@ def _note_book(rng: Random, d: date) -> tuple[str, _Md]:
 
 
 def _note_work(rng: Random, d: date) -> tuple[str, _Md]:
-    proj = rng.choice(T.BANKS["project_short"])
+    proj = rng.choice(BANKS["project_short"])
     topic = rng.choice(["decision log", "risks", "retro", "design notes", "metrics"])
     title = f"{proj.capitalize()} {topic}"
     md = _Md({"title": title, "date": d, "tags": ["work", _slug(proj)],

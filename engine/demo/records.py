@@ -6,9 +6,22 @@ from datetime import date, timedelta
 from random import Random
 from typing import Any
 
-from . import text as T
+from .cast import PEOPLE
 from .facts import _PARAPHRASE_TARGET, _RARE_NOUN_TEXT, DEMO_FACTS
 from .helpers import _apportion, _bullets, _fill_same, _Md, _protocol_days, _slug
+from .record_text import (
+    CHECKIN_NOTES,
+    EMAIL_CATALOGS,
+    EVENTS,
+    EXPERIMENTS,
+    JOURNAL,
+    JOURNAL_CLOSERS,
+    JOURNAL_LOCATIONS,
+    OBSERVATIONS,
+    QUOTES,
+    STORIES,
+)
+from .spoken_text import INTERVIEW_TOPICS, PODCAST_EPISODES
 from .tables import (
     _CODENAMES,
     _ENTITY_PROJECTS,
@@ -23,7 +36,7 @@ from .tables import (
     _TOPIC_RELATED,
     _TOPIC_WHY,
 )
-from .text import fill
+from .word_banks import BANKS, fill
 
 
 class _Records:
@@ -39,7 +52,7 @@ class _Records:
         rng = self.rng("people")
         out = []
         self.milestones: dict[str, list[tuple[date, str]]] = {}
-        for p in T.PEOPLE:
+        for p in PEOPLE:
             ms = [(self.milestone_date(rng, off), text) for off, text in p["milestones"]]
             self.milestones[p["name"]] = ms
             out.append({
@@ -52,7 +65,7 @@ class _Records:
 
     def entities(self) -> None:
         rng = self.rng("entities")
-        for p in T.PEOPLE:
+        for p in PEOPLE:
             ms = self.milestones[p["name"]]
             updated = max(d for d, _ in ms) if ms else self.today
             md = _Md({"type": "person", "name": p["name"], "aliases": p["aliases"],
@@ -95,7 +108,7 @@ class _Records:
 
     def journal(self) -> None:
         rng = self.rng("journal")
-        topics = list(T.JOURNAL)
+        topics = list(JOURNAL)
         weights = [_JOURNAL_WEIGHTS[t] for t in topics]
         rare_day = self.ago(DEMO_FACTS["rare_noun_days_before_today"])
         para_day = self.ago(DEMO_FACTS["paraphrase_days_before_today"])
@@ -129,18 +142,18 @@ class _Records:
             self.write_jsonl(f"data/journal/{year}.jsonl", "journal", by_year[year])
 
     def _journal_entry(self, rng: Random, d: date, topic: str) -> dict[str, Any]:
-        bank = T.JOURNAL[topic]
+        bank = JOURNAL[topic]
         k = min(len(bank["lines"]), rng.randint(2, 4))
         lines = [fill(t, rng) for t in rng.sample(bank["lines"], k)]
         tags = [topic]
         if rng.random() < 0.35:
-            other = rng.choice([t for t in T.JOURNAL if t != topic])
-            lines.append(fill(rng.choice(T.JOURNAL[other]["lines"]), rng))
+            other = rng.choice([t for t in JOURNAL if t != topic])
+            lines.append(fill(rng.choice(JOURNAL[other]["lines"]), rng))
             tags.append(other)
-        closer = fill(rng.choice(T.JOURNAL_CLOSERS), rng)
+        closer = fill(rng.choice(JOURNAL_CLOSERS), rng)
         if closer:
             lines.append(closer)
-        loc = "Oakland, CA" if rng.random() < 0.7 else rng.choice(T.JOURNAL_LOCATIONS)
+        loc = "Oakland, CA" if rng.random() < 0.7 else rng.choice(JOURNAL_LOCATIONS)
         return {"date": d, "title": rng.choice(bank["titles"]), "text": " ".join(lines),
                 "tags": tags, "location": loc}
 
@@ -150,7 +163,7 @@ class _Records:
         rng = self.rng("events")
         recs = []
         for i, d in enumerate(self.dates(rng, self.plan.items["event"]), start=1):
-            title, loc, people, desc = rng.choice(T.EVENTS)
+            title, loc, people, desc = rng.choice(EVENTS)
             # one fill stream per event, restarted per field: title/location/text agree
             title, loc, desc = _fill_same(rng, title, loc, desc)
             recs.append({"id": f"ev-{i:05d}", "date": d.isoformat(), "title": title,
@@ -161,7 +174,7 @@ class _Records:
 
     def email(self) -> None:
         rng = self.rng("email")
-        names = list(T.EMAIL_CATALOGS)
+        names = list(EMAIL_CATALOGS)
         weights = [0.45, 0.3, 0.1, 0.15]
         per = _apportion(self.plan.items["email_catalog"], weights)
         for name, k in zip(names, per, strict=True):
@@ -169,7 +182,7 @@ class _Records:
                   else "Sam Rivera <sam.rivera@example.com>")
             recs = []
             for i, d in enumerate(self.dates(rng, k, weekdays=name == "work"), start=1):
-                sender, subject, summary, tags = rng.choice(T.EMAIL_CATALOGS[name])
+                sender, subject, summary, tags = rng.choice(EMAIL_CATALOGS[name])
                 subject, summary = _fill_same(rng, subject, summary)
                 recs.append({"id": f"em-{name}-{i:05d}", "date": d.isoformat(), "from": sender,
                              "to": to, "subject": subject, "summary": summary,
@@ -204,15 +217,15 @@ class _Records:
             recs.append({"date": self.days[i].iso, "mood": round(mood),
                          "energy": max(1, min(10, round(mood + rng.uniform(-2, 1.5)))),
                          "sleep_quality": rng.randint(4, 9),
-                         "notes": fill(rng.choice(T.CHECKIN_NOTES), rng)})
+                         "notes": fill(rng.choice(CHECKIN_NOTES), rng)})
         self.write_jsonl("data/health/checkins.jsonl", "checkin", recs)
 
         rng = self.rng("experiments")
         recs = []
         starts = self.dates(rng, items["experiment"])
         for i, start in enumerate(starts, start=1):
-            name, hyp, protocol, result, status = T.EXPERIMENTS[(i - 1) % len(T.EXPERIMENTS)]
-            rnd = (i - 1) // len(T.EXPERIMENTS)
+            name, hyp, protocol, result, status = EXPERIMENTS[(i - 1) % len(EXPERIMENTS)]
+            rnd = (i - 1) // len(EXPERIMENTS)
             if rnd:
                 name = f"{name} (round {rnd + 1})"
             length = _protocol_days(protocol) or rng.choice([14, 21, 30])
@@ -294,8 +307,8 @@ class _Records:
         rng = self.rng("quotes")
         recs = []
         for i, d in enumerate(self.dates(rng, items["quote"]), start=1):
-            text, ctx, source = T.QUOTES[(i - 1) % len(T.QUOTES)]
-            if i > len(T.QUOTES):
+            text, ctx, source = QUOTES[(i - 1) % len(QUOTES)]
+            if i > len(QUOTES):
                 ctx = fill(rng.choice(_QUOTE_CONTEXTS), rng)
             recs.append({"id": f"q-{i:05d}", "date": d.isoformat(), "text": text,
                          "context": ctx, "source": source})
@@ -304,8 +317,8 @@ class _Records:
         rng = self.rng("observations")
         recs = []
         for i, d in enumerate(self.dates(rng, items["observation"]), start=1):
-            obs, cat, ev = T.OBSERVATIONS[(i - 1) % len(T.OBSERVATIONS)]
-            if i > len(T.OBSERVATIONS):
+            obs, cat, ev = OBSERVATIONS[(i - 1) % len(OBSERVATIONS)]
+            if i > len(OBSERVATIONS):
                 ev = f"{ev} Seen again around {d.strftime('%B %Y')}."
             recs.append({"id": f"obs-{i:05d}", "date": d.isoformat(), "observation": obs,
                          "category": cat, "evidence": ev})
@@ -314,9 +327,9 @@ class _Records:
         rng = self.rng("stories")
         recs = []
         for i, d in enumerate(self.dates(rng, items["story"]), start=1):
-            title, people, story = T.STORIES[(i - 1) % len(T.STORIES)]
+            title, people, story = STORIES[(i - 1) % len(STORIES)]
             title, story = _fill_same(rng, title, story)
-            if i > len(T.STORIES):
+            if i > len(STORIES):
                 title = f"{title}, retold"
                 story += " " + fill(rng.choice(_STORY_CODAS), rng)
             recs.append({"id": f"st-{i:05d}", "date": d.isoformat(), "title": title,
@@ -327,7 +340,7 @@ class _Records:
         rng = self.rng("interviews")
         used: set[str] = set()
         for i, d in enumerate(self.dates(rng, self.plan.items["interview"])):
-            topic, desc, qas = T.INTERVIEW_TOPICS[i % len(T.INTERVIEW_TOPICS)]
+            topic, desc, qas = INTERVIEW_TOPICS[i % len(INTERVIEW_TOPICS)]
             session = f"{d.isoformat()}-{topic}"
             while session in used:
                 session += "-b"
@@ -345,8 +358,8 @@ class _Records:
         rng = self.rng("podcasts")
         recs = []
         for d in self.dates(rng, self.plan.items["podcast_digest"]):
-            ep, gist, takeaways = rng.choice(T.PODCAST_EPISODES)
-            pod = rng.choice(T.BANKS["podcast"])
+            ep, gist, takeaways = rng.choice(PODCAST_EPISODES)
+            pod = rng.choice(BANKS["podcast"])
             recs.append({"date": d.isoformat(), "podcast": pod, "episode": ep,
                          "digest": f"{gist} " + fill(rng.choice(_PODCAST_REACTIONS), rng),
                          "takeaways": list(takeaways)})

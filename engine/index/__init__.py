@@ -4,9 +4,10 @@ editing of sources in place (``add_source``, ``remove_source``, ``default_name``
 
 from engine import lazy_exports
 
-_PUBLIC = {name: "watch" for name in
-           ("Watcher", "Changed", "Failed", "Problem", "Reconfigured", "Reindexed", "Rewatched",
-            "Stopped", "Waiting")}
+_PUBLIC = {name: "watch_events" for name in
+           ("Changed", "Failed", "Problem", "Reconfigured", "Reindexed", "Rewatched", "Stopped",
+            "Waiting")}
+_PUBLIC["Watcher"] = "watch"
 _PUBLIC["relative_path"] = "data_files"
 _PUBLIC["default_name"] = "sources"
 _PUBLIC.update(dict.fromkeys(("add_source", "remove_source", "demo_root_takes_no_source",

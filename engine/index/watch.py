@@ -33,6 +33,10 @@ path (none for ``secrets/`` or the index folder: nothing there is indexed). A tr
 folder so named cannot even be watched by the file system (the watch dies as it starts): it is
 then polled, every ``POLL_MS``. The app uses ``Watcher(config, on_event).start()`` /
 ``.stop()``; ``memlens watch`` calls :meth:`Watcher.run` in the foreground.
+
+The events are in engine/index/watch_events.py, which changed paths matter in
+engine/index/watch_filter.py; this module holds the watcher: its thread, the debouncing loop
+over watchfiles' changes, the reload of memlens.toml and the runs.
 """
 
 from __future__ import annotations
@@ -42,18 +46,27 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.config import CONFIG_FILENAME, Config, ConfigError, config_missing, load_config
-from engine.display import one_line, plural
+from engine.display import one_line
 from engine.embedder import Embedder, get_embedder
-from engine.index.protected import INDEX_SUFFIXES, index_paths
-from engine.index.routes import glob_regex, route_matches
-from engine.index.sources import GITIGNORE, Folder, Source, folder_now
-from engine.index.walk import skipped_path
+from engine.index.watch_events import (
+    Changed,
+    EventCallback,
+    Failed,
+    Problem,
+    Reconfigured,
+    Reindexed,
+    Rewatched,
+    Started,
+    Stopped,
+    Waiting,
+    WatchEvent,
+)
+from engine.index.watch_filter import ADDED, PathFilter
 from engine.indexer import IndexStats, reindex
 from engine.storage.db import Error as DBError
 from engine.storage.db import describe_db_error, describe_os_error
@@ -62,267 +75,8 @@ from engine.storage.lock import WriterBusy, active_writer
 QUIET_MS = 400  # a run starts this long after the last change...
 MAX_LATENCY_MS = 2000  # ...or this long after the first one, while a burst goes on
 STEP_MS = 100  # how often watchfiles looks at the stop event (idle cost ~0.03 s CPU a minute)
-FOLDER_CHECK_S = 2.0  # how often the source folders are looked at again (a replaced one)
 POLL_MS = 2000  # how often a tree the file system cannot watch is polled (~4% CPU at 20k files)
 RETRY_S = 1.0  # how often a watcher that found the writer lock held tries again
-IGNORED_DIRS = ("data/search/", "secrets/")
-TEMP_SUFFIXES = (".tmp", ".temp", ".swp", ".swx", ".part", ".partial", ".crdownload", "~")
-ADDED, MODIFIED, DELETED = 1, 2, 3  # watchfiles.Change values
-
-
-# -- events ---------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Started:
-    root: Path
-    sources: tuple[str, ...] = ()  # the sources watched beside the root, by name
-    missing: tuple[str, ...] = ()  # sources whose folder is not read now (the run says why)
-
-    def line(self) -> str:
-        also = f" and {plural(len(self.sources), 'source')} ({', '.join(self.sources)})" \
-            if self.sources else ""
-        gone = f"; not read now, not watched: {', '.join(self.missing)}" if self.missing else ""
-        return f"watching {one_line(str(self.root))}{also} (ctrl+c stops){gone}"
-
-
-@dataclass(frozen=True)
-class Changed:
-    paths: tuple[str, ...]  # routed paths relative to the root, sorted; a folder ends in "/"
-
-    def line(self) -> str:
-        names = ", ".join(one_line(p) for p in self.paths[:3])
-        more = f" (+{len(self.paths) - 3} more)" if len(self.paths) > 3 else ""
-        folders = sum(p.endswith("/") for p in self.paths)
-        counts = [plural(n, word) for n, word in ((len(self.paths) - folders, "file"),
-                                                  (folders, "folder")) if n]
-        return f"changed {' and '.join(counts)}: {names}{more}"
-
-
-@dataclass(frozen=True)
-class Reindexed:
-    stats: IndexStats
-    paths: tuple[str, ...] = ()  # empty for the catch-up run at start
-
-    def line(self) -> str:
-        s = self.stats
-        errors = f", {plural(len(s.errors), 'file error')}" if s.errors else ""
-        pending = f", {s.pending_embeddings:,} pending" if s.pending_embeddings else ""
-        what = "caught up" if not self.paths else "reindexed"
-        cancelled = " (stopped early: the rest is indexed next time)" if s.cancelled else ""
-        return (f"{what}: {plural(s.files, 'file')}, {plural(s.chunks, 'chunk')} written, "
-                f"{s.deleted_chunks:,} deleted, {s.embedded:,} embedded{pending}{errors} in "
-                f"{s.seconds:.2f}s"
-                f"{cancelled}")
-
-
-@dataclass(frozen=True)
-class Reconfigured:
-    sources: tuple[str, ...]  # the sources watched now, by name
-    again: bool = False  # memlens.toml loads again after it did not (broken, gone, emptied)
-    changed: bool = True  # its routes or sources changed: a run follows
-
-    def line(self) -> str:
-        names = ", ".join(self.sources) if self.sources else "none"
-        what = "memlens.toml loads again" if self.again else "memlens.toml changed"
-        return f"{what}{': reindexing' if self.changed else ''}; sources watched: {names}"
-
-
-@dataclass(frozen=True)
-class Rewatched:
-    sources: tuple[str, ...]  # the sources watched now, by name
-    missing: tuple[str, ...] = ()  # sources whose folder is not read now
-    why: str = "a source folder changed"  # or "@name/.gitignore changed"
-
-    def line(self) -> str:
-        names = ", ".join(self.sources) if self.sources else "none"
-        gone = f"; not read now: {', '.join(self.missing)}" if self.missing else ""
-        return f"{one_line(self.why)}: catching up; sources watched: {names}{gone}"
-
-
-@dataclass(frozen=True)
-class Waiting:
-    holder: str  # what holds the writer lock, e.g. "reindex"
-
-    def line(self) -> str:
-        return f"waiting: a {one_line(self.holder)} is writing to the index; will retry"
-
-
-@dataclass(frozen=True)
-class Failed:
-    message: str  # one line
-
-    def line(self) -> str:
-        return f"error: {self.message}"
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A file or folder a run could not index, or skipped with a warning, as ``memlens reindex``
-    prints it; or something the watcher itself tells once (no path)."""
-
-    level: str  # "error", "warning" or "embedding"
-    path: str  # root-relative (``@name/...`` in a source); "" when about no one file
-    message: str
-
-    def line(self) -> str:
-        where = f"{one_line(self.path)}: " if self.path else ""
-        return f"{self.level}: {where}{one_line(self.message)}"
-
-
-@dataclass(frozen=True)
-class Stopped:
-    runs: int  # reindex runs since start (the catch-up included)
-
-    def line(self) -> str:
-        return f"stopped after {self.runs} reindex run{'s' * (self.runs != 1)}"
-
-
-WatchEvent = (Started | Changed | Reconfigured | Rewatched | Reindexed | Problem | Waiting
-              | Failed | Stopped)
-EventCallback = Callable[[WatchEvent], None]
-
-
-# -- which paths matter ---------------------------------------------------------------------------
-
-@dataclass
-class PathFilter:
-    """Says which changed paths can change the index: the routed files, and folders that can
-    hold them when one is added or removed whole (``mv`` of a folder of notes reports the
-    folder only, not the files in it)."""
-
-    root: Path
-    routes: Iterable[tuple[str, str]]
-    db_path: Path
-    _regexes: list[re.Pattern] = field(init=False)
-    _roots: tuple[str, ...] = field(init=False)
-    _index_files: frozenset[str] = field(init=False)
-    _folders: list[tuple[str, bool]] = field(init=False)  # (a route's folder, has **)
-
-    def __post_init__(self) -> None:
-        self._regexes = [glob_regex(pattern) for pattern, _ in self.routes]
-        self._folders = [(folder.split("/**")[0], "**" in folder)
-                         for folder in (p.rsplit("/", 1)[0] for p, _ in self.routes if "/" in p)]
-        roots = {str(self.root)}
-        try:
-            roots.add(str(self.root.resolve()))
-        except OSError:
-            pass
-        self._roots = tuple(sorted(roots, key=len, reverse=True))
-        db = str(self.db_path)
-        self._index_files = frozenset(db + suffix for suffix in INDEX_SUFFIXES)
-        self._source_dirs = []
-        self._identities = {}
-        self._checked_at = time.monotonic()
-        for source in self.sources:  # as configured and with links resolved: either is seen
-            folder = self._folder(source)
-            self._identities[source.name] = _identity(folder)
-            real = folder.real
-            if real is None:
-                continue  # not there, or leading where no source may: not watched
-            skip = source.ignore_rules(real)
-            for folder in dict.fromkeys((str(source.path), str(real))):
-                self._source_dirs.append((folder.rstrip("/"), source, skip))
-
-    sources: tuple[Source, ...] = ()
-    _source_dirs: list[tuple[str, Source, Callable[[str, bool], bool]]] = field(init=False)
-    _identities: dict[str, tuple] = field(init=False)  # a source folder's, by name
-    _checked_at: float = field(init=False)  # when the source folders were last looked at
-
-    def _folder(self, source: Source) -> Folder:
-        return folder_now(source, self.root, index_paths(self.db_path), sources=self.sources)
-
-    def watched_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(sources whose folder is watched, sources whose folder is not read now), by name."""
-        return (tuple(n for n, ident in self._identities.items() if ident[0] != NOT_READ),
-                tuple(n for n, ident in self._identities.items() if ident[0] == NOT_READ))
-
-    def source_folders(self) -> list[Path]:
-        """The source folders watched beside the root (their real paths)."""
-        return [Path(folder) for folder in dict.fromkeys(
-            f for f, _, _ in self._source_dirs) if os.path.isdir(folder)]
-
-    def folders_moved(self, changes: Iterable[tuple[int, str]] = ()) -> bool:
-        """Whether a source folder is not the one being watched any more: back, gone,
-        replaced by a new folder or swapped for a link (one stat or two per source). A
-        folder deleted and made again at once can get the same inode back, so its own
-        deletion among ``changes`` says so too (its file system watch died with it)."""
-        watched = {folder for folder, _, _ in self._source_dirs}
-        if any(change == DELETED and path.rstrip("/") in watched for change, path in changes):
-            return True
-        now = time.monotonic()  # looked at every FOLDER_CHECK_S: a few stats per source each
-        if now - self._checked_at < FOLDER_CHECK_S:
-            return False
-        self._checked_at = now
-        return any(_identity(self._folder(s)) != self._identities.get(s.name)
-                   for s in self.sources)
-
-    def ignores_changed(self, changes: Iterable[tuple[int, str]]) -> str | None:
-        """``@name/.gitignore`` of a source whose top .gitignore is among ``changes``: the
-        filter read it once (the walk reads it at every run), and it skips dot-files."""
-        tops = {folder + "/" + GITIGNORE: source for folder, source, _ in self._source_dirs}
-        for _, path in changes:
-            if path in tops:
-                return tops[path].prefix + GITIGNORE
-        return None
-
-    def _in_source(self, path: str, change: int) -> str | None:
-        for folder, source, skip in self._source_dirs:
-            if not path.startswith(folder + "/"):
-                continue
-            inner = path[len(folder) + 1:]
-            name = inner.rsplit("/", 1)[-1]
-            if name.endswith(TEMP_SUFFIXES) or name.startswith(("~", "#")):
-                return None
-            if skipped_path(inner, skip):
-                return None
-            if any(route_matches(pattern, inner) for pattern, _ in source.routes):
-                return source.prefix + inner
-            if change == DELETED or (change == ADDED and os.path.isdir(path)):
-                return source.prefix + inner + "/"  # its globs reach every depth
-            return None
-        return None
-
-    def relative(self, path: str, change: int = MODIFIED) -> str | None:
-        """The path relative to the root (``@name/...`` in a source) if this change can matter
-        to the index, else None."""
-        if path in self._index_files:
-            return None
-        if self._source_dirs and (found := self._in_source(path, change)) is not None:
-            return found
-        for root in self._roots:
-            if path.startswith(root.rstrip("/") + "/"):
-                rel = path[len(root.rstrip("/")) + 1:]
-                break
-        else:
-            return None
-        if rel.startswith(IGNORED_DIRS):
-            return None
-        name = rel.rsplit("/", 1)[-1]
-        if name.startswith((".", "~", "#")) or name.endswith(TEMP_SUFFIXES):
-            return None
-        if any(rx.match(rel) for rx in self._regexes):
-            return rel
-        if change == DELETED or (change == ADDED and os.path.isdir(path)):
-            if any(folder == rel or folder.startswith(rel + "/")
-                   or (deep and rel.startswith(folder + "/")) for folder, deep in self._folders):
-                return rel + "/"  # a folder added or removed whole
-        return None
-
-
-NOT_READ = "not read"
-
-
-def _identity(folder: Folder) -> tuple:
-    """What tells one folder from another at the same path: a new one made after a delete
-    has another inode, a link swapped in another real path; a folder not read, why not (a
-    link swapped from another source to secrets/ is a new reason, said by the next run)."""
-    if folder.real is None:
-        return NOT_READ, folder.why
-    try:
-        st = os.stat(folder.real)
-    except OSError:
-        return NOT_READ, "gone"
-    return str(folder.real), st.st_dev, st.st_ino
 
 
 # -- the watcher ----------------------------------------------------------------------------------
