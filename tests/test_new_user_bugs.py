@@ -198,7 +198,7 @@ def test_the_mcp_server_says_a_person_is_no_one(demo_root, tmp_path):
     import pytest
 
     pytest.importorskip("mcp")
-    from tests.test_mcp import start
+    from tests.mcp.conftest import start
 
     client = start(demo_root, tmp_path, "nobody")
     try:

@@ -97,7 +97,7 @@ def test_the_cli_and_mcp_headers_say_it(root, tmp_path):
     assert answer["phrases"] == 'phrases: required as written: "pecan pie"'
     assert {r["source_file"] for r in answer["results"] if not r["injected"]} == {
         "notes/pies/pecan.md", "notes/pies/maple.md"}
-    from tests.test_mcp import start
+    from tests.mcp.conftest import start
 
     client = start(root, tmp_path, "phrases")
     try:

@@ -100,7 +100,7 @@ def test_the_cli_refuses_hard_links_names_them_and_never_shows_them(linked):
 
 
 def test_mcp_refuses_hard_links_and_reads_controls_as_stand_ins(linked):
-    from tests.test_mcp import start
+    from tests.mcp.conftest import start
 
     reindex(config=load_config(linked))
     client = start(linked, linked.parent, "links")
@@ -145,7 +145,7 @@ async def test_the_app_viewer_refuses_a_hard_link_to_a_secret(linked):
 
 
 def test_a_route_over_the_index_serves_nothing_from_it(tmp_path):
-    from tests.test_mcp import start
+    from tests.mcp.conftest import start
 
     root = make_root(tmp_path / "root")
     (root / "memlens.toml").write_text('[routes]\nnote = ["data/search/**", "notes/**/*.md"]\n')

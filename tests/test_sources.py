@@ -204,7 +204,7 @@ def test_a_root_folder_named_like_a_source_path_is_never_indexed(added):
 # -- reads: the MCP read_note, the viewer's and editor's path ----------------------------------
 
 def test_read_note_opens_a_source_file_and_refuses_everything_else(added, tmp_path):
-    from tests.test_mcp import start
+    from tests.mcp.conftest import start
 
     root, vault = added
     client = start(root, tmp_path, "sources")

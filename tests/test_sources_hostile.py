@@ -25,7 +25,7 @@ import pytest
 from engine.config import ConfigError, load_config
 from engine.index.sources import IgnoreRules, Source, folder_now
 from tests.conftest import clock_env
-from tests.test_mcp import start
+from tests.mcp.conftest import start
 from tests.test_sources import KEY, REPO, memlens, ok, paths_found, write
 
 SECRET_WORD = "zanzibarsecretword"

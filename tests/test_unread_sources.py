@@ -132,7 +132,7 @@ def test_cli_search_text_says_nothing_when_every_source_is_read(indexed):
 # -- the MCP server ----------------------------------------------------------------------------
 
 def test_mcp_search_and_status_of_a_source_not_read_now(unread, tmp_path):
-    from tests.test_mcp import field, split_page, start
+    from tests.mcp.conftest import field, split_page, start
 
     root, why = unread
     client = start(root, tmp_path, "unread")
@@ -168,7 +168,7 @@ def test_mcp_search_and_status_of_a_source_not_read_now(unread, tmp_path):
 
 
 def test_mcp_status_without_sources_says_so(tmp_path):
-    from tests.test_mcp import start
+    from tests.mcp.conftest import start
 
     root = make_root(tmp_path / "root")
     ok(root, "reindex")

@@ -24,7 +24,7 @@ from mcp_server import http  # noqa: E402
 from mcp_server.server import build_server  # noqa: E402
 from mcp_server.stdio_guard import answers_for  # noqa: E402
 from mcp_server.tools import MemlensTools  # noqa: E402
-from tests.test_mcp import split_page, start  # noqa: E402
+from tests.mcp.conftest import split_page, start  # noqa: E402
 
 JSON = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 SEARCH = {"query": "garden dahlias", "limit": 5}

@@ -12,7 +12,7 @@ from engine.config import load_config
 from engine.demo import generate_demo_root
 from engine.indexer import reindex
 from engine.library import Library, unit_of
-from tests.test_mcp import CONTENT_KEYS, field, split_page, start
+from tests.mcp.conftest import CONTENT_KEYS, field, split_page, start
 
 pytest.importorskip("mcp")
 TODAY = date(2026, 11, 30)

@@ -8,78 +8,26 @@ timeout: a request the server never answers fails the test instead of hanging th
 from __future__ import annotations
 
 import json
-import queue
-import subprocess
-import sys
-import threading
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import clock_env
-from tests.test_mcp import REPO, TOOLS, small_root  # noqa: F401 - small_root is a fixture
+from tests.mcp.conftest import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    RawServer,
+    assert_error,
+    assert_still_serving,
+)
 
 mcp = pytest.importorskip("mcp")
-from mcp.client.stdio import get_default_environment  # noqa: E402
 from mcp_types.version import LATEST_HANDSHAKE_VERSION  # noqa: E402 - what ClientSession sends
 
 from mcp_server.stdio_guard import answers_for  # noqa: E402
 
-ANSWER_SECONDS = 15
-INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR = -32602, -32600, -32700
-
-
-class RawServer:
-    """One server subprocess, spoken to in raw lines (bytes exactly as written here)."""
-
-    def __init__(self, root: Path, log: Path):
-        self._log = open(log, "wb")  # noqa: SIM115 - closed in close()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "mcp_server", "--root", str(root)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, cwd=str(REPO),
-            env={**get_default_environment(), **clock_env(), "PYTHONPATH": str(REPO)})  # as tests/test_mcp.py
-        self._lines: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-        self._next_id = 1000
-
-    def _pump(self) -> None:
-        for line in self.proc.stdout:
-            self._lines.put(line)
-
-    def send(self, line: str) -> None:
-        self.proc.stdin.write(line.encode("utf-8") + b"\n")
-        self.proc.stdin.flush()
-
-    def receive(self, timeout: float = ANSWER_SECONDS) -> dict:
-        try:
-            line = self._lines.get(timeout=timeout)
-        except queue.Empty:
-            pytest.fail(f"the server sent no answer within {timeout}s")
-        return json.loads(line)
-
-    def request(self, method: str, params: dict | None = None) -> dict:
-        """Send a valid request and return its answer (the next line must be it)."""
-        self._next_id += 1
-        message = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.send(json.dumps(message))
-        answer = self.receive()
-        assert answer["id"] == self._next_id, answer
-        return answer
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=ANSWER_SECONDS)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self._log.close()
-
 
 @pytest.fixture(scope="module")
-def server(small_root):  # noqa: F811 - the fixture imported above
+def server(small_root):
     raw = RawServer(small_root, small_root.parent / "malformed.log")
     try:
         answer = raw.request("initialize", {
@@ -90,20 +38,6 @@ def server(small_root):  # noqa: F811 - the fixture imported above
         yield raw
     finally:
         raw.close()
-
-
-def assert_error(answer: dict, request_id, code: int) -> str:
-    assert answer["jsonrpc"] == "2.0" and answer["id"] == request_id, answer
-    assert "result" not in answer and answer["error"]["code"] == code, answer
-    message = answer["error"]["message"]
-    assert message.strip() and "\n" not in message
-    return message
-
-
-def assert_still_serving(server: RawServer) -> None:
-    answer = server.request("tools/list")
-    assert {t["name"] for t in answer["result"]["tools"]} == TOOLS
-    assert server.proc.poll() is None
 
 
 @pytest.mark.parametrize(("request_id", "params", "kind"), [

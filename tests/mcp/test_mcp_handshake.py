@@ -8,8 +8,7 @@ import json
 
 import pytest
 
-from tests.test_mcp import TOOLS, small_root  # noqa: F401 - small_root is a fixture
-from tests.test_mcp_malformed import INVALID_PARAMS, PARSE_ERROR, RawServer, assert_error
+from tests.mcp.conftest import INVALID_PARAMS, PARSE_ERROR, TOOLS, RawServer, assert_error
 
 mcp = pytest.importorskip("mcp")
 import anyio  # noqa: E402

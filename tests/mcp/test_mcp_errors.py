@@ -150,7 +150,7 @@ def test_search_during_a_first_build(tmp_path, monkeypatch):
 
 def test_long_path_over_stdio(root, tmp_path):
     pytest.importorskip("mcp")
-    from tests.test_mcp import start
+    from tests.mcp.conftest import start
 
     client = start(root, tmp_path, "long-path")
     try:
