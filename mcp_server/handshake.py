@@ -5,7 +5,7 @@ Importing the SDK (pydantic models for every protocol revision) and the search e
 `initialize` depends on nothing the SDK loads: it is the server's name, version, instructions,
 capabilities and the negotiated protocol version. So a thread reads the first line as soon as the
 process starts and, when it is a well-formed `initialize`, writes the very line the SDK would
-write (tests/test_mcp_handshake.py compares them byte for byte, for every protocol revision).
+write (tests/mcp/test_mcp_handshake.py compares them byte for byte, for every protocol revision).
 
 The SDK still sees that line (it must: `initialize` sets its session's protocol version and
 client capabilities); its own answer to it is dropped on the way out (:class:`DropAnswered`).

@@ -170,7 +170,7 @@ class RawServer:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "mcp_server", "--root", str(root)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, cwd=str(REPO),
-            env={**get_default_environment(), **clock_env(), "PYTHONPATH": str(REPO)})  # as tests/test_mcp.py
+            env={**get_default_environment(), **clock_env(), "PYTHONPATH": str(REPO)})  # as tests/mcp/test_mcp.py
         self._lines: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
         self._next_id = 1000

@@ -1,5 +1,5 @@
 """The MCP timeline tool, get_neighborhood's messages and the search tools' person and time
-lines, over the SDK's own client (a real server subprocess, as tests/test_mcp.py)."""
+lines, over the SDK's own client (a real server subprocess, as tests/mcp/test_mcp.py)."""
 
 from __future__ import annotations
 

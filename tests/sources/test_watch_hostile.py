@@ -2,8 +2,7 @@
 name is not valid UTF-8 (under the root, a source, ``secrets/``), a ``memlens.toml`` moved away
 or emptied by a sync tool, a source's ``.gitignore`` edited, and a log that must say why a run
 had errors or warnings, each once. The process cases run ``memlens watch`` in a subprocess
-(tests/test_sources_hostile.py's ``WatchProcess``)."""
-# ruff: noqa: F811 - the fixtures imported from tests.test_sources_hostile are arguments here
+(tests/sources/conftest.py's ``WatchProcess``)."""
 
 from __future__ import annotations
 
@@ -26,13 +25,7 @@ from engine.index.watch_events import (
     Started,
 )
 from tests.conftest import clock_env
-from tests.test_sources import REPO, ok, paths_found, write
-from tests.test_sources_hostile import (  # noqa: F401 - local_embedder, vault_root: fixtures
-    WatchProcess,
-    local_embedder,
-    vault_root,
-)
-from tests.test_watch import Recorder
+from tests.sources.conftest import REPO, Recorder, WatchProcess, ok, paths_found, write
 
 NOT_UTF8 = "not valid UTF-8"
 

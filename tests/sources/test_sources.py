@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,37 +17,7 @@ from engine.index.watch import Watcher
 from engine.index.watch_events import Reconfigured, Reindexed
 from engine.library import Library
 from tests.conftest import make_root
-from tests.test_watch import Recorder
-
-REPO = Path(__file__).resolve().parents[1]
-KEY = "sk-proj-" + "Q7" * 20
-
-
-@pytest.fixture(autouse=True)
-def local_embedder(monkeypatch):
-    monkeypatch.delenv("MEMLENS_EMBEDDER", raising=False)
-
-
-def memlens(root: Path, *argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli", *argv, "--root", str(root)], cwd=REPO,
-                          capture_output=True, text=True, timeout=180)
-
-
-def ok(root: Path, *argv: str) -> str:
-    run = memlens(root, *argv)
-    assert run.returncode == 0, run.stderr
-    return run.stdout
-
-
-def paths_found(root: Path, query: str) -> list[str]:
-    rows = json.loads(ok(root, "search", query, "--mode", "keyword", "--json"))["results"]
-    return [r["source_file"] for r in rows]
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+from tests.sources.conftest import KEY, Recorder, memlens, ok, paths_found, write
 
 
 @pytest.fixture

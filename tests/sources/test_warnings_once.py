@@ -21,6 +21,7 @@ from engine.schema import ensure_schema
 from engine.storage.db import connect, transaction
 from tests.conftest import make_root
 from tests.conftest import run_cli as run
+from tests.sources.conftest import Recorder
 
 LINK = "@V/link.md: symlink leads outside the source; not read"
 BAD_LINE = "@V/.gitignore: line 2 is not a valid ignore pattern"
@@ -28,8 +29,7 @@ AS_BEFORE = "warnings as before; `memlens stats` lists them"
 
 
 @pytest.fixture(autouse=True)
-def local_embedder(monkeypatch):
-    monkeypatch.delenv("MEMLENS_EMBEDDER", raising=False)
+def no_root_in_the_environment(monkeypatch):
     monkeypatch.delenv("MEMLENS_ROOT", raising=False)
 
 
@@ -66,8 +66,6 @@ def test_a_watch_started_later_does_not_say_them_again(setup, tmp_path):
     from engine.config import load_config
     from engine.index.watch import Watcher
     from engine.index.watch_events import Problem
-    from tests.test_watch import Recorder
-
     root, vault = setup
     events = Recorder()
     watcher = Watcher(load_config(root), events, quiet_ms=200).start()

@@ -18,18 +18,13 @@ from engine.display import parse_query
 from engine.library import Library
 from mcp_server.page import format_search
 from tests.conftest import make_root
-from tests.test_sources import memlens, ok, paths_found, write
+from tests.sources.conftest import memlens, ok, paths_found, write
 
 KIWI = "@Vault/Fruit/kiwi.md"
 GONE = "@Shelf/gone.md"
 EMPTY_WHY = "its folder is empty (a disk's mount point, not mounted?)"
 MISSING_WHY = "its folder is not there (not mounted?)"
 UNTRUE = ("deleted or moved", "reindex removes", "vanished")
-
-
-@pytest.fixture(autouse=True)
-def local_embedder(monkeypatch):
-    monkeypatch.delenv("MEMLENS_EMBEDDER", raising=False)
 
 
 def empty(folder: Path) -> None:

@@ -16,7 +16,6 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -24,69 +23,18 @@ import pytest
 
 from engine.config import ConfigError, load_config
 from engine.index.sources import IgnoreRules, Source, folder_now
-from tests.conftest import clock_env
+from tests.conftest import clock_env, make_root
 from tests.mcp.conftest import start
-from tests.test_sources import KEY, REPO, memlens, ok, paths_found, write
-
-SECRET_WORD = "zanzibarsecretword"
-
-
-@pytest.fixture(autouse=True)
-def local_embedder(monkeypatch):
-    monkeypatch.delenv("MEMLENS_EMBEDDER", raising=False)
-
-
-@pytest.fixture
-def vault_root(tmp_path) -> tuple[Path, Path]:
-    """A root with a key and a secret note, and a source ``G`` beside it holding one note."""
-    from tests.conftest import make_root
-
-    root = make_root(tmp_path / "root")
-    write(root / "secrets/openai.json", json.dumps({"api_key": KEY}))
-    write(root / "secrets/notes.md", f"# Secret\n\n{SECRET_WORD} lives here.\n")
-    vault = tmp_path / "G"
-    write(vault / "garden.md", "# Garden\n\nPlanted the quince tree by the wall.\n")
-    write(vault / "Private/diary.md", "# Diary\n\nprivatediaryword kept to myself.\n")
-    ok(root, "reindex")
-    ok(root, "source", "add", str(vault), "--type", "note", "--name", "G")
-    return root, vault
-
-
-class WatchProcess:
-    """``memlens watch`` in a subprocess, its lines collected as they come."""
-
-    def __init__(self, root: Path):
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "cli", "watch", "--root", str(root)], cwd=REPO,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=clock_env())
-        self.lines: list[str] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        for line in self.proc.stdout:
-            self.lines.append(line.rstrip("\n"))
-
-    def wait_for(self, predicate, what: str, after: int = 0, timeout: float = 60) -> int:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for i, line in enumerate(self.lines[after:], start=after):
-                if predicate(line):
-                    return i + 1
-            if self.proc.poll() is not None and self._reader.is_alive() is False:
-                break
-            time.sleep(0.05)
-        raise AssertionError(f"no {what} within {timeout:.0f}s; lines: {self.lines}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
+from tests.sources.conftest import (
+    KEY,
+    REPO,
+    SECRET_WORD,
+    WatchProcess,
+    memlens,
+    ok,
+    paths_found,
+    write,
+)
 
 # -- a folder swapped for a link while memlens runs ---------------------------------------------
 
@@ -146,8 +94,6 @@ def test_folder_now_refuses_what_a_source_may_not_lead_to(tmp_path):
 
 
 def test_an_index_inside_a_source_is_refused_and_its_sidecar_never_served(tmp_path):
-    from tests.conftest import make_root
-
     root = make_root(tmp_path / "root")
     vault = tmp_path / "V"
     write(vault / "a.md", "# A\n\nalpha note.\n")
@@ -394,8 +340,6 @@ def test_remove_says_removed_only_once_the_chunks_are_gone(vault_root):
 
 
 def test_two_dozen_source_adds_at_once_all_land(tmp_path):
-    from tests.conftest import make_root
-
     root = make_root(tmp_path / "root")
     folders = []
     for i in range(24):

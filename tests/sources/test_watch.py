@@ -24,38 +24,7 @@ from engine.indexer import reindex
 from engine.searcher import Searcher
 from engine.storage.lock import writer_lock
 from tests.conftest import make_root, slack_lines
-
-TIMEOUT = 60.0  # seconds any wait may take on a loaded machine before the test fails
-REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(autouse=True)
-def local_embedder(monkeypatch):
-    monkeypatch.delenv("MEMLENS_EMBEDDER", raising=False)
-
-
-class Recorder:
-    def __init__(self):
-        self.events: list = []
-        self._lock = threading.Lock()
-
-    def __call__(self, event) -> None:
-        with self._lock:
-            self.events.append(event)
-
-    def of(self, kind) -> list:
-        with self._lock:
-            return [e for e in self.events if isinstance(e, kind)]
-
-    def wait_for(self, predicate, what: str, timeout: float = TIMEOUT):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                found = [e for e in self.events if predicate(e)]
-            if found:
-                return found[-1]
-            time.sleep(0.05)
-        raise AssertionError(f"no {what} within {timeout:.0f}s; events: {self.events}")
+from tests.sources.conftest import REPO, TIMEOUT, Recorder
 
 
 def started_watcher(root: Path, **kwargs) -> tuple[Watcher, Recorder]:
