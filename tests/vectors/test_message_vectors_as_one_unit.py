@@ -20,7 +20,7 @@ from engine.searcher import Searcher
 from engine.storage.db import connect
 from engine.vectors.message_vectors import META_KEY, message_texts, pack, rescore, store, unpack
 from tests.conftest import assert_consistent, slack_lines
-from tests.test_message_vectors import MessageEmbedder, message_rows
+from tests.vectors.conftest import DownAfter, MessageEmbedder, message_rows
 
 REFERENCE = MessageEmbedder()
 
@@ -55,18 +55,6 @@ def fresh(config) -> None:
     shutil.rmtree(config.db_path.parent)
 
 
-class DownAfter(MessageEmbedder):
-    """Answers ``calls`` embedding requests, then is down (provider_error)."""
-
-    def __init__(self, calls: int):
-        super().__init__()
-        self.left = calls
-
-    def embed(self, texts):
-        if self.left <= 0:
-            raise EmbeddingError("provider_error", "connection reset (test)")
-        self.left -= 1
-        return super().embed(texts)
 
 
 class RefusesMessages(MessageEmbedder):

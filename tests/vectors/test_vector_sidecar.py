@@ -17,7 +17,6 @@ from engine.schema import (
     EmbedderInfo,
     create_vec_index,
     ensure_schema,
-    mirror_new_rows,
     open_reader,
     stored_embedder,
 )
@@ -26,24 +25,14 @@ from engine.storage.db import connect, transaction
 from engine.vectors.sidecar_file import FORMAT, sidecar_dir, update_sidecar
 from engine.vectors.sidecar_scan import SidecarIndex, best_rows, open_vector_index, refreshed
 from engine.vectors.vec0_table import VectorIndex
-from tests.test_vector_index import DIM, clustered, unit  # the same clustered vectors
+from tests.vectors.conftest import DIM, add, clustered, rowid_of, unit  # the same clustered vectors
 
 INFO = EmbedderInfo("test", "clusters", DIM)
 
 
 
-def add(conn, ids: list[str], vectors: np.ndarray, source_type: str = "slack") -> None:
-    with transaction(conn):
-        after = conn.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchone()[0]
-        conn.executemany(
-            "INSERT INTO chunks(id, source_file, source_type, content, embedding, indexed_at, "
-            "content_hash) VALUES (?, 'f.jsonl', ?, 'text', ?, 'now', 'h')",
-            [(i, source_type, v.tobytes()) for i, v in zip(ids, vectors, strict=True)])
-        mirror_new_rows(conn, after)
 
 
-def rowid_of(conn, chunk_id: str) -> int:
-    return conn.execute("SELECT rowid FROM chunks WHERE id = ?", (chunk_id,)).fetchone()[0]
 
 
 @pytest.fixture

@@ -23,10 +23,9 @@ from engine.storage.db import connect, transaction
 from engine.vectors.sidecar_scan import SidecarIndex
 from tests.conftest import CountingEmbedder, assert_consistent, slack_lines
 from tests.test_app import aio, job_panel_text
-from tests.test_message_vectors import cli_progress_task
-from tests.test_message_vectors_edges import DownAfter
+from tests.vectors.conftest import DownAfter, cli_progress_task
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 4, 10, tzinfo=UTC)
 QUERY = "tomatoes along the south fence"
 

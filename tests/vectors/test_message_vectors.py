@@ -26,6 +26,7 @@ from engine.vectors.message_vectors import (
 )
 from tests.conftest import CountingEmbedder, assert_consistent, migrate_from, slack_lines
 from tests.test_app import aio, job_panel_text
+from tests.vectors.conftest import MessageEmbedder, cli_progress_task, message_rows
 
 WINDOW = ("[2026-03-01 09:00] Maya Chen: where is the key?\n"
           "[2026-03-01 09:05] Sam Rivera: under the mat\n"
@@ -33,10 +34,6 @@ WINDOW = ("[2026-03-01 09:00] Maya Chen: where is the key?\n"
           "[2026-03-01 09:07] Maya Chen: thanks\n")
 
 
-class MessageEmbedder(CountingEmbedder):
-    """The local model under the name of a provider whose calibration stores message vectors."""
-
-    provider = "minilm"
 
 
 class DownOnMessages(MessageEmbedder):
@@ -61,16 +58,6 @@ def db(config):
     return connect(config.db_path)
 
 
-def message_rows(config) -> dict[str, int]:
-    """Chunk id -> how many message vectors it has."""
-    conn = db(config)
-    try:
-        dim = int(get_meta(conn, "embedding_dim"))
-        return {cid: len(blob) // (2 * dim) for cid, blob in conn.execute(
-            "SELECT c.id, m.vectors FROM message_vectors m JOIN chunks c "
-            "ON c.rowid = m.chunk_rowid")}
-    finally:
-        conn.close()
 
 
 def chat_windows(config) -> dict[str, str]:
@@ -368,16 +355,6 @@ async def test_the_app_shows_the_backfill_of_message_vectors():
     assert "embedding chat windows' messages 10/40" in text
 
 
-def cli_progress_task(monkeypatch, progress):
-    """The CLI's progress bar task after one ``progress`` event, as a terminal shows it."""
-    import io
-
-    from cli.index import progress_printer
-
-    monkeypatch.setattr("sys.stderr", type("Tty", (io.StringIO,), {"isatty": lambda s: True})())
-    bar, update = progress_printer(False)
-    update(progress)
-    return bar.tasks[0]
 
 
 def test_the_cli_shows_the_backfill_of_message_vectors(monkeypatch):

@@ -8,18 +8,7 @@ import pytest
 from engine.schema import EmbedderInfo, create_vec_index, ensure_schema
 from engine.storage.db import connect, transaction
 from engine.vectors.vec0_table import EXACT_BELOW, VectorIndex
-
-DIM = 64
-
-
-def unit(rows: np.ndarray) -> np.ndarray:
-    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
-
-
-def clustered(n: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    centres = rng.normal(size=(40, DIM))
-    return unit(centres[rng.integers(0, 40, n)] + 0.6 * rng.normal(size=(n, DIM)))
+from tests.vectors.conftest import DIM, clustered
 
 
 def insert(conn, start: int, vectors: np.ndarray, source_type: str = "slack") -> None:

@@ -13,8 +13,7 @@ from engine.vectors import kernels, sign_codes
 from engine.vectors.sidecar_file import update_sidecar
 from engine.vectors.sidecar_scan import SidecarIndex, best_rows, open_vector_index
 from engine.vectors.sign_codes import FirstPass, components, encode, fit_basis, head_of
-from tests.test_vector_index import unit
-from tests.test_vector_sidecar import add, rowid_of
+from tests.vectors.conftest import add, rowid_of, unit
 
 DIM = 256  # WordLlama's width: 48 float components and 128 sign bits
 
