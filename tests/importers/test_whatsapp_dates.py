@@ -17,7 +17,7 @@ from engine.importers import ImportFailed, run_import
 from tests.conftest import make_root
 from tests.conftest import run_cli as run
 
-FORMATS = Path(__file__).resolve().parents[2] / "shared" / "bench-data" / "formats"
+FORMATS = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "formats"
 TZ = "Europe/Berlin"
 OUT = "data/whatsapp/Maya.jsonl"
 

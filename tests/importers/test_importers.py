@@ -21,7 +21,7 @@ from engine.indexer import reindex
 from engine.scanner import discover
 from engine.searcher import Searcher
 
-FORMATS = Path(__file__).resolve().parents[2] / "shared" / "bench-data" / "formats"
+FORMATS = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "formats"
 
 SAMPLES = [
     ("slack", "slack/hfaran-testarchive"),

@@ -15,7 +15,7 @@ import pytest
 
 from engine.importers import ImportFailed, _safezip, run_import
 from engine.importers import atomic as importer_atomic
-from tests.test_importers_edge import ACCOUNT, DAY1, slack_export, write
+from tests.importers.conftest import ACCOUNT, DAY1, slack_export, write
 
 TZ = "Europe/Berlin"
 MB = 1 << 20
