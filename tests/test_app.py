@@ -1185,8 +1185,8 @@ async def test_a_job_message_forwarded_to_the_main_screen_is_handled_once(demo_r
     app = make_app(demo_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.job = Job(JobKind.REINDEX, threading.Event())
+        app.jobs.job = Job(JobKind.REINDEX, threading.Event())
         app.post_message(JobProgress(JobKind.REINDEX, Progress("scan"), 0.1))
         await pilot.pause(0.3)
-        app.job = None
+        app.jobs.job = None
     assert len(calls) == 1

@@ -165,7 +165,7 @@ async def test_month_first_import_through_the_app_writes_december_dates(own_root
         await enter_text(pilot, app.screen.query_one("#import-path"), str(export))
         await wait_for(pilot, lambda: isinstance(app.screen, ImportResultScreen),
                        what="the import")
-        assert app.last_import.date_order == "mdy" and app.last_import.local_tz == "+02:00"
+        assert app.jobs.last_import.date_order == "mdy" and app.jobs.last_import.local_tz == "+02:00"
         summary = app.screen.query_one("#import-summary").render().plain
         assert "imported 3 records" in summary and "dates read month/day" in summary
         assert "mdy" in summary  # the order was the one asked for, not the one detected

@@ -367,7 +367,7 @@ async def test_watch_mode_refreshes_the_results_when_a_log_grows(tmp_path, monke
     app = make_app(root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        assert app.watcher is not None and app.watcher.running
+        assert app.state.watcher is not None and app.state.watcher.running
         assert "watching" in app.main.query_one("#infobar").render().plain
         await search(pilot, "zeppelin")
         assert not app.main.results.results
@@ -379,7 +379,7 @@ async def test_watch_mode_refreshes_the_results_when_a_log_grows(tmp_path, monke
                        timeout=30, what="the watched reindex to reach the results")
         # off from the palette's action (the menu runs the same one): the watcher stops
         await app.run_action("toggle_watch")
-        assert app.watcher is None and not app.watching
+        assert app.state.watcher is None and not app.state.watching
         await pilot.pause()  # the header hears of it by a message (HeaderChanged)
         assert "watch off" in app.main.query_one("#infobar").render().plain
 

@@ -171,13 +171,13 @@ async def test_adding_a_source_while_watching_restarts_the_watcher_on_it(root, v
     app = make_app(root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        first = app.watcher
+        first = app.state.watcher
         assert first is not None and first.running
         await open_sources(pilot)
         await fill_form(pilot, vault, name="notes-vault")
-        assert app.watcher is not first and not first.running
-        assert app.watcher.running and app.watcher.config is app.config
-        assert [s.name for s in app.watcher.config.sources] == ["notes-vault"]
+        assert app.state.watcher is not first and not first.running
+        assert app.state.watcher.running and app.state.watcher.config is app.config
+        assert [s.name for s in app.state.watcher.config.sources] == ["notes-vault"]
         await job_done(pilot)
         # the job indexed the source: the watcher did not take the writer lock from it
         assert "Reindex finished" in notes_text(app) and "2 files indexed" in notes_text(app)

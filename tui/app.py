@@ -1,9 +1,12 @@
 """memlens, the app: browse a person's long-term memory over the hybrid search engine.
 
 The App is kept small: it owns the engine objects (config, searcher) and the app-wide actions
-(menu, palette, help, stats, theme, editor). The one index job that may run at a time is in
-``tui/app_jobs``, the remembered state and watch mode in ``tui/app_state``, the sources in
-place (and taking a changed configuration) in ``tui/app_sources``; the screens and widgets
+(menu, palette, help, stats, theme, editor), and holds three parts typed against what they use
+of it (``tui/app_host``): the one index job that may run at a time (``app.jobs``,
+``tui/app_jobs``), the remembered state and watch mode (``app.state``, ``tui/app_state``), the
+sources in place and taking a changed configuration (``app.sources``, ``tui/app_sources``).
+Textual finds actions and message handlers by name on the App, so those stay here as one-line
+calls into the parts. The screens and widgets
 live in ``tui/screens`` and ``tui/widgets``; work off the UI thread is in ``tui/workers`` and
 only posts messages (``tui/messages``).
 """
@@ -14,22 +17,33 @@ import gc
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
+from textual.message import Message
 from textual.screen import Screen
 
 from engine.config import Config, load_config
 from engine.dates import now as clock_now
 
 from . import keys
-from .actions import BY_ID
-from .app_jobs import JobsMixin
-from .app_sources import SourcesMixin
-from .app_state import StateMixin
+from .actions import BY_ID, JobKind
+from .app_jobs import Job, JobRunner
+from .app_sources import SourceKeeper
+from .app_state import StateKeeper
 from .commands import MemlensCommands
-from .messages import ExplainToggled, SourcesChanged
+from .messages import (
+    ExplainToggled,
+    JobFailed,
+    JobFinished,
+    JobProgress,
+    SourcesChanged,
+    WatchReport,
+)
 from .screens.main import MainScreen
+
+if TYPE_CHECKING:
+    from engine import Searcher
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 
@@ -47,7 +61,7 @@ def _css_path() -> Path:
     return STYLES / "app.tcss"
 
 
-class MemlensApp(StateMixin, JobsMixin, SourcesMixin, App[int]):
+class MemlensApp(App[int]):
     """``MemlensApp(config, now=None, searcher=None)``; tests also pass ``frozen=True`` (fixed
     theme, no blinking cursor, no timing numbers) and an ``embedder`` for index jobs."""
 
@@ -56,13 +70,14 @@ class MemlensApp(StateMixin, JobsMixin, SourcesMixin, App[int]):
     BINDINGS = keys.APP
     COMMANDS = App.COMMANDS | {MemlensCommands}
 
-    def __init__(self, config: Config, now: datetime | None = None, searcher: Any = None, *,
-                 embedder: Any = None, frozen: bool = False) -> None:
+    def __init__(self, config: Config, now: datetime | None = None,
+                 searcher: Searcher | None = None, *, embedder: object | None = None,
+                 frozen: bool = False) -> None:
         super().__init__()
         self.config = config
         self.now = now
         self.frozen = frozen
-        self._embedder = embedder
+        self.embedder = embedder
         from engine.library import Library
 
         if searcher is None:
@@ -76,11 +91,15 @@ class MemlensApp(StateMixin, JobsMixin, SourcesMixin, App[int]):
         self.explain = "plain"  # the preview's explain: plain → exact → off (x cycles)
         self.main: MainScreen | None = None
         self.heap_settled = False
+        # theme, history, filters, watch (tui/state_file.py): made before the first theme
+        # change, which watch_theme tells it of
+        self.state = StateKeeper(self)
         if frozen:
             self.theme = "textual-dark"
-        self._init_jobs()  # the one index job (tui/app_jobs.py)
+        self.jobs = JobRunner(self)  # the one index job
+        self.sources = SourceKeeper(self, self.jobs, self.state)
         self._apply_keymap()
-        self._init_state()  # theme, history, filters, watch (tui/state_file.py)
+        self.state.apply_theme()
 
     def _apply_keymap(self) -> None:
         """Apply the [keys] remaps that are right; say the others (the command line stops on
@@ -99,13 +118,13 @@ class MemlensApp(StateMixin, JobsMixin, SourcesMixin, App[int]):
         return self.main
 
     def on_mount(self) -> None:
-        self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
+        self.run_worker(self.warm_up, thread=True, group="warm-up", exit_on_error=False)
         for problem in self._key_problems:
             self.notify(f"memlens.toml: {problem}; not applied", severity="warning",
                         markup=False)
-        self._restore_state()
+        self.state.restore()
 
-    def _warm_up(self) -> None:
+    def warm_up(self) -> None:
         """Load the embedding model and the vector index while the user types the first query."""
         warm_up = getattr(self.searcher, "warm_up", None)
         if warm_up is not None:
@@ -129,9 +148,8 @@ class MemlensApp(StateMixin, JobsMixin, SourcesMixin, App[int]):
     def on_unmount(self) -> None:
         if self.heap_settled:
             gc.unfreeze()  # collectable again (a test suite runs many apps in one process)
-        self._stop_watch()
-        if self.job is not None:
-            self.job.cancel.set()
+        self.state.stop_watch()
+        self.jobs.stop()
         close = getattr(self.searcher, "close", None)
         if close:
             close()
@@ -186,7 +204,7 @@ class MemlensApp(StateMixin, JobsMixin, SourcesMixin, App[int]):
         def chosen(action: str | None) -> None:
             if action:
                 self.call_later(self.run_action, action)
-        self.push_screen(MenuScreen(self.job.title if self.job else None), chosen)
+        self.push_screen(MenuScreen(self.jobs.title), chosen)
 
     def action_stats(self) -> None:
         from .screens.stats import StatsScreen
@@ -211,17 +229,91 @@ class MemlensApp(StateMixin, JobsMixin, SourcesMixin, App[int]):
         from .widgets.preview import EXPLAIN_MODES
 
         self.explain = EXPLAIN_MODES[(EXPLAIN_MODES.index(self.explain) + 1) % len(EXPLAIN_MODES)]
-        self._tell_main(ExplainToggled())
+        self.tell_main(ExplainToggled())
         words = {"plain": "in words", "exact": "exact numbers", "off": "off"}
         self.notify(f"Explain: {words[self.explain]}", timeout=2)
 
+    def tell_main(self, message: Message) -> bool:
+        """Post ``message`` to the main screen alone; False when there is none yet."""
+        if self.main is None:
+            return False
+        # for the main screen only: bubbling back up, a forwarded JobProgress reached this
+        # App's handler again and was forwarded again, a loop for as long as a job ran
+        message.bubble = False
+        self.main.post_message(message)
+        return True
+
+    # -- the remembered state and watch mode (tui/app_state.py) ------------------------------
+    def watch_theme(self, _: str) -> None:
+        self.state.theme_changed()
+
+    @property
+    def watch_label(self) -> str | None:
+        """What the header says about watch mode."""
+        return self.state.watch_label
+
+    def action_toggle_watch(self) -> None:
+        self.state.toggle_watch()
+
+    def on_watch_report(self, message: WatchReport) -> None:
+        self.state.report(message)
+
     # -- index jobs (tui/app_jobs.py) ----------------------------------------------------
-    def _tell_main(self, message: Any) -> None:
-        if self.main is not None:
-            # for the main screen only: bubbling back up, a forwarded JobProgress reached this
-            # App's handler again and was forwarded again, a loop for as long as a job ran
-            message.bubble = False
-            self.main.post_message(message)
+    @property
+    def job(self) -> Job | None:
+        """The index job running now, or None."""
+        return self.jobs.job
+
+    @property
+    def job_title(self) -> str | None:
+        return self.jobs.title
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_job":
+            return self.jobs.job is not None
+        return True
+
+    def action_reindex(self) -> None:
+        self.jobs.start(JobKind.REINDEX)
+
+    def action_full_rebuild(self) -> None:
+        self.jobs.start(JobKind.FULL)
+
+    def action_re_embed(self) -> None:
+        self.jobs.start(JobKind.RE_EMBED)
+
+    def action_maintenance(self) -> None:
+        self.jobs.start(JobKind.MAINTENANCE)
+
+    def action_maintenance_no_vacuum(self) -> None:
+        self.jobs.start(JobKind.MAINTENANCE_NO_VACUUM)
+
+    def action_import_data(self) -> None:
+        self.jobs.open_import()
+
+    def action_cancel_job(self) -> None:
+        self.jobs.cancel()
+
+    async def action_quit(self) -> None:
+        """Quit, saving what the app shows (after a yes while a job runs)."""
+        self.jobs.quit(self._leave)
+
+    def _leave(self) -> None:
+        self.state.remember()
+        self.exit()
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        self.jobs.progress(message)
+
+    def on_job_finished(self, message: JobFinished) -> None:
+        self.jobs.finished(message)
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        self.jobs.failed(message)
+
+    # -- sources in place (tui/app_sources.py) -----------------------------------------------
+    def action_sources(self) -> None:
+        self.sources.open()
 
     # -- the editor -----------------------------------------------------------------------
     def open_in_editor(self, path: Path, line: int | None = None) -> None:
@@ -252,7 +344,7 @@ class MemlensApp(StateMixin, JobsMixin, SourcesMixin, App[int]):
             self.notify(f"The editor exited with status {code}.", severity="warning",
                         markup=False)
         else:
-            self._tell_main(SourcesChanged())  # the file may have changed: stale flags
+            self.tell_main(SourcesChanged())  # the file may have changed: stale flags
 
 
 def run_app(root: Path, db: str | None) -> int:

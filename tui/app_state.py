@@ -1,102 +1,130 @@
-"""The app's remembered state (``tui/state_file.py``) and its watch mode (``engine.index.watch``), mixed
-into ``MemlensApp``: theme, query history, last filters and the watch setting are loaded at
-start and saved when they change or the app quits; the watcher reindexes changed files and the
-results refresh when its reindex lands."""
+"""The app's remembered state (``tui/state_file.py``) and its watch mode (``engine.index.watch``),
+held by ``MemlensApp`` as ``app.state`` (a ``StateKeeper``): theme, query history, last filters
+and the watch setting are loaded at start and saved when they change or the app quits; the
+watcher reindexes changed files and the results refresh when its reindex lands."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
+from .app_host import AppHost
 from .messages import HeaderChanged, JobEnded, SourcesChanged, StateRestored, WatchReport
 from .state_file import AppState, load_state, save_state, watch_override
 
+if TYPE_CHECKING:
+    from engine.index import Watcher
 
-class StateMixin:
-    """Uses the App's ``config``, ``frozen``, ``job``, ``main``, ``notify``, ``theme``,
-    ``post_message``, ``_embedder``, ``searcher`` and ``_tell_main``."""
+    from .app_jobs import Job
 
-    config: Any
-    frozen: bool
-    job: Any
-    main: Any
-    searcher: Any
-    _embedder: Any
-    notify: Any
-    post_message: Any
-    _tell_main: Any
 
-    def _init_state(self) -> None:
-        self.state, self._state_notice = load_state()
+class Remembering(Protocol):
+    """The main screen, as far as the saved state goes: its filters and query history."""
+
+    @property
+    def is_mounted(self) -> bool: ...
+
+    def remembered(self) -> tuple[dict[str, object], list[str]]: ...
+
+
+class StateHost(AppHost, Protocol):
+    """What ``StateKeeper`` uses of the app beyond ``AppHost``."""
+
+    theme: str
+
+    @property
+    def available_themes(self) -> dict[str, object]: ...
+
+    @property
+    def main(self) -> Remembering | None: ...
+
+    @property
+    def job(self) -> Job | None: ...
+
+
+class StateKeeper:
+    """The saved state (``saved``) and watch mode: ``watching`` (the setting), ``watcher``
+    (the running ``Watcher`` or None) and ``watch_label`` (what the header says of it)."""
+
+    def __init__(self, app: StateHost) -> None:
+        self.app = app
+        self.saved, self.notice = load_state()
         forced = watch_override()
-        self.watching = self.state.watch if forced is None else forced
-        self.watcher: Any = None
+        self.watching = self.saved.watch if forced is None else forced
+        self.watcher: Watcher | None = None
         self.watch_label: str | None = None  # what the header says about watching
-        if self.state.theme in self.available_themes:  # type: ignore[attr-defined]
-            self.theme = self.state.theme
+        self.ready = False  # restored: a theme change from now on is the user's, and saved
 
-    def _restore_state(self) -> None:
+    def apply_theme(self) -> None:
+        """The saved theme, if this Textual still has it."""
+        if self.saved.theme in self.app.available_themes:
+            self.app.theme = self.saved.theme
+
+    def restore(self) -> None:
         """On mount: the notice about an unreadable file, the history and the filters."""
-        if self._state_notice:
-            self.notify(self._state_notice, severity="warning", markup=False)
+        if self.notice:
+            self.app.notify(self.notice, severity="warning", markup=False)
         # the screen shows them once its widgets exist (a message waits for its mount)
-        self._tell_main(StateRestored(dict(self.state.filters), list(self.state.history)))
+        self.app.tell_main(StateRestored(dict(self.saved.filters), list(self.saved.history)))
         if self.watching:
-            self._start_watch()
+            self.start_watch()
         else:
             self.watch_label = "watch off"
-        self._state_ready = True
+        self.ready = True
 
-    def remember_state(self) -> None:
+    def remember(self) -> None:
         """Save what the app shows now (called when the theme or watch changes, and at quit)."""
-        state = self.state
-        state.theme = self.theme  # type: ignore[attr-defined]
-        main = self.main
+        state = self.saved
+        state.theme = self.app.theme
+        main = self.app.main
         if main is not None and main.is_mounted:
             state.filters, state.history = main.remembered()
         error = save_state(state)
         if error:
-            self.notify(error, severity="warning", markup=False)
+            self.app.notify(error, severity="warning", markup=False)
 
-    def watch_theme(self, _: str) -> None:
-        if getattr(self, "_state_ready", False):
-            self.remember_state()
+    def theme_changed(self) -> None:
+        if self.ready:
+            self.remember()
 
     # -- watch mode --------------------------------------------------------------------------
-    def action_toggle_watch(self) -> None:
-        self.watching = self.state.watch = not self.watching  # saved: MEMLENS_WATCH is not
+    def toggle_watch(self) -> None:
+        self.watching = self.saved.watch = not self.watching  # saved: MEMLENS_WATCH is not
         if self.watching:
-            self._start_watch()
+            self.start_watch()
         else:
-            self._stop_watch()
+            self.stop_watch()
             self.watch_label = "watch off"
-        self.notify("Watching the data root: changed files are reindexed shortly after"
-                    if self.watching else "Watch off: ctrl+r reindexes", timeout=3)
+        self.app.notify("Watching the data root: changed files are reindexed shortly after"
+                        if self.watching else "Watch off: ctrl+r reindexes", timeout=3)
         self._show_watch()
-        self.remember_state()
+        self.remember()
 
-    def _start_watch(self, catch_up: bool = True) -> None:
+    def start_watch(self, catch_up: bool = True) -> None:
         from engine.index import Watcher
 
         if self.watcher is not None and self.watcher.running:
             return
-        embedder = self._embedder or getattr(self.searcher, "embedder", None)
-        post = self.post_message
+        app = self.app
+        embedder = app.embedder or getattr(app.searcher, "embedder", None)
+        post = app.post_message
         # catch up with what changed while the app was closed, but never build a first index
         # unasked (the empty state says how: ctrl+r)
-        catch_up = catch_up and self.config.db_path.exists()
-        self.watcher = Watcher(self.config, lambda event: post(WatchReport(event)),
+        catch_up = catch_up and app.config.db_path.exists()
+        self.watcher = Watcher(app.config, lambda event: post(WatchReport(event)),
                                embedder=embedder, catch_up=catch_up).start()
         self.watch_label = "watching"
 
-    def _stop_watch(self) -> None:
+    def stop_watch(self) -> None:
         watcher, self.watcher = self.watcher, None
         if watcher is not None:
             watcher.stop(timeout=10)
 
     def _show_watch(self) -> None:
-        self._tell_main(HeaderChanged())
+        self.app.tell_main(HeaderChanged())
 
-    def on_watch_report(self, message: WatchReport) -> None:
+    def report(self, message: WatchReport) -> None:
+        """What the watcher says: the header's label, and the results refreshed after its
+        reindex."""
         from engine.index import Changed, Failed, Reindexed, Stopped, Waiting
 
         event = message.event
@@ -111,15 +139,16 @@ class StateMixin:
             s = event.stats
             if s.files or s.removed_files or s.deleted_chunks:
                 # the results refresh as after a reindex job (a job's own end does it then)
-                self._tell_main(JobEnded(refresh=True) if self.job is None
-                                else SourcesChanged())
+                self.app.tell_main(JobEnded(refresh=True) if self.app.job is None
+                                   else SourcesChanged())
         elif isinstance(event, Failed):
             self.watch_label = "watch: error"
-            self.notify("Watch: " + event.message, severity="warning", timeout=6, markup=False)
+            self.app.notify("Watch: " + event.message, severity="warning", timeout=6,
+                            markup=False)
         elif isinstance(event, Stopped) and self.watcher is not None \
                 and not self.watcher.running:
             self.watch_label = "watch stopped"
         self._show_watch()
 
 
-__all__ = ["AppState", "StateMixin"]
+__all__ = ["AppState", "StateKeeper"]

@@ -1,66 +1,65 @@
 """The main screen's actions on the chunk the preview shows: the whole file, the chunks before
-and after it, the editor, the clipboard."""
+and after it, the editor, the clipboard. The screen holds a ``ChunkController`` as
+``chunk_actions``; its ``action_*`` methods (found by name by Textual) call it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..messages import NeighbourLoaded
 from ..workers import neighbour_job
-from .answer_wait import waits_for_answer
+
+if TYPE_CHECKING:
+    from .main_host import MainHost
+
+# the actions on the shown chunk (this controller's and the time controller's): shown, but
+# disabled, while the preview shows no chunk
+CHUNK_ACTIONS = ("open_file", "step", "edit", "copy", "timeline_here", "conversation")
 
 
-class ChunkActions:
-    """Mixed into ``MainScreen``: uses its ``preview``, ``session`` and ``app``, and the
-    Screen's ``notify``, ``post_message`` and ``run_worker``."""
+class ChunkController:
+    """Opens, steps through, edits and copies the chunk in the main screen's preview."""
 
-    preview: Any
-    session: Any
-    app: Any
-    notify: Any
-    post_message: Any
-    run_worker: Any
+    def __init__(self, screen: MainHost) -> None:
+        self.screen = screen
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("open_file", "step", "edit", "copy"):
-            return True if self.preview.chunk is not None else None  # shown, but disabled
-        return True
-
-    @waits_for_answer
-    def action_open_file(self) -> None:
-        chunk = self.preview.chunk
+    def open_file(self) -> None:
+        screen = self.screen
+        chunk = screen.preview.chunk
         if chunk is None:
             return
         from .viewer import FileViewerScreen
 
-        response = self.session.response
+        response = screen.session.response
         terms = list(response.terms or []) if response is not None else []
-        self.app.push_screen(FileViewerScreen(chunk, frozen=self.app.frozen, terms=terms))
+        screen.app.push_screen(FileViewerScreen(chunk, frozen=screen.app.frozen, terms=terms))
 
-    def action_step(self, direction: int) -> None:
-        chunk = self.preview.chunk
+    def step(self, direction: int) -> None:
+        screen = self.screen
+        chunk = screen.preview.chunk
         if chunk is None:
             return
         if chunk.get("injected"):
-            self.notify("A profile has no neighbouring chunks.", timeout=3)
+            screen.notify("A profile has no neighbouring chunks.", timeout=3)
             return
-        config = self.app.config
-        chunk_id, post = chunk["id"], self.post_message
-        self.run_worker(lambda: neighbour_job(config, chunk_id, direction, post),
-                        thread=True, group="neighbour", exclusive=True, exit_on_error=False)
+        config = screen.app.config
+        chunk_id, post = chunk["id"], screen.post_message
+        screen.run_worker(lambda: neighbour_job(config, chunk_id, direction, post),
+                          thread=True, group="neighbour", exclusive=True, exit_on_error=False)
 
-    def on_neighbour_loaded(self, message: NeighbourLoaded) -> None:
+    def neighbour_loaded(self, message: NeighbourLoaded) -> None:
+        screen = self.screen
         if message.chunk is None:
             where = "first" if message.direction < 0 else "last"
-            self.notify(f"This is the {where} chunk of the file.", timeout=3)
+            screen.notify(f"This is the {where} chunk of the file.", timeout=3)
             return
-        response = self.session.response
+        response = screen.session.response
         terms = list(response.terms) if response is not None else []
-        self.preview.show_chunk(message.chunk, terms=terms, position=message.position)
+        screen.preview.show_chunk(message.chunk, terms=terms, position=message.position)
 
-    @waits_for_answer
-    def action_edit(self) -> None:
-        chunk = self.preview.chunk
+    def edit(self) -> None:
+        screen = self.screen
+        chunk = screen.preview.chunk
         if chunk is None:
             return
         from engine.library import ReadRefused
@@ -68,9 +67,9 @@ class ChunkActions:
         from ..workers import chunk_lines, locate_chunk, read_source, source_path
 
         try:
-            path = source_path(self.app.config, chunk["source_file"])
+            path = source_path(screen.app.config, chunk["source_file"])
         except ReadRefused as exc:
-            self.notify(f"Cannot open it: {exc}", severity="warning", timeout=4, markup=False)
+            screen.notify(f"Cannot open it: {exc}", severity="warning", timeout=4, markup=False)
             return
         line = None
         recorded = chunk_lines(chunk)
@@ -83,14 +82,13 @@ class ChunkActions:
                 line = span[0] + first + 1 if span else None
             except OSError:
                 pass
-        self.app.open_in_editor(path, line)
+        screen.app.open_in_editor(path, line)
 
-    @waits_for_answer
-    def action_copy(self) -> None:
-        chunk = self.preview.chunk
+    def copy(self) -> None:
+        screen = self.screen
+        chunk = screen.preview.chunk
         if chunk is None:
             return
-        self.app.copy_to_clipboard(chunk["content"])
-        self.notify(f"Copied {len(chunk['content']):,} characters of "
-                    f"{'the profile' if chunk.get('injected') else 'the chunk'}", timeout=2)
-
+        screen.app.copy_to_clipboard(chunk["content"])
+        screen.notify(f"Copied {len(chunk['content']):,} characters of "
+                      f"{'the profile' if chunk.get('injected') else 'the chunk'}", timeout=2)

@@ -4,8 +4,11 @@ Search runs as you type; what to ask and which answer to show is decided by the 
 ``SearchSession`` (``tui/session.py``, tested without Textual). The screen turns its decisions
 into Textual work: a timer for the trailing debounce, one exclusive thread worker (group
 "search") per search, and the widgets that show the answer. The app talks to the screen only
-through messages (``tui/messages``), handled in ``app_events``; the actions on a shown chunk
-are in ``chunk_actions``, the filters in ``filter_actions``, moving between panes in ``panes``.
+through messages (``tui/messages``), handled here. The screen holds a controller for each
+group of actions, typed against what they use of it (``main_host``): the actions on a shown
+chunk (``chunk_actions``, ``time_actions``), the filters (``filter_actions``), moving between
+panes (``panes``). Textual finds actions and handlers by name on the screen, so the
+``action_*`` methods stay here as one-line calls into the controllers.
 """
 
 from __future__ import annotations
@@ -22,7 +25,24 @@ from textual.widgets import Input, OptionList, SelectionList
 
 from .. import keys
 from ..actions import JobKind
-from ..messages import Overview, OverviewLoaded, RepeatLoaded, SearchDone, SearchFailed
+from ..messages import (
+    EmbedderMismatchFound,
+    EmbedderRepaired,
+    ExplainToggled,
+    HeaderChanged,
+    JobCancelling,
+    JobEnded,
+    JobProgress,
+    JobStarted,
+    NeighbourLoaded,
+    Overview,
+    OverviewLoaded,
+    RepeatLoaded,
+    SearchDone,
+    SearchFailed,
+    SourcesChanged,
+    StateRestored,
+)
 from ..session import SearchRequest, SearchSession
 from ..widgets.bars import InfoBar
 from ..widgets.chips import FilterChips
@@ -37,16 +57,15 @@ from ..widgets.results import ResultList
 from ..widgets.status import StatusLine, search_parts
 from ..widgets.text import one_line
 from ..workers import overview_job, repeat_job, search_job
-from .app_events import AppEvents
-from .chunk_actions import ChunkActions
-from .filter_actions import FilterActions
+from .answer_wait import waits_for_answer
+from .chunk_actions import CHUNK_ACTIONS, ChunkController
+from .filter_actions import FilterController
 from .modals import describe_error
-from .panes import PaneActions
-from .time_actions import TimeActions
+from .panes import PaneController
+from .time_actions import TimeController
 
 
-class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneActions,
-                 Screen[None]):
+class MainScreen(Screen[None]):
     BINDINGS = keys.MAIN
     # narrow: preview below the results; compact and narrow: facets only on ctrl+f
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (90, "-compact"), (120, "-medium"), (150, "-wide")]
@@ -63,6 +82,10 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         self.after_enter: list[str] | None = None
         self._run_when_previewed: list[str] = []
         self._phrases_told: str | None = None  # the phrases note last shown (_tell_phrases)
+        self.chunk_actions = ChunkController(self)
+        self.time_actions = TimeController(self)
+        self.filter_actions = FilterController(self)
+        self.pane_actions = PaneController(self)
 
     # -- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -88,7 +111,7 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         pane.border_title, pane.border_subtitle = "Results", BORDER_KEY
         self.query_one(JobPanel).display = False
         self.query_one(InfoBar).show(self.app.config.root, None)
-        self._show_chips()
+        self.filter_actions.show_chips()
         self._show_idle()
         self.reload_overview()
         query.focus()
@@ -175,7 +198,9 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         method = getattr(self, f"action_{action}", None)
         if self.after_enter is not None and getattr(method, "waits_for_answer", False):
             return True  # kept for the answer on its way (tui/screens/answer_wait.py)
-        return super().check_action(action, parameters)
+        if action in CHUNK_ACTIONS:
+            return True if self.preview.chunk is not None else None  # shown, but disabled
+        return True
 
     def _answer_came(self, rows: bool) -> None:
         """After enter: focus the results (or the box again when there are none) and run the
@@ -274,7 +299,7 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         time = getattr(message.response, "time", None)
         self.query_one(FilterChips).show(self.session.filters,
                                          time.removeprefix("time: ") if time else None)
-        self.time_phrase = getattr(message.response, "time_phrase", None)
+        self.filter_actions.time_phrase = getattr(message.response, "time_phrase", None)
         self._tell_phrases(getattr(message.response, "phrases", None))
         if rows:
             self._show_results_pane(True)
@@ -308,7 +333,7 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         if isinstance(message.error, EmbedderMismatch):
             self._mismatch_found(message.error)
             self.session.filters.mode = "keyword"  # an engine that raises instead of degrading
-            self._show_chips()
+            self.filter_actions.show_chips()
             self.schedule_search(0)
             return
         if isinstance(message.error, FileNotFoundError):
@@ -338,7 +363,7 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
 
         def chosen(re_embed: bool | None) -> None:
             if re_embed:
-                self.app.start_job(JobKind.RE_EMBED)
+                self.app.jobs.start(JobKind.RE_EMBED)
         self.app.push_screen(MismatchScreen(why), chosen)
 
     # -- what the result pane shows -------------------------------------------------------
@@ -370,7 +395,7 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
 
     def _show_no_results(self) -> None:
         has_index = self.overview is None or self.overview.exists
-        self._empty().no_results(self.session.request, self._filter_summary(), has_index)
+        self._empty().no_results(self.session.request, self.filter_actions.summary(), has_index)
         self._show_results_pane(False)
         self.preview.show_nothing()
 
@@ -381,7 +406,7 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
                              describe_error=describe_error,
                              coverage=self.overview.semantic_coverage if self.overview else None)
         parts.append(Content.assemble(("mode: ", "dim"), self.session.filters.mode))
-        active = self._filter_summary()
+        active = self.filter_actions.summary()
         if active:
             parts.append(Content.styled("filters: " + ", ".join(active), "$text-accent"))
         self.query_one(StatusLine).show(parts)
@@ -443,3 +468,105 @@ class MainScreen(AppEvents, TimeActions, ChunkActions, FilterActions, PaneAction
         self.preview.show_chunk(
             message.chunk, terms=terms, position=None,
             repeat=f"repeat {shown[1]} of {len(result.repeats) + 1} of result {self.results.rank}")
+
+    # -- what the app tells it (tui/messages) -------------------------------------------------
+    def on_job_started(self, message: JobStarted) -> None:
+        self.query_one(JobPanel).start(message.title, message.cancellable)
+        self.show_infobar()
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        self.query_one(JobPanel).progress(message.progress, message.elapsed)
+
+    def on_job_cancelling(self, _: JobCancelling) -> None:
+        self.query_one(JobPanel).cancelling()
+
+    def on_job_ended(self, message: JobEnded) -> None:
+        self.query_one(JobPanel).stop()
+        self.show_infobar()
+        if message.refresh:
+            self.reload_overview()
+            if self.session.request.asks or self.session.error is not None:
+                self.search_again()
+
+    def on_embedder_repaired(self, _: EmbedderRepaired) -> None:
+        if self.mismatch is not None:
+            self.mismatch = None
+            self.session.filters.mode = "hybrid"
+            self.filter_actions.show_chips()
+
+    def on_embedder_mismatch_found(self, message: EmbedderMismatchFound) -> None:
+        self.mismatch = None  # offer the re-embed again
+        self._mismatch_found(message.error)
+
+    def on_explain_toggled(self, _: ExplainToggled) -> None:
+        if self.preview.result is not None:
+            self._update_preview()
+
+    def on_sources_changed(self, _: SourcesChanged) -> None:
+        self.search_again()
+
+    def on_header_changed(self, _: HeaderChanged) -> None:
+        self.show_infobar()
+
+    def on_state_restored(self, message: StateRestored) -> None:
+        self.filter_actions.restore(message)
+
+    def remembered(self) -> tuple[dict[str, Any], list[str]]:
+        """The filters and the query history, to save (tui/app_state.py)."""
+        return self.filter_actions.remembered()
+
+    # -- actions on the shown chunk (chunk_actions, time_actions) -----------------------------
+    @waits_for_answer
+    def action_open_file(self) -> None:
+        self.chunk_actions.open_file()
+
+    def action_step(self, direction: int) -> None:
+        self.chunk_actions.step(direction)
+
+    def on_neighbour_loaded(self, message: NeighbourLoaded) -> None:
+        self.chunk_actions.neighbour_loaded(message)
+
+    @waits_for_answer
+    def action_edit(self) -> None:
+        self.chunk_actions.edit()
+
+    @waits_for_answer
+    def action_copy(self) -> None:
+        self.chunk_actions.copy()
+
+    @waits_for_answer
+    def action_timeline_here(self) -> None:
+        self.time_actions.timeline_here()
+
+    @waits_for_answer
+    def action_conversation(self) -> None:
+        self.time_actions.conversation()
+
+    # -- filters (filter_actions) -------------------------------------------------------------
+    def action_cycle_mode(self) -> None:
+        self.filter_actions.cycle_mode()
+
+    def action_date_filter(self) -> None:
+        self.filter_actions.date_filter()
+
+    def action_person_filter(self) -> None:
+        self.filter_actions.person_filter()
+
+    def action_clear_filters(self) -> None:
+        self.filter_actions.clear()
+
+    # -- panes (panes) ------------------------------------------------------------------------
+    def action_escape(self) -> None:
+        self.pane_actions.escape()
+
+    def action_pane(self, step: int) -> None:
+        self.pane_actions.step(step)
+
+    def action_focus_query(self) -> None:
+        self.pane_actions.focus_query()
+
+    def action_toggle_preview(self) -> None:
+        self.pane_actions.toggle_preview()
+
+    def action_facets(self) -> None:
+        self.pane_actions.facets()

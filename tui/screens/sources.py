@@ -2,8 +2,8 @@
 they live, each with its type, what the index holds of it and whether its folder is there.
 
 ``a`` adds one (a small form), ``d`` removes the highlighted one after a yes. The app makes the
-change (``tui/app_sources.py``: ``engine.index`` checks it and edits memlens.toml), takes the
-new configuration and reindexes; a refusal is shown here, as its one line. Paths, names and
+change (``app.sources``, ``tui/app_sources.py``: ``engine.index`` checks it and edits
+memlens.toml), takes the new configuration and reindexes; a refusal is shown here, as its one line. Paths, names and
 messages are data: plain text, never markup.
 """
 
@@ -179,7 +179,7 @@ class SourcesScreen(ModalScreen[None]):
 
     def _remove(self, name: str) -> None:
         try:
-            self.app.remove_source(name)
+            self.app.sources.remove(name)
         except ConfigError as exc:
             self._note(str(exc), "$text-error")
             return
@@ -246,7 +246,7 @@ class AddSourceScreen(ModalScreen[Any]):
         source_type = self.query_one("#source-type", Input).value.strip()
         name = self.query_one("#source-name", Input).value.strip() or None
         try:
-            source = self.app.add_source(path, source_type, name)
+            source = self.app.sources.add(path, source_type, name)
         except ConfigError as exc:  # SourceRefused: one line, memlens.toml as it was
             self._message(str(exc))
             return

@@ -120,7 +120,7 @@ class StatsScreen(Screen[None]):
 
         def chosen(yes: bool | None) -> None:
             if yes:
-                self.app.start_job(JobKind.MAINTENANCE)
+                self.app.jobs.start(JobKind.MAINTENANCE)
         self.app.push_screen(ConfirmScreen(
             "Run maintenance?", "Rebuild the vector index and VACUUM the database: it rewrites "
             "the whole index file and can take minutes on a big index.", "Run it"), chosen)

@@ -1,57 +1,51 @@
 """The main screen's ways out to time and context: the timeline at the shown result's date
-(``t``) and the shown chat, meeting or transcript hit inside its conversation (``c``)."""
+(``t``) and the shown chat, meeting or transcript hit inside its conversation (``c``). The
+screen holds a ``TimeController`` as ``time_actions``."""
 
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.library import CONVERSATION_TYPES
 
-from .answer_wait import waits_for_answer
+if TYPE_CHECKING:
+    from .main_host import MainHost
 
 
-class TimeActions:
-    """Mixed into ``MainScreen`` (before ``ChunkActions``): uses its ``preview``, ``results``
-    and ``app``, and the Screen's ``notify``."""
+class TimeController:
+    """Opens the timeline or the conversation at the chunk in the main screen's preview."""
 
-    preview: Any
-    results: Any
-    app: Any
-    notify: Any
+    def __init__(self, screen: MainHost) -> None:
+        self.screen = screen
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("timeline_here", "conversation"):
-            return True if self.preview.chunk is not None else None  # shown, but disabled
-        return super().check_action(action, parameters)  # type: ignore[misc]
-
-    @waits_for_answer
-    def action_timeline_here(self) -> None:
-        chunk = self.preview.chunk
+    def timeline_here(self) -> None:
+        screen = self.screen
+        chunk = screen.preview.chunk
         if chunk is None:
             return
         try:
             day = date.fromisoformat((chunk.get("content_date") or "")[:10])
         except ValueError:
-            self.notify("This chunk has no date: the timeline opens at today.", timeout=3)
-            self.app.action_timeline()
+            screen.notify("This chunk has no date: the timeline opens at today.", timeout=3)
+            screen.app.action_timeline()
             return
         from .timeline import TimelineScreen
 
-        self.app.push_screen(TimelineScreen(day, "day", chunk["id"]))
+        screen.app.push_screen(TimelineScreen(day, "day", chunk["id"]))
 
-    @waits_for_answer
-    def action_conversation(self) -> None:
-        chunk = self.preview.chunk
+    def conversation(self) -> None:
+        screen = self.screen
+        chunk = screen.preview.chunk
         if chunk is None:
             return
         if chunk.get("injected") or chunk.get("source_type") not in CONVERSATION_TYPES:
-            self.notify("Only chat, meeting, voice and transcript hits open as a "
-                        "conversation.", timeout=3, markup=False)
+            screen.notify("Only chat, meeting, voice and transcript hits open as a "
+                          "conversation.", timeout=3, markup=False)
             return
         from .conversation import ConversationScreen
 
-        hits = [r.id for r in self.results.results if not r.injected]
-        inside = getattr(self.preview.result, "in_range", None)  # opens at those messages
-        self.app.push_screen(ConversationScreen(chunk["id"], hits,
-                                                inside.before if inside is not None else 0))
+        hits = [r.id for r in screen.results.results if not r.injected]
+        inside = getattr(screen.preview.result, "in_range", None)  # opens at those messages
+        screen.app.push_screen(ConversationScreen(chunk["id"], hits,
+                                                  inside.before if inside is not None else 0))
