@@ -1,14 +1,14 @@
 """The main screen: query box, facets, results, preview, progress and status.
 
 Search runs as you type; what to ask and which answer to show is decided by the screen's
-``SearchSession`` (``tui/session.py``, tested without Textual). The screen turns its decisions
-into Textual work: a timer for the trailing debounce, one exclusive thread worker (group
-"search") per search, and the widgets that show the answer. The app talks to the screen only
-through messages (``tui/messages``), handled here. The screen holds a controller for each
-group of actions, typed against what they use of it (``main_host``): the actions on a shown
-chunk (``chunk_actions``, ``time_actions``), the filters (``filter_actions``), moving between
-panes (``panes``). Textual finds actions and handlers by name on the screen, so the
-``action_*`` methods stay here as one-line calls into the controllers.
+``SearchSession`` (``tui/session.py``, tested without Textual). The app talks to the screen
+only through messages (``tui/messages``), handled here. The screen holds a controller for each
+job, typed against what they use of it (``main_host``): the search flow, its debounce timer,
+workers and answers (``search_flow``), what the results pane and status line show
+(``results_view``), the actions on a shown chunk (``chunk_actions``, ``time_actions``), the
+filters (``filter_actions``), moving between panes (``panes``). Textual finds actions and
+handlers by name on the screen, so the ``action_*`` and ``on_*`` methods stay here as
+one-line calls into the controllers.
 """
 
 from __future__ import annotations
@@ -20,11 +20,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Input, OptionList, SelectionList
 
 from .. import keys
-from ..actions import JobKind
 from ..messages import (
     EmbedderMismatchFound,
     EmbedderRepaired,
@@ -54,14 +52,14 @@ from ..widgets.legend import BORDER_KEY
 from ..widgets.preview import Preview
 from ..widgets.query import QueryInput
 from ..widgets.results import ResultList
-from ..widgets.status import StatusLine, search_parts
-from ..widgets.text import one_line
-from ..workers import overview_job, repeat_job, search_job
+from ..widgets.status import StatusLine
+from ..workers import overview_job, repeat_job
 from .answer_wait import waits_for_answer
 from .chunk_actions import CHUNK_ACTIONS, ChunkController
 from .filter_actions import FilterController
-from .modals import describe_error
 from .panes import PaneController
+from .results_view import ResultsView
+from .search_flow import SearchFlow
 from .time_actions import TimeController
 
 
@@ -75,17 +73,16 @@ class MainScreen(Screen[None]):
         self.session = SearchSession()
         self.overview: Overview | None = None
         self.mismatch: BaseException | str | None = None  # the embedder mismatch, once seen
-        self.re_embed_offered = False  # the re-embed dialog was shown this session
-        self._timer: Timer | None = None
         # enter pressed before its answer came: the result keys typed since, run once the
         # answer's first result is previewed (tui/screens/answer_wait.py)
         self.after_enter: list[str] | None = None
         self._run_when_previewed: list[str] = []
-        self._phrases_told: str | None = None  # the phrases note last shown (_tell_phrases)
         self.chunk_actions = ChunkController(self)
         self.time_actions = TimeController(self)
         self.filter_actions = FilterController(self)
         self.pane_actions = PaneController(self)
+        self.search_flow = SearchFlow(self)
+        self.results_view = ResultsView(self)
 
     # -- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -112,7 +109,7 @@ class MainScreen(Screen[None]):
         self.query_one(JobPanel).display = False
         self.query_one(InfoBar).show(self.app.config.root, None)
         self.filter_actions.show_chips()
-        self._show_idle()
+        self.results_view.show_idle()
         self.reload_overview()
         query.focus()
 
@@ -158,9 +155,9 @@ class MainScreen(Screen[None]):
         if facets.path_prefix != checked_source:  # the checked source was removed
             self.schedule_search(0)
         if not self.query_one(QueryInput).value.strip():
-            self._show_idle()
+            self.results_view.show_idle()
         else:
-            self._show_status()  # the semantic coverage may have changed
+            self.results_view.show_status()  # the semantic coverage may have changed
 
     def _source_counts(self, overview: Overview) -> list[tuple[str, str, int]]:
         """(prefix, source type, chunks) of each source the configuration declares now."""
@@ -181,8 +178,7 @@ class MainScreen(Screen[None]):
             return
         query = self.query_one(QueryInput)
         query.remember(event.value)
-        if self._timer is not None:
-            self._fire()
+        self.search_flow.fire_pending()
         if not self.session.idle:
             # the answer is on its way: what is typed next is meant for its results
             self.after_enter = []
@@ -202,7 +198,7 @@ class MainScreen(Screen[None]):
             return True if self.preview.chunk is not None else None  # shown, but disabled
         return True
 
-    def _answer_came(self, rows: bool) -> None:
+    def answer_came(self, rows: bool) -> None:
         """After enter: focus the results (or the box again when there are none) and run the
         result keys typed meanwhile once the first result is in the preview."""
         if self.after_enter is None:
@@ -218,198 +214,13 @@ class MainScreen(Screen[None]):
         self.schedule_search()
 
     def schedule_search(self, delay: float | None = None) -> None:
-        """Search now or when the typing pauses (the session's debounce)."""
-        wait = self.session.change(delay)
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        if wait is None:
-            self._fire()
-        else:
-            self._timer = self.set_timer(wait, self._fire)
-            self._show_status()
-
-    def _current_request(self) -> SearchRequest:
-        facets = self.query_one(FacetList)
-        return self.session.request_for(self.query_one(QueryInput).value,
-                                        facets.source_types, facets.path_prefix)
-
-    def _fire(self, force: bool = False) -> None:
-        self._timer = None
-        seq = self.session.fire(self._current_request(), force=force)
-        if seq is None:
-            self._show_status()  # nothing new to ask: the status must not stay "searching…"
-            return
-        self._search(seq)
-
-    def search_again(self) -> None:
-        """Ask the current request again, from its first page: the index or a file changed
-        under it (the same request would otherwise be skipped as already asked)."""
-        if self._timer is not None:
-            self._timer.stop()
-        self._fire(force=True)
-
-    def load_more(self) -> None:
-        """The same search for the next page size; the highlighted result stays highlighted."""
-        current = self.results.current
-        seq = self.session.next_page(current.id if current is not None else None)
-        if seq is not None:
-            self._search(seq)
-
-    def _search(self, seq: int) -> None:
-        request = self.session.request
-        if not request.asks or request.source_types == ():
-            self.session.settle(seq)
-            if request.source_types == () and request.asks:
-                self.results.show([])
-                self._empty().no_types()
-                self._show_results_pane(False)
-                self.preview.show_nothing()  # no result: no preview of the one before
-                self._show_status()
-            else:
-                self._show_idle()
-            return
-        library, now, post = self.app.library, self.app.now, self.post_message
-        self.run_worker(lambda: search_job(library, request, seq, now, post), thread=True,
-                        exclusive=True, group="search", name=f"search-{seq}",
-                        exit_on_error=False)
-        self._show_status()
+        self.search_flow.schedule(delay)
 
     def on_search_done(self, message: SearchDone) -> None:
-        rows = self.session.accept(message.seq, message.response)
-        if rows is None:
-            return  # stale: a newer search was asked for meanwhile
-        response = message.response
-        if getattr(response, "semantic_error", None) == "embedder_mismatch":
-            self._mismatch_found(getattr(response, "semantic_detail", None)
-                                 or "the index holds another embedder's vectors")
-        elif (getattr(response, "serving_embedder", None) or getattr(response, "re_embed", None)
-              ) and self.app.job is None and not self.re_embed_offered:
-            # searches use the index's own vectors: offer the re-embed that switches them
-            self._offer_re_embed(response)
-        if not self.app.heap_settled and self.app.screen is self:
-            self.call_after_refresh(self.app.settle_heap)  # once, when the answer is painted
-        keep = self.session.kept(message.seq)
-        if keep is not None and self.results.jump_to_end:  # G asked for the end: go there
-            keep = rows[-1].id
-        # the highlight's OptionHighlighted fills the preview, after the list is painted
-        self.results.show(rows, keep=keep)
-        self.query_one(FacetList).show_query_counts(
-            getattr(message.response, "type_counts", None), self.session.request.path_prefix)
-        time = getattr(message.response, "time", None)
-        self.query_one(FilterChips).show(self.session.filters,
-                                         time.removeprefix("time: ") if time else None)
-        self.filter_actions.time_phrase = getattr(message.response, "time_phrase", None)
-        self._tell_phrases(getattr(message.response, "phrases", None))
-        if rows:
-            self._show_results_pane(True)
-        else:
-            self._show_no_results()
-        self._answer_came(bool(rows))
-        self._show_status()
-
-    def _tell_phrases(self, note: str | None) -> None:
-        """A quoted phrase no row holds: the rows shown are the nearest without it, said once
-        per query (a next page brings the same note)."""
-        if note and "no result holds" in note and note != self._phrases_told:
-            self.notify(note.removeprefix("phrases: "), severity="warning", timeout=6,
-                        markup=False)
-        self._phrases_told = note
+        self.search_flow.done(message)
 
     def on_search_failed(self, message: SearchFailed) -> None:
-        outcome = self.session.fail(message.seq, message.error)
-        if outcome is None:
-            return
-        if outcome == "page":
-            self.notify("Could not load more results: "
-                        + one_line(describe_error(message.error))[:160],
-                        severity="warning", timeout=4, markup=False)
-            self._show_status()
-            return
-        self.results.show([])
-        self.query_one(FacetList).show_query_counts(None)
-        from engine import EmbedderMismatch
-
-        if isinstance(message.error, EmbedderMismatch):
-            self._mismatch_found(message.error)
-            self.session.filters.mode = "keyword"  # an engine that raises instead of degrading
-            self.filter_actions.show_chips()
-            self.schedule_search(0)
-            return
-        if isinstance(message.error, FileNotFoundError):
-            self._show_no_index()
-        else:
-            self._empty().failed(describe_error(message.error))
-            self._show_results_pane(False)
-        self.preview.show_nothing()
-        self._answer_came(False)
-        self._show_status()
-
-    def _mismatch_found(self, error: BaseException | str) -> None:
-        """The index holds another embedder's vectors and no embedder here reads them: search
-        goes on with keywords (the engine says so in ``arms``); offer a re-embed once per
-        session."""
-        first = self.mismatch is None
-        self.mismatch = error
-        if first:
-            self._offer_re_embed(error)
-
-    def _offer_re_embed(self, why: Any) -> None:
-        """The re-embed dialog (``why``: the mismatch, or a response whose vectors are another
-        embedder's or whose re-embed stopped part-way), once per session."""
-        from .modals import MismatchScreen
-
-        self.re_embed_offered = True
-
-        def chosen(re_embed: bool | None) -> None:
-            if re_embed:
-                self.app.jobs.start(JobKind.RE_EMBED)
-        self.app.push_screen(MismatchScreen(why), chosen)
-
-    # -- what the result pane shows -------------------------------------------------------
-    def _empty(self) -> EmptyState:
-        return self.query_one(EmptyState)
-
-    def _show_results_pane(self, rows: bool) -> None:
-        self._empty().display = not rows
-        self.results.display = rows
-
-    def _show_idle(self) -> None:
-        self.results.show([])
-        self.query_one(FacetList).show_query_counts(None)  # no query: the index's counts
-        self.preview.show_nothing()
-        ov = self.overview
-        if ov is not None and not ov.exists:
-            self._show_no_index()
-        else:
-            self._empty().idle(ov.chunks if ov else None)
-            self._show_results_pane(False)
-        self._show_status()
-
-    def _show_no_index(self) -> None:
-        ov = self.overview
-        self._empty().no_index(str(self.app.config.root),
-                               ov.db_path if ov else str(self.app.config.db_path),
-                               can_import=self.app.demo_refusal("import") is None)
-        self._show_results_pane(False)
-
-    def _show_no_results(self) -> None:
-        has_index = self.overview is None or self.overview.exists
-        self._empty().no_results(self.session.request, self.filter_actions.summary(), has_index)
-        self._show_results_pane(False)
-        self.preview.show_nothing()
-
-    def _show_status(self) -> None:
-        parts = search_parts(self.session, frozen=self.app.frozen,
-                             mismatch=self.mismatch is not None,
-                             job_running=self.app.job is not None,
-                             describe_error=describe_error,
-                             coverage=self.overview.semantic_coverage if self.overview else None)
-        parts.append(Content.assemble(("mode: ", "dim"), self.session.filters.mode))
-        active = self.filter_actions.summary()
-        if active:
-            parts.append(Content.styled("filters: " + ", ".join(active), "$text-accent"))
-        self.query_one(StatusLine).show(parts)
+        self.search_flow.failed(message)
 
     # -- preview --------------------------------------------------------------------------
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -419,11 +230,11 @@ class MainScreen(Screen[None]):
             for action in waiting:
                 getattr(self, f"action_{action}")()
             if self.results.reached_end(event.option_index):
-                self.load_more()
+                self.search_flow.load_more()
 
     @on(ResultList.EndAsked)
     def _end_asked(self) -> None:
-        self.load_more()
+        self.search_flow.load_more()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list is self.results:
@@ -486,7 +297,7 @@ class MainScreen(Screen[None]):
         if message.refresh:
             self.reload_overview()
             if self.session.request.asks or self.session.error is not None:
-                self.search_again()
+                self.search_flow.again()
 
     def on_embedder_repaired(self, _: EmbedderRepaired) -> None:
         if self.mismatch is not None:
@@ -496,14 +307,14 @@ class MainScreen(Screen[None]):
 
     def on_embedder_mismatch_found(self, message: EmbedderMismatchFound) -> None:
         self.mismatch = None  # offer the re-embed again
-        self._mismatch_found(message.error)
+        self.search_flow.mismatch_found(message.error)
 
     def on_explain_toggled(self, _: ExplainToggled) -> None:
         if self.preview.result is not None:
             self._update_preview()
 
     def on_sources_changed(self, _: SourcesChanged) -> None:
-        self.search_again()
+        self.search_flow.again()
 
     def on_header_changed(self, _: HeaderChanged) -> None:
         self.show_infobar()
