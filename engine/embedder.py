@@ -46,7 +46,7 @@ def _safetensor(path: Path, key: str) -> np.ndarray:
 class _StaticModel:
     """WordLlama inference (wordllama/inference.py, dense, unnormalised): the mean of the
     tokens' rows of the embedding matrix, padded batches of 64 as the library does, so the
-    vectors are the library's to the bit (tests/test_embedder_local.py).
+    vectors are the library's to the bit (tests/index/test_embedder_local.py).
 
     Batches are tokenized by the Hugging Face tokenizer (Rust, fast on many texts); one text
     by the pure-Python encoder (engine/embed/wordllama_bpe.py), which gives the same ids and
@@ -135,7 +135,7 @@ class LocalEmbedder(Embedder):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of ``texts``. One text (a search's query) goes through the pure-Python
         encoder, so a query-only process never imports ``tokenizers``; the ids, and so the
-        vectors, are the batch path's (tests/test_wordllama_bpe.py)."""
+        vectors, are the batch path's (tests/index/test_wordllama_bpe.py)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         texts = list(texts)

@@ -34,7 +34,8 @@ def clock_env() -> dict[str, str]:
     return {"MEMLENS_NOW": os.environ["MEMLENS_NOW"]}
 
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+REPO = Path(__file__).resolve().parents[1]  # the repository, wherever a test module sits under tests/
+SHARED = REPO.parent / "shared"
 BENCH_DATA = SHARED / "bench-data"
 
 

@@ -14,7 +14,7 @@ ranges ("last week" -> the same hour seven days ago), and dates "I may go", "mar
 (``engine/dates/timepoints.py``) imports in 9-13 ms and takes 0.02 ms per query (0.05 ms at worst)
 on the same 20 queries, and its rules are stated below.
 
-The rules (tested in tests/test_timephrase.py):
+The rules (tested in tests/time/test_timephrase.py):
 
 - A week is Monday-Sunday (ISO). Ranges are whole periods, ends inclusive ("this month" is the
   whole month, future days included).

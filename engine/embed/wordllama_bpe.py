@@ -4,7 +4,7 @@
 ``Tokenizer.from_file`` take ~65 ms (holding the GIL) building the whole Rust tokenizer from the
 wheel's JSON, just to tokenize a few words. :class:`WordLlamaBPE` reads the same file in ~30 ms (most
 of it ``json.loads`` and the merge table) and gives the same ids as
-``tokenizer.encode(text, add_special_tokens=False).ids`` (tests/test_wordllama_bpe.py compares
+``tokenizer.encode(text, add_special_tokens=False).ids`` (tests/index/test_wordllama_bpe.py compares
 them on every demo chunk), so a query's vector is the same to the bit (engine/embedder.py).
 
 The file describes a Llama-style BPE, and :func:`_check_config` refuses any other: prepend "▁"

@@ -3,7 +3,7 @@
 :meth:`Filters.sql` is the WHERE fragment pushed into the keyword arm; :meth:`Filters.rowid_queries`
 the same set as rowid queries for the vector arm's mask; :meth:`Filters.matches` the same test
 in memory, the post-fusion re-check (it judges the injected profile, which no SQL sees). The
-forms agree on every chunk (tests/test_filters.py) because they compare the same values the
+forms agree on every chunk (tests/search/test_filters.py) because they compare the same values the
 same way: dates as the strings the index holds (content_date is ``YYYY-MM-DD`` or NULL,
 docs/data-layer.md), so ``since``/``until`` are inclusive on the date part in both.
 

@@ -7,7 +7,7 @@ own way (the app as styles, MCP and the CLI as «»).
 
 The window starts a few words before the first match (``LEAD`` characters) unless the match
 is within ``2 * LEAD`` of the start: the result list shows as few as ~40 cells of the snippet
-line at 120 columns, so a match further in would be cut off. Pure functions, no SQL (tests/test_snippets.py).
+line at 120 columns, so a match further in would be cut off. Pure functions, no SQL (tests/search/test_snippets.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ answer); the answer depends only on the `local` embedder's weights, so it is com
 and read as text. Keys are the lowercase tokens that encode a word (" word") as one token; a word
 with no neighbour above the floor, or split into pieces ("ankle" -> an|k|le), is not listed.
 
-Rebuild after a wordllama upgrade (tests/test_query_expansion.py compares the table with the
+Rebuild after a wordllama upgrade (tests/search/test_query_expansion.py compares the table with the
 installed wheel):
 
     python -m engine.retrieval.word_neighbours

@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from engine.storage.lock import writer_lock
-from tests.conftest import make_root
+from tests.conftest import REPO, make_root
 from tests.conftest import run_cli as run
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture

@@ -5,16 +5,13 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import tomllib
-from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
 
 from cli.main import main
-from tests.conftest import make_root
+from tests.conftest import REPO, make_root
 from tests.conftest import run_cli as run
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")

@@ -5,14 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from cli.main import main
-from tests.conftest import make_root
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.conftest import REPO, make_root
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,10 @@ import subprocess
 import sys
 import textwrap
 import tomllib
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.conftest import REPO
 
 HEADLESS_APP = textwrap.dedent("""
     import asyncio, sys

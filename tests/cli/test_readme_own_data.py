@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import clock_env
+from tests.conftest import REPO, clock_env
 
-REPO = Path(__file__).resolve().parents[1]
 SECTION = "## Use it on your own data"
 TIMEOUT = 120
 

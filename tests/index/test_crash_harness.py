@@ -22,9 +22,8 @@ import pytest
 from engine.config import load_config
 from engine.indexer import reindex
 from engine.storage.db import connect
-from tests.conftest import assert_consistent, make_root, slack_lines
+from tests.conftest import REPO, assert_consistent, make_root, slack_lines
 
-REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
 WRITERS = {

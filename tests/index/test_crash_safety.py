@@ -7,15 +7,12 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from engine.indexer import reindex
 from engine.storage.db import connect
-from tests.conftest import CountingEmbedder, assert_consistent, slack_lines
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.conftest import REPO, CountingEmbedder, assert_consistent, slack_lines
 
 CHILD = """
 import sys

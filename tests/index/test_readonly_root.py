@@ -23,9 +23,8 @@ import pytest
 from engine.config import load_config
 from engine.indexer import reindex
 from engine.storage.db import connect
-from tests.conftest import clock_env, make_root
+from tests.conftest import REPO, clock_env, make_root
 
-REPO = Path(__file__).resolve().parents[1]
 MCP_SNIPPET = """
 import json, sys
 from engine.config import load_config

@@ -18,6 +18,7 @@ from engine.retrieval.entities import (
     parse_people,
     person_to_content,
 )
+from tests.conftest import REPO
 
 PEOPLE = {"people": [
     {"name": "Maya", "aliases": [], "relationship": "cousin"},
@@ -283,5 +284,4 @@ def test_a_query_naming_nobody_does_not_load_rapidfuzz():
             "assert 'rapidfuzz' not in sys.modules\n"
             "assert match_person('lunch with Maya Chenn', people)[0].name == 'Maya Chen'\n"
             "assert 'rapidfuzz' in sys.modules\n")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=os.path.dirname(
-        os.path.dirname(os.path.abspath(__file__))))
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)

@@ -4,13 +4,12 @@ as its ../shared/bench-data/<name>/SOURCES.md counts it: documents, judged queri
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import BENCH_DATA
+from tests.conftest import BENCH_DATA, REPO
 
-sys.path.append(str(Path(__file__).resolve().parents[1] / "bench"))  # the bench's own modules
+sys.path.append(str(REPO / "bench"))  # the bench's own modules
 quality_sets = pytest.importorskip("quality_sets")
 
 # (loader, folder, documents, judged queries, relevant pairs), as each SOURCES.md verifies them

@@ -15,9 +15,8 @@ from engine.config import load_config
 from engine.indexer import reindex
 from engine.library import Library
 from engine.retrieval.filters import Filters, holds_phrases
-from tests.conftest import make_root
+from tests.conftest import REPO, make_root
 
-REPO = Path(__file__).resolve().parents[1]
 NOTES = {
     "notes/pies/pecan.md": "# Pecan pie\n\nThe pecan pie for Thanksgiving: toasted pecans.\n",
     "notes/pies/maple.md": "# Maple pecan pie\n\nA maple pecan pie, less sweet.\n",

@@ -16,9 +16,7 @@ import pytest
 from engine.config import load_config
 from engine.dates import ClockError, now, today
 from engine.indexer import reindex
-from tests.conftest import SUITE_NOW, make_root
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.conftest import REPO, SUITE_NOW, make_root
 
 
 def test_the_suite_runs_on_its_own_clock():

@@ -266,7 +266,7 @@ def test_a_reader_never_writes_the_sidecar_and_falls_back_without_one(config, tm
     folder.rmdir()
     db = config.db_path
     before = sorted(p.name for p in db.parent.iterdir())
-    # (tests/test_readonly_root.py searches a root the process cannot write at all)
+    # (tests/index/test_readonly_root.py searches a root the process cannot write at all)
     out = subprocess.run([sys.executable, "-c", READ_ONLY_SEARCH, str(config.root)],
                          capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == "VectorIndex" and int(out[1]) > 0
