@@ -314,3 +314,21 @@ def test_the_private_member_check_sees_each_kind(tmp_path):
         "        return self._mine, other._mine, self._keymap, super()._set_theme()\n")
     assert [f.split(": ")[1] for f in _private_reads(package)] == [
         "other._mine", "self._keymap", "super()._set_theme"]
+
+
+# -- the tests themselves ----------------------------------------------------------------------
+
+TESTS = ENGINE.parent / "tests"
+
+
+def test_no_test_module_imports_another_and_none_is_named_after_a_ticket():
+    # what tests share lives in a conftest.py (tests/<feature>/conftest.py, or tests/ for all)
+    imports = []
+    for path in TESTS.rglob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module and any(
+                    part.startswith("test_") for part in node.module.split(".")):
+                imports.append(f"{path.relative_to(TESTS)}: {node.module}")
+    assert imports == []
+    ticket = re.compile(r"fixes|hardening|edges|bugs|regression|issue|ticket")
+    assert [p.name for p in TESTS.rglob("test_*.py") if ticket.search(p.stem)] == []

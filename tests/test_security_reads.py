@@ -25,8 +25,8 @@ from textual.widgets import TextArea
 from engine.config import load_config
 from engine.index.protected import Protected
 from engine.indexer import reindex
+from tests.app.conftest import aio, make_app, ready, wait_for
 from tests.conftest import make_root
-from tests.test_app import aio, make_app, ready, wait_for
 from tui.screens.stats import StatsScreen
 from tui.screens.viewer import FileViewerScreen
 

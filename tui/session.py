@@ -1,6 +1,6 @@
 """The search session behind the main screen: what to ask the engine, and which answer to show.
 
-A plain class (no Textual) so its decisions are tested on their own (tests/test_session.py):
+A plain class (no Textual) so its decisions are tested on their own (tests/app/test_session.py):
 
 - debounce: the first change after a pause searches at once (no added latency for a single
   keystroke or a facet toggle); changes that follow within the delay are coalesced into one

@@ -1,7 +1,7 @@
 """The first results do not move with the page size asked, and every front door shows the same
 first rows: the injected profile's score and place come from a fixed head of the ranking
 (docs/design.md, stage 7), each stretch of the page from a fixed depth (stage 3)."""
-# ruff: noqa: F811 - the fixture imported from tests.test_app is an argument here
+# ruff: noqa: F811 - the fixture imported from tests/app/conftest.py is an argument here
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from engine.config import load_config
 from engine.library import Library
-from tests.test_app import aio, demo_root, make_app, ready, search  # noqa: F401 - a fixture
+from tests.app.conftest import aio, demo_root, make_app, ready, search  # noqa: F401 - a fixture
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 

@@ -16,7 +16,7 @@ from engine.rank.candidates import Candidate
 from engine.rank.convex import convex_merge
 from engine.rank.stages import apply_recency_decay, drop_weak_semantic, sort_by_date
 from engine.searcher import Searcher
-from tests.test_app import demo_root  # noqa: F401 - fixture
+from tests.app.conftest import demo_root  # noqa: F401 - fixture
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 

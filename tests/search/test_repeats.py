@@ -1,6 +1,6 @@
 """Repeats: chunks of the same text (dates aside) are one row that says how many and when, in
 the engine, the command line, MCP and the app (engine/rank/repeats.py)."""
-# ruff: noqa: F811 - the fixture imported from tests.test_app is an argument here
+# ruff: noqa: F811 - the fixture imported from tests/app/conftest.py is an argument here
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from engine.display import repeats_text
 from engine.library import Library
 from engine.rank.candidates import Candidate, Repeat
 from engine.rank.repeats import NORMALISED_CHARS, collapse_repeats, normalise, repeat_key
-from tests.test_app import aio, demo_root, make_app, ready, search, wait_for  # noqa: F401
+from tests.app.conftest import aio, demo_root, make_app, ready, search, wait_for  # noqa: F401
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 QUOTE = 'Quote: "If I can\'t explain it to Maya at dinner, I don\'t understand it yet."'

@@ -1,6 +1,6 @@
 """The number beside each row is the one the list is ordered by, or the row says why it sits
 where it does; one arm alone shows its own 0-1 score; a page browsed by date shows no score."""
-# ruff: noqa: F811 - the fixture imported from tests.test_app is an argument here
+# ruff: noqa: F811 - the fixture imported from tests/app/conftest.py is an argument here
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from engine.config import load_config
 from engine.library import Library
 from engine.rank.calibration import calibration_for
 from mcp_server.tools import MemlensTools
-from tests.test_app import aio, demo_root, make_app, ready, search  # noqa: F401 - a fixture
+from tests.app.conftest import aio, demo_root, make_app, ready, search  # noqa: F401 - a fixture
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 

@@ -18,8 +18,8 @@ from engine.extractors.messaging import TelegramExtractor
 from engine.indexer import reindex
 from engine.searcher import Searcher
 from engine.storage.db import connect
+from tests.app.conftest import aio, job_panel_text
 from tests.conftest import V6_DROPS, CountingEmbedder, migrate_from
-from tests.test_app import aio, job_panel_text
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 FIRST_DAY = datetime(2026, 3, 14, 18, 0, tzinfo=UTC)

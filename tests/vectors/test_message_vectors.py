@@ -24,8 +24,8 @@ from engine.vectors.message_vectors import (
     store,
     unpack,
 )
+from tests.app.conftest import aio, job_panel_text
 from tests.conftest import CountingEmbedder, assert_consistent, migrate_from, slack_lines
-from tests.test_app import aio, job_panel_text
 from tests.vectors.conftest import MessageEmbedder, cli_progress_task, message_rows
 
 WINDOW = ("[2026-03-01 09:00] Maya Chen: where is the key?\n"

@@ -21,8 +21,8 @@ from engine.schema import EmbedderMismatch, set_meta, stored_embedder
 from engine.searcher import Searcher
 from engine.storage.db import connect, transaction
 from engine.vectors.sidecar_scan import SidecarIndex
+from tests.app.conftest import aio, job_panel_text
 from tests.conftest import CountingEmbedder, assert_consistent, slack_lines
-from tests.test_app import aio, job_panel_text
 from tests.vectors.conftest import DownAfter, cli_progress_task
 
 REPO = Path(__file__).resolve().parents[2]

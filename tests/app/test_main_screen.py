@@ -1,18 +1,10 @@
 """Pilot tests of the main screen's rough edges: each failed before."""
-# ruff: noqa: F811 - the fixtures imported from tests.test_app are arguments here
 
 from __future__ import annotations
 
 from engine.config import load_config
 from engine.storage.db import connect
-from tests.test_app import (  # noqa: F401 - demo_root, writable_root are fixtures
-    aio,
-    demo_root,
-    make_app,
-    ready,
-    search,
-    writable_root,
-)
+from tests.app.conftest import aio, make_app, ready, search
 from tui.widgets.facets import FacetList
 
 
@@ -124,7 +116,7 @@ async def test_help_lists_what_the_result_marks_mean(demo_root):
 async def test_snippet_rows_show_the_match_and_no_markdown_markers(writable_root):
     from engine.config import load_config as config_of
     from engine.indexer import reindex
-    from tests.test_app import SharedEmbedder
+    from tests.app.conftest import SharedEmbedder
 
     note = writable_root / "notes" / "kayak-trip.md"
     filler = " ".join(f"filler{i}" for i in range(60))

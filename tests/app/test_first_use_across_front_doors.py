@@ -1,6 +1,5 @@
 """What a new user hit in the app and the CLI: each found by hand, each pinned here (the app
 through Pilot, the CLI as a subprocess, the MCP server through the SDK's client)."""
-# ruff: noqa: F811 - the fixtures imported from tests.test_app are arguments here
 
 from __future__ import annotations
 
@@ -10,15 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.test_app import (  # noqa: F401 - demo_root, writable_root are fixtures
-    aio,
-    demo_root,
-    make_app,
-    notes_text,
-    ready,
-    wait_for,
-    writable_root,
-)
+from tests.app.conftest import aio, make_app, notes_text, ready, wait_for
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -76,7 +67,7 @@ def test_a_source_type_is_its_id_its_label_or_a_prefix_and_nothing_else(demo_roo
 @aio
 async def test_the_timelines_source_key_names_the_type_by_its_label(demo_root):
     from engine.display import type_label
-    from tests.test_app_timeline import timeline_loaded
+    from tests.app.conftest import timeline_loaded
     from tui.widgets.calendar import ActivityCalendar
 
     app = make_app(demo_root)
@@ -93,7 +84,7 @@ async def test_the_timelines_source_key_names_the_type_by_its_label(demo_root):
         assert f"{type_label(shown)} " in title and f"{shown} " not in title
 
 
-# -- one rule for importing into the demo root (the app: tests/test_app_fit.py) -----------------
+# -- one rule for importing into the demo root (the app: tests/app/test_app_fit.py) -----------------
 
 CHAT = "12/03/2026, 18:02 - Maya Chen: Dinner Sunday at 6?\n"
 
@@ -112,7 +103,7 @@ def test_the_cli_never_imports_into_the_demo_root(writable_root, tmp_path):
 
 @aio
 async def test_unchecking_every_source_type_empties_the_preview_too(demo_root):
-    from tests.test_app import search
+    from tests.app.conftest import search
     from tui.widgets.facets import FacetList
 
     app = make_app(demo_root)
@@ -147,7 +138,7 @@ async def query_box(pilot):
 async def test_keys_typed_after_enter_wait_for_the_answer(demo_root):
     from engine.config import load_config
     from engine.searcher import Searcher
-    from tests.test_app import SharedEmbedder, SpySearcher
+    from tests.app.conftest import SharedEmbedder, SpySearcher
     from tui.screens.conversation import ConversationScreen
 
     slow = SpySearcher(Searcher(load_config(demo_root), SharedEmbedder()),

@@ -1,43 +1,25 @@
 """Pilot tests of the app bugs a new user hit: each failed before its fix."""
-# ruff: noqa: F811 - the fixtures imported from tests.test_app are arguments here
-
 from __future__ import annotations
 
-import html
 import re
 
 from engine.config import load_config
 from engine.display import type_label
 from engine.searcher import Searcher
-from tests.test_app import (  # noqa: F401 - demo_root, writable_root are fixtures
+from tests.app.conftest import (
     SharedEmbedder,
     SpySearcher,
-    _add_chat,
+    add_chat,
     aio,
-    demo_root,
     lines_of,
     make_app,
     ready,
+    screen_lines,
     search,
     wait_for,
-    writable_root,
 )
 from tui.screens.discover import DiscoverScreen
 from tui.widgets.query import QueryInput
-
-
-def screen_lines(app) -> list[str]:
-    """The screen as text, read from its SVG screenshot (a cell is 12.2 px wide)."""
-    width, height = app.size
-    grid = [[" "] * width for _ in range(height)]
-    svg = app.export_screenshot()
-    for x, line, text in re.findall(r'<text [^>]*x="([\d.]+)"[^>]*line-(\d+)\)">([^<]*)<',
-                                    svg):
-        col = round(float(x) / 12.2)
-        for i, ch in enumerate(html.unescape(text).replace("\xa0", " ")):
-            if 0 <= col + i < width:
-                grid[int(line)][col + i] = ch
-    return ["".join(row) for row in grid]
 
 
 def status_of(app) -> str:
@@ -51,7 +33,7 @@ async def test_reindex_refreshes_the_results_of_an_unchanged_query(writable_root
         await ready(pilot)
         await search(pilot, "zephyrine kayak")
         assert all("kayak.jsonl" not in r.source_file for r in app.main.results.results)
-        _add_chat(writable_root, "kayak")
+        add_chat(writable_root, "kayak")
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: app.job is None, what="the reindex")
         await wait_for(pilot, lambda: app.main.results.results and app.main.results.results[0]
@@ -206,10 +188,10 @@ async def test_ctrl_d_and_ctrl_u_move_half_a_page(demo_root):
 
 @aio
 async def test_cancel_and_quit_during_a_job_ask_first(writable_root):
-    from tests.test_app import GatedEmbedder
+    from tests.app.conftest import GatedEmbedder
     from tui.screens.modals import ConfirmScreen
 
-    _add_chat(writable_root, "kayak-a")
+    add_chat(writable_root, "kayak-a")
     gate = GatedEmbedder()
     app = make_app(writable_root, embedder=gate)
     async with app.run_test(size=(120, 40)) as pilot:

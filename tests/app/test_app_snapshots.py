@@ -2,53 +2,17 @@
 
 The app runs ``frozen`` (fixed theme, no blinking cursors, no timing numbers), ``now`` is a
 fixed datetime and $HOME is the demo root's parent, so the header shows ``~/root`` wherever
-the test runs. Update with ``pytest tests/test_app_snapshots.py --snapshot-update`` and look at
-the SVGs in tests/__snapshots__/ before committing them.
+the test runs. Update with ``pytest tests/app/test_app_snapshots.py --snapshot-update`` and look at
+the SVGs in tests/app/__snapshots__/ before committing them.
 """
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from tests.test_app import MARKUP_QUERY, demo_root, make_app  # noqa: F401 - fixture
+from tests.app.conftest import MARKUP_QUERY, SIZE, make_app, searched, wait_until
 from tui.screens.stats import StatsScreen
 from tui.screens.viewer import FileViewerScreen
-from tui.widgets.query import QueryInput
-
-SIZE = (120, 40)
-
-
-@pytest.fixture
-def home(demo_root, monkeypatch):  # noqa: F811 - the imported fixture
-    monkeypatch.setenv("HOME", str(demo_root.parent))
-    return demo_root
-
-
-async def _wait(pilot, condition, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        await pilot.pause(0.02)
-
-
-def searched(text: str, *then: str, highlight: int | None = None):
-    """A run_before: wait for the overview, search ``text``, then press ``then``."""
-    async def run_before(pilot) -> None:
-        app = pilot.app
-        await _wait(pilot, lambda: app.main is not None and app.main.overview is not None)
-        query = app.main.query_one(QueryInput)
-        query.value = text
-        query.cursor_position = len(text)
-        await pilot.pause(0.05)
-        await _wait(pilot, lambda: app.main.idle)
-        if highlight is not None:
-            app.main.results.highlighted = highlight
-        if then:
-            await pilot.press(*then)
-        await pilot.pause(0.1)
-    return run_before
 
 
 def test_main_screen_with_results(home, snap_compare):
@@ -60,7 +24,7 @@ def test_main_screen_with_results(home, snap_compare):
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
 def test_main_screen_with_results_at(home, snap_compare, size):
     """The rows, the header, the status and the footer at either edge of the layouts: each
-    shortened after a whole word, or left out whole (tests/test_app_fit.py reads the same
+    shortened after a whole word, or left out whole (tests/app/test_app_fit.py reads the same
     screens for a word cut mid-word)."""
     assert snap_compare(make_app(home), terminal_size=size,
                         run_before=searched(MARKUP_QUERY, "enter"))
@@ -74,7 +38,7 @@ def test_preview_with_explain(home, snap_compare):
 def test_file_viewer(home, snap_compare):
     async def run_before(pilot) -> None:
         await searched(MARKUP_QUERY, "enter", "o")(pilot)
-        await _wait(pilot, lambda: isinstance(pilot.app.screen, FileViewerScreen))
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, FileViewerScreen))
         await pilot.pause(0.1)
     assert snap_compare(make_app(home), terminal_size=SIZE, run_before=run_before)
 
@@ -93,7 +57,7 @@ def test_stats_screen(home, snap_compare, monkeypatch):
     async def run_before(pilot) -> None:
         await searched("")(pilot)
         await pilot.press("f3")
-        await _wait(pilot, lambda: isinstance(pilot.app.screen, StatsScreen)
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, StatsScreen)
                     and pilot.app.screen.loaded)
         await pilot.pause(0.1)
     assert snap_compare(make_app(home), terminal_size=SIZE, run_before=run_before)

@@ -2,28 +2,37 @@
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import json
-import shutil
 import stat
 import threading
-import time
-from datetime import UTC, date, datetime
 from pathlib import Path
 
-import pytest
 from textual.widgets import Static, TextArea
 
 from engine.config import load_config
-from engine.demo import generate_demo_root
-from engine.embedder import EmbeddingError, LocalEmbedder
 from engine.indexer import reindex
 from engine.schema import EmbedderMismatch
 from engine.searcher import Searcher
 from engine.storage.lock import writer_lock
+from tests.app.conftest import (
+    MARKUP_QUERY,
+    DownEmbedder,
+    GatedEmbedder,
+    OtherEmbedder,
+    SharedEmbedder,
+    SpySearcher,
+    add_chat,
+    aio,
+    enter_text,
+    lines_of,
+    make_app,
+    notes_text,
+    ready,
+    row_texts,
+    search,
+    wait_for,
+)
 from tests.conftest import make_root
-from tui.app import MemlensApp
 from tui.screens.discover import DiscoverScreen
 from tui.screens.help import HelpScreen
 from tui.screens.menu import MenuScreen
@@ -40,190 +49,40 @@ from tui.widgets.facets import FacetList
 from tui.widgets.jobpanel import JobPanel
 from tui.widgets.query import QueryInput
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-TODAY = date(2026, 11, 30)
-MARKUP_QUERY = "pager alarm"  # finds the ops-alerts chunk holding markup and an ANSI escape
-
-
-def aio(test):
-    """Run an async test on its own event loop (no pytest plugin needed); fixtures pass
-    through because the signature is kept."""
-    @functools.wraps(test)
-    def run(*args, **kwargs):
-        return asyncio.run(test(*args, **kwargs))
-    return run
-
-
-async def job_panel_text(progress, elapsed: float = 1.0) -> str:
-    """What the app's job panel says for one progress report of a running reindex."""
-    from textual.app import App
-
-    class Panel(App):
-        def compose(self):
-            yield JobPanel()
-
-    app = Panel()
-    async with app.run_test() as pilot:
-        panel = app.query_one(JobPanel)
-        panel.start("Reindex", cancellable=True)
-        panel.progress(progress, elapsed)
-        await pilot.pause()
-        return panel.query_one("#job-text").render().plain
-
-
 # -- fixtures ------------------------------------------------------------------------------------
 
-class SharedEmbedder(LocalEmbedder):
-    """The real local embedder (its model is loaded once per process)."""
 
 
-class GatedEmbedder(LocalEmbedder):
-    """Blocks in embed() until released: an index job that is reliably still running."""
-
-    def __init__(self) -> None:
-        self.entered = threading.Event()
-        self.release = threading.Event()
-
-    def embed(self, texts):
-        self.entered.set()
-        self.release.wait(20)
-        return super().embed(texts)
 
 
-class OtherEmbedder(LocalEmbedder):
-    """Same vectors, another name: the index's embedder does not match it."""
-
-    provider = "other"
-    model = "other-model"
 
 
-class DownEmbedder(LocalEmbedder):
-    def embed(self, texts):
-        raise EmbeddingError("provider_error", "provider unreachable (test)")
 
 
-class SpySearcher:
-    """A real Searcher that records every call, optionally slowing some queries down."""
-
-    def __init__(self, searcher: Searcher, delays: dict[str, float] | None = None) -> None:
-        self.inner = searcher
-        self.delays = delays or {}
-        self.calls: list[tuple[str, dict]] = []
-
-    def search(self, query, limit=10, source_types=None, **kw):
-        self.calls.append((query, {"source_types": source_types, "limit": limit, **kw}))
-        time.sleep(self.delays.get(query, 0))
-        return self.inner.search(query, limit, source_types, **kw)
-
-    def read_transaction(self):
-        return self.inner.read_transaction()
-
-    def close(self) -> None:
-        self.inner.close()
 
 
-@pytest.fixture(scope="session")
-def demo_root(request, tmp_path_factory) -> Path:
-    """The demo data root, generated and indexed once for the whole session (kept on the
-    pytest config, so the snapshot module, which imports this fixture, shares it)."""
-    root = getattr(request.config, "_memlens_app_demo_root", None)
-    if root is None:
-        root = tmp_path_factory.mktemp("memlens-app") / "root"
-        generate_demo_root(root, today=TODAY)
-        reindex(config=load_config(root), embedder=SharedEmbedder())
-        request.config._memlens_app_demo_root = root
-    return root
 
 
-@pytest.fixture
-def writable_root(demo_root, tmp_path) -> Path:
-    """A private copy of the indexed demo root, for tests that write to the index."""
-    root = tmp_path / "root"
-    shutil.copytree(demo_root, root, symlinks=True)
-    return root
 
 
-@pytest.fixture
-def own_root(writable_root) -> Path:
-    """A private copy that is a user's own root, not a demo root: imports go into it."""
-    from engine.config import DEMO_MARKER
-
-    (writable_root / DEMO_MARKER).unlink()
-    return writable_root
 
 
-def make_app(root: Path, *, searcher=None, embedder=None, keys: dict | None = None,
-             **kw) -> MemlensApp:
-    config = load_config(root)
-    if keys:
-        config = config.with_overrides(keys=keys)
-    searcher = searcher or Searcher(config, SharedEmbedder())
-    app = MemlensApp(config, now=NOW, searcher=searcher, embedder=embedder or SharedEmbedder(),
-                     frozen=True, **kw)
-    app.notes = []  # every notification, for assertions
-
-    def notify(message, *, title="", severity="information", timeout=None, markup=True):
-        app.notes.append((str(title), str(message), severity))
-    app.notify = notify
-    return app
 
 
-async def wait_for(pilot, condition, timeout: float = 15.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
 
 
-async def ready(pilot) -> None:
-    app = pilot.app
-    await wait_for(pilot, lambda: app.main is not None and app.main.overview is not None,
-                   what="the overview")
 
 
-async def enter_text(pilot, field, text: str) -> None:
-    """``text`` into the focused input ``field``, then enter. Only its last key is typed: the
-    pilot takes ~60 ms a key, a tmp path is ~100 keys, and no test here is about typing them
-    (the key still goes through the keyboard, so the form hears it change)."""
-    assert pilot.app.screen.focused is field
-    field.value = text[:-1]
-    field.cursor_position = len(field.value)
-    await pilot.press(*text[-1:], "enter")
 
 
-async def search(pilot, text: str, *, type_keys: bool = False) -> None:
-    """Put a query in the query box (typed key by key when ``type_keys``) and wait for its
-    answer."""
-    app = pilot.app
-    query = app.main.query_one(QueryInput)
-    query.focus()
-    if type_keys:
-        query.value = ""
-        await pilot.press(*text)
-    else:
-        query.value = text
-        query.cursor_position = len(text)
-    await pilot.pause(0.05)
-    await wait_for(pilot, lambda: app.main.idle, what="the search")
-    await pilot.pause()
 
 
-def lines_of(widget) -> list[str]:
-    """What a widget shows, as plain text lines."""
-    return [widget.render_line(y).text for y in range(widget.size.height)]
 
 
-def static_text(widget) -> str:
-    return str(widget.render()) if hasattr(widget, "render") else ""
 
 
-def row_texts(app) -> list[str]:
-    return [o.prompt.plain for o in app.main.results.options]
 
 
-def notes_text(app) -> str:
-    return "\n".join(f"{t}: {m}" for t, m, _ in app.notes)
 
 
 # -- search --------------------------------------------------------------------------------------
@@ -664,19 +523,12 @@ async def test_markup_and_escapes_in_data_are_shown_literally(demo_root):
 
 # -- index jobs ------------------------------------------------------------------------------
 
-def _add_chat(root: Path, name: str, n: int = 40) -> None:
-    path = root / "data" / "telegram" / f"{name}.jsonl"
-    with path.open("w") as fh:
-        for i in range(n):
-            fh.write(json.dumps({"date": f"2026-11-2{i % 9}T10:{i % 60:02d}:00+00:00",
-                                 "from": "Nadia Quist",
-                                 "text": f"zephyrine kayak plan number {i}"}) + "\n")
 
 
 @aio
 async def test_reindex_progress_search_meanwhile_refuse_second_and_cancel(writable_root):
     for name in ("kayak-a", "kayak-b", "kayak-c"):
-        _add_chat(writable_root, name)
+        add_chat(writable_root, name)
     gate = GatedEmbedder()
     app = make_app(writable_root, embedder=gate)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -721,7 +573,7 @@ async def test_reindex_finishes_with_summary_and_refreshed_counts(writable_root)
         await ready(pilot)
         facets = app.main.query_one(FacetList)
         before = facets.counts["telegram"]
-        _add_chat(writable_root, "kayak")
+        add_chat(writable_root, "kayak")
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: app.job is None, what="the reindex")
         await wait_for(pilot, lambda: facets.counts["telegram"] == before + 4, what="counts")

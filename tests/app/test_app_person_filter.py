@@ -11,16 +11,7 @@ from engine.searcher import Searcher
 from mcp_server.descriptions import HYBRID_DESCRIPTION, KEYWORD_DESCRIPTION, SEMANTIC_DESCRIPTION
 from mcp_server.schemas import search_schema
 from mcp_server.tools import MemlensTools
-from tests.test_app import (  # noqa: F401 - demo_root is a fixture
-    NOW,
-    SharedEmbedder,
-    SpySearcher,
-    aio,
-    demo_root,
-    make_app,
-    ready,
-    wait_for,
-)
+from tests.app.conftest import NOW, SharedEmbedder, SpySearcher, aio, make_app, ready, wait_for
 from tui.actions import BY_ID
 from tui.commands import MemlensCommands
 from tui.screens.help import help_content
@@ -36,7 +27,7 @@ def _plain(screen, selector: str) -> str:
 
 
 @aio
-async def test_ctrl_n_is_the_filter_of_memlens_search_person(demo_root):  # noqa: F811
+async def test_ctrl_n_is_the_filter_of_memlens_search_person(demo_root):
     config = load_config(demo_root)
     spy = SpySearcher(Searcher(config, SharedEmbedder()))
     app = make_app(demo_root, searcher=spy)
@@ -71,7 +62,7 @@ async def test_ctrl_n_is_the_filter_of_memlens_search_person(demo_root):  # noqa
 
 
 @aio
-async def test_the_key_help_and_palette_say_person_filter(demo_root):  # noqa: F811
+async def test_the_key_help_and_palette_say_person_filter(demo_root):
     action = BY_ID["person_filter"]
     assert action.title == "Person filter" and action.short == "Person"
     assert action.help.startswith("Person filter: only results with or about one person")
@@ -83,7 +74,7 @@ async def test_the_key_help_and_palette_say_person_filter(demo_root):  # noqa: F
             help_content(app, 110).plain
 
 
-def test_the_mcp_search_tools_take_the_same_person_filter_and_say_so(demo_root):  # noqa: F811
+def test_the_mcp_search_tools_take_the_same_person_filter_and_say_so(demo_root):
     described = search_schema()["properties"]["person"]["description"]
     assert described.startswith("Optional person filter:")
     for description in (HYBRID_DESCRIPTION, KEYWORD_DESCRIPTION, SEMANTIC_DESCRIPTION):

@@ -5,11 +5,10 @@ from __future__ import annotations
 from engine.config import load_config
 from engine.library import Library
 from engine.searcher import Searcher
-from tests.test_app import (  # noqa: F401 - fixture
+from tests.app.conftest import (
     SharedEmbedder,
     SpySearcher,
     aio,
-    demo_root,
     make_app,
     ready,
     search,
@@ -19,7 +18,7 @@ from tui.screens.modals import PersonScreen
 
 
 @aio
-async def test_a_person_alone_lists_their_chunks_and_the_chip_removes(demo_root):  # noqa: F811
+async def test_a_person_alone_lists_their_chunks_and_the_chip_removes(demo_root):
     config = load_config(demo_root)
     spy = SpySearcher(Searcher(config, SharedEmbedder()))
     person = Library(config).person("Robert Okafor")

@@ -1,6 +1,5 @@
 """Pilot tests of the import dialog's options: what ``memlens import`` takes as ``--date-order``
 (WhatsApp only) and ``--tz``, chosen in the dialog and carried through the app's import job."""
-# ruff: noqa: F811 - the fixtures imported from tests.test_app are arguments here
 
 from __future__ import annotations
 
@@ -11,17 +10,7 @@ from pathlib import Path
 from textual.widgets import Input, Select
 
 from engine.importers import IMPORTERS
-from tests.test_app import (  # noqa: F401 - demo_root, writable_root, own_root are fixtures
-    aio,
-    demo_root,
-    enter_text,
-    make_app,
-    notes_text,
-    own_root,
-    ready,
-    wait_for,
-    writable_root,
-)
+from tests.app.conftest import aio, enter_text, make_app, notes_text, ready, wait_for
 from tui.messages import ImportRequest
 from tui.screens.import_dialog import ImportResultScreen, ImportScreen
 

@@ -1,5 +1,4 @@
 """The timeline screen and the conversation view, driven by keys on the indexed demo root."""
-
 from __future__ import annotations
 
 from datetime import date
@@ -7,21 +6,15 @@ from datetime import date
 from engine.config import load_config
 from engine.dates.timerange import TimeRange
 from engine.library import Library
-from tests.test_app import aio, demo_root, make_app, ready, search, wait_for  # noqa: F401
+from tests.app.conftest import aio, make_app, ready, search, timeline_loaded, wait_for
 from tui.screens.conversation import ConversationScreen
 from tui.screens.jump import JumpScreen
-from tui.screens.timeline import TimelineScreen
 from tui.screens.viewer import FileViewerScreen
 from tui.widgets.facets import FacetList
 
 SIZE = (120, 40)
 
 
-async def timeline_loaded(pilot) -> TimelineScreen:
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, TimelineScreen)
-                   and pilot.app.screen.loaded, what="the timeline")
-    await pilot.pause()
-    return pilot.app.screen
 
 
 async def conversation_loaded(pilot) -> ConversationScreen:
@@ -58,7 +51,7 @@ def shown(screen) -> TimeRange:
 
 
 @aio
-async def test_f5_opens_this_week_and_keys_move_by_day_week_and_month(demo_root):  # noqa: F811 - the imported fixture
+async def test_f5_opens_this_week_and_keys_move_by_day_week_and_month(demo_root):
     library = Library(load_config(demo_root))
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
@@ -87,7 +80,7 @@ async def test_f5_opens_this_week_and_keys_move_by_day_week_and_month(demo_root)
 
 
 @aio
-async def test_go_to_a_phrase_on_this_day_and_one_source(demo_root):  # noqa: F811 - the imported fixture
+async def test_go_to_a_phrase_on_this_day_and_one_source(demo_root):
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -121,7 +114,7 @@ async def test_go_to_a_phrase_on_this_day_and_one_source(demo_root):  # noqa: F8
 
 
 @aio
-async def test_enter_opens_a_conversation_or_the_file(demo_root):  # noqa: F811 - the imported fixture
+async def test_enter_opens_a_conversation_or_the_file(demo_root):
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -156,7 +149,7 @@ async def test_enter_opens_a_conversation_or_the_file(demo_root):  # noqa: F811 
 
 
 @aio
-async def test_t_and_c_from_a_result_and_n_between_the_querys_hits(demo_root):  # noqa: F811 - the imported fixture
+async def test_t_and_c_from_a_result_and_n_between_the_querys_hits(demo_root):
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -197,7 +190,7 @@ async def test_t_and_c_from_a_result_and_n_between_the_querys_hits(demo_root):  
 
 
 @aio
-async def test_the_conversation_pages_back_and_forward_at_either_end(demo_root):  # noqa: F811 - the imported fixture
+async def test_the_conversation_pages_back_and_forward_at_either_end(demo_root):
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         conv = await conversation_of_a_middle_window(pilot, demo_root)
@@ -218,7 +211,7 @@ async def test_the_conversation_pages_back_and_forward_at_either_end(demo_root):
 
 
 @aio
-async def test_j_k_g_and_G_move_in_the_day_list_and_the_conversation(demo_root):  # noqa: F811 - the imported fixture
+async def test_j_k_g_and_G_move_in_the_day_list_and_the_conversation(demo_root):
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -264,7 +257,7 @@ async def test_j_k_g_and_G_move_in_the_day_list_and_the_conversation(demo_root):
 
 
 @aio
-async def test_c_comes_back_to_the_message_opened_at_after_n_and_N(demo_root):  # noqa: F811 - the imported fixture
+async def test_c_comes_back_to_the_message_opened_at_after_n_and_N(demo_root):
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -290,7 +283,7 @@ async def test_c_comes_back_to_the_message_opened_at_after_n_and_N(demo_root):  
 
 
 @aio
-async def test_browsing_a_month_shows_the_days_of_the_messages_in_it(demo_root):  # noqa: F811 - the imported fixture
+async def test_browsing_a_month_shows_the_days_of_the_messages_in_it(demo_root):
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -312,7 +305,7 @@ async def test_browsing_a_month_shows_the_days_of_the_messages_in_it(demo_root):
 
 
 @aio
-async def test_c_opens_a_window_at_its_first_message_inside_the_dates(demo_root):  # noqa: F811 - the imported fixture
+async def test_c_opens_a_window_at_its_first_message_inside_the_dates(demo_root):
     app = make_app(demo_root)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)

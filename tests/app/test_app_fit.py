@@ -5,7 +5,6 @@ import and no source); the facet counts are all the query's or all the index's, 
 A word cut mid-word is found as a word on screen that no widget holds whole: every widget's
 text (its whole lines, before any cut), its border's titles and the keys' descriptions make
 the vocabulary, and the screen, read from its screenshot, may only show its words."""
-# ruff: noqa: F811 - the fixtures imported from tests.test_app are arguments here
 
 from __future__ import annotations
 
@@ -21,21 +20,19 @@ from engine.display import type_label
 from engine.importers import demo_root_refused
 from engine.index import add_source
 from engine.indexer import reindex
-from tests.conftest import make_root
-from tests.test_app import (  # noqa: F401 - demo_root, writable_root, own_root are fixtures
+from tests.app.conftest import (
     MARKUP_QUERY,
+    SHARED_WORDS,
     SharedEmbedder,
     aio,
-    demo_root,
     make_app,
-    own_root,
     ready,
+    screen_lines,
     search,
     wait_for,
-    writable_root,
+    write_vault,
 )
-from tests.test_app_fixes import screen_lines
-from tests.test_app_sources import SHARED_WORDS, write_vault
+from tests.conftest import make_root
 from tui.actions import ACTIONS, MENU
 from tui.commands import MemlensCommands
 from tui.screens.import_dialog import ImportScreen

@@ -15,8 +15,9 @@ from engine.config import DEMO_MARKER, load_config
 from engine.index import add_source
 from engine.indexer import reindex
 from engine.library import Library
-from tests.conftest import make_root
-from tests.test_app import (
+from tests.app.conftest import (
+    SHARED_WORDS,
+    WORD,
     GatedEmbedder,
     SharedEmbedder,
     aio,
@@ -27,16 +28,15 @@ from tests.test_app import (
     ready,
     search,
     wait_for,
+    write_vault,
 )
+from tests.conftest import make_root
 from tui.screens.discover import DiscoverScreen
 from tui.screens.modals import ConfirmScreen
 from tui.screens.sources import AddSourceScreen, SourcesScreen
 from tui.screens.stats import StatsScreen
 from tui.widgets.facets import FacetList
 from tui.widgets.jobpanel import JobPanel
-
-WORD = "quokkalumen"  # in the vault's notes only
-SHARED_WORDS = "harbor bridge"  # in the root's slack channels and in the vault
 
 
 @pytest.fixture
@@ -47,16 +47,6 @@ def root(tmp_path) -> Path:
     return root
 
 
-def write_vault(folder: Path) -> Path:
-    (folder / "Daily").mkdir(parents=True)
-    (folder / "Daily/2026-03-01.md").write_text(
-        f"# Morning\n\nSaw a {WORD} by the harbor bridge at dawn.\n")
-    (folder / "Ideas").mkdir()
-    (folder / "Ideas/lamps.md").write_text(
-        f"# Lamps\n\nA {WORD} lamp for the reading corner.\n")
-    (folder / ".obsidian").mkdir()
-    (folder / ".obsidian/workspace.md").write_text(f"{WORD} in the app's own folder\n")
-    return folder
 
 
 @pytest.fixture

@@ -5,16 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import TextArea
 
-from tests.test_app import (  # noqa: F401 - demo_root, writable_root, own_root are fixtures
-    aio,
-    demo_root,
-    make_app,
-    own_root,
-    ready,
-    search,
-    wait_for,
-    writable_root,
-)
+from tests.app.conftest import aio, make_app, ready, search, wait_for
 from tui.keys import BY_BINDING
 from tui.screens.modals import DateRangeScreen
 from tui.screens.viewer import FileViewerScreen
@@ -42,7 +33,7 @@ def _painted(area: TextArea, word: str, style) -> bool:
 
 
 @aio
-async def test_viewer_header_names_one_line_and_keys_move_and_search(demo_root):  # noqa: F811
+async def test_viewer_header_names_one_line_and_keys_move_and_search(demo_root):
     app = make_app(demo_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -118,7 +109,7 @@ async def test_viewer_and_editor_refuse_a_link_out_of_the_data_root(data_root, t
 
 
 @aio
-async def test_terms_keep_their_colour_in_the_selected_chunk_in_every_theme(demo_root):  # noqa: F811
+async def test_terms_keep_their_colour_in_the_selected_chunk_in_every_theme(demo_root):
     from rich.color import Color
 
     app = make_app(demo_root)
@@ -140,7 +131,7 @@ async def test_terms_keep_their_colour_in_the_selected_chunk_in_every_theme(demo
 
 
 @aio
-async def test_viewer_opened_from_a_result_highlights_the_query(demo_root):  # noqa: F811
+async def test_viewer_opened_from_a_result_highlights_the_query(demo_root):
     app = make_app(demo_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -161,7 +152,7 @@ async def _date_dialog(pilot, since: str, until: str = "") -> str:
 
 
 @aio
-async def test_date_range_reads_months_and_phrases(demo_root):  # noqa: F811
+async def test_date_range_reads_months_and_phrases(demo_root):
     app = make_app(demo_root)  # now = 2026-11-30
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -203,7 +194,7 @@ def _fake_editor(folder, name: str, record) -> None:
 
 @aio
 async def test_editor_falls_back_to_visual_then_nano_and_says_which(
-        demo_root, tmp_path, monkeypatch):  # noqa: F811
+        demo_root, tmp_path, monkeypatch):
     record = tmp_path / "args.txt"
     bin_ = tmp_path / "bin"
     _fake_editor(bin_, "nano", record)
@@ -270,7 +261,7 @@ def _visible(app, widget) -> bool:
 
 
 @aio
-async def test_80x24_dialogs_fit_and_the_footer_keeps_f1_f2(own_root):  # noqa: F811
+async def test_80x24_dialogs_fit_and_the_footer_keeps_f1_f2(own_root):
     from tui.screens.help import HelpScreen, help_content
     from tui.screens.import_dialog import ImportScreen
 
@@ -311,7 +302,7 @@ async def test_80x24_dialogs_fit_and_the_footer_keeps_f1_f2(own_root):  # noqa: 
 # -- remembered state and watch mode -----------------------------------------------------------
 
 @aio
-async def test_theme_history_filters_and_watch_are_remembered(demo_root, app_state):  # noqa: F811
+async def test_theme_history_filters_and_watch_are_remembered(demo_root, app_state):
     import json
 
     app = make_app(demo_root)
@@ -341,7 +332,7 @@ async def test_theme_history_filters_and_watch_are_remembered(demo_root, app_sta
 
 
 @aio
-async def test_a_corrupt_state_file_is_ignored_with_a_notice(demo_root, app_state):  # noqa: F811
+async def test_a_corrupt_state_file_is_ignored_with_a_notice(demo_root, app_state):
     app_state.mkdir()
     (app_state / "state.json").write_text('{"theme": "nord", "history": [')
     app = make_app(demo_root)
@@ -358,8 +349,8 @@ async def test_watch_mode_refreshes_the_results_when_a_log_grows(tmp_path, monke
 
     from engine.config import load_config
     from engine.indexer import reindex
+    from tests.app.conftest import SharedEmbedder
     from tests.conftest import make_root
-    from tests.test_app import SharedEmbedder
 
     root = make_root(tmp_path / "root")
     reindex(config=load_config(root), embedder=SharedEmbedder())
@@ -385,7 +376,7 @@ async def test_watch_mode_refreshes_the_results_when_a_log_grows(tmp_path, monke
 
 
 @aio
-async def test_import_result_dialog_shows_the_whole_summary_at_80x24(demo_root):  # noqa: F811
+async def test_import_result_dialog_shows_the_whole_summary_at_80x24(demo_root):
     from types import SimpleNamespace
 
     from tui.screens.import_dialog import ImportResultScreen
