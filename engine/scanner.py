@@ -280,5 +280,6 @@ if __name__ == "__main__":  # ``python -m engine.scanner [--discover]``: ``memle
     from engine.command_line import run
 
     argv = sys.argv[1:]
-    which = "--files" if "--discover" in argv else "--pending"
-    sys.exit(run(["discover", which, *(a for a in argv if a != "--discover")]))
+    which = [] if {"--files", "--pending"} & set(argv) else [
+        "--files" if "--discover" in argv else "--pending"]
+    sys.exit(run(["discover", *which, *(a for a in argv if a != "--discover")]))

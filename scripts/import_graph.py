@@ -100,13 +100,16 @@ def mermaid(graph: dict[str, set[str]], engine_parts: bool = False) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1],
                     help="a checkout of memlens (default: this one)")
     ap.add_argument("--engine-parts", action="store_true",
                     help="draw each engine subpackage as its own box")
     args = ap.parse_args()
-    graph = module_graph(*(args.root / p for p in PACKAGES if (args.root / p).is_dir()))
+    found = [args.root / p for p in PACKAGES if (args.root / p).is_dir()]
+    if not found:
+        ap.error(f"{args.root} holds none of {', '.join(PACKAGES)}: not a memlens checkout")
+    graph = module_graph(*found)
     print(mermaid(graph, args.engine_parts))
     found = sorted(cycles(graph), key=len, reverse=True)
     edges = sum(len(d) for d in graph.values())

@@ -734,7 +734,8 @@ async def test_import_whatsapp_progress_then_automatic_reindex_then_search(
         await wait_for(pilot, lambda: "Import finished" in notes_text(app), what="the import")
         from tui.screens.import_dialog import ImportResultScreen
 
-        await wait_for(pilot, lambda: isinstance(app.screen, ImportResultScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ImportResultScreen)
+                       and bool(app.screen.query("#ok")), what="the import result, mounted")
         note = app.screen.query_one("#import-summary").render().plain  # the whole summary
         assert "whatsapp: imported 3 records, 0 already present" in note
         assert "wrote data/whatsapp/Maya Chen.jsonl" in note

@@ -235,3 +235,29 @@ def test_nothing_found_quotes_a_phrase_once():
     assert quoted('"pecan pie"') == "“pecan pie”"
     assert quoted('"pecan pie" recipe') == "“\"pecan pie\" recipe”"
     assert quoted("pecan") == "“pecan”"
+
+
+@aio
+async def test_index_counts_arriving_during_a_query_keep_the_querys_counts():
+    # a reindex reloads the index's counts while the query is searched again: rebuilding the
+    # rows with the query's counts shown must not read the half-built list as "none searched"
+    from textual.app import App
+
+    class Facets(App):
+        def compose(self):
+            yield FacetList()
+
+    app = Facets()
+    async with app.run_test() as pilot:
+        facets = app.query_one(FacetList)
+        facets.set_counts({"slack": 5, "whatsapp": 2}, ["slack", "whatsapp", "garmin"])
+        facets.show_query_counts({"whatsapp": 1})
+        await pilot.pause()
+        assert (_count(facets, "whatsapp"), _count(facets, "slack")) == ("1", "0")
+        facets.set_counts({"slack": 5, "whatsapp": 3}, ["slack", "whatsapp", "garmin"])
+        await pilot.pause()
+        assert (_count(facets, "whatsapp"), _count(facets, "slack")) == ("1", "0")
+        facets.deselect("slack")  # a type the user unchecked is not searched: no count
+        facets.set_counts({"slack": 5, "whatsapp": 4}, ["slack", "whatsapp", "garmin"])
+        await pilot.pause()
+        assert (_count(facets, "whatsapp"), _count(facets, "slack")) == ("1", "—")

@@ -389,7 +389,8 @@ async def test_import_result_dialog_shows_the_whole_summary_at_80x24(demo_root):
         await ready(pilot)
         app.push_screen(ImportResultScreen(report, "Import finished",
                                            "whatsapp: imported 3 records\n" + long_line))
-        await wait_for(pilot, lambda: isinstance(app.screen, ImportResultScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ImportResultScreen)
+                       and bool(app.screen.query("#ok")), what="the import result, mounted")
         await pilot.pause()
         summary = app.screen.query_one("#import-summary")
         shown = "".join(line.strip() for line in

@@ -34,6 +34,7 @@ from .text import cut_at_word
 NAME_WIDTH = 14
 CHECKED, UNCHECKED = "☑", "☐"
 SOURCES_HEADING = "@"  # the value of the row over the sources: no source's prefix
+_READ_THE_ROWS = object()  # the filter shown is the checked rows' (not a rebuild's own)
 
 
 def fit(name: str, width: int) -> str:
@@ -57,6 +58,8 @@ class FacetList(SelectionList[str]):
         self.sources: dict[str, tuple[str, int]] = {}  # prefix -> (source type, its chunks)
         self.border_title = "Source types"
         self._glyph_lines: dict[tuple[int, str], tuple[Strip, Strip]] = {}  # see render_line
+        # the types searched while set_counts rebuilds the rows (see there)
+        self._chosen: tuple[str, ...] | None | object = _READ_THE_ROWS
 
     def set_counts(self, counts: dict[str, int], all_types: list[str],
                    sources: Iterable[tuple[str, str, int]] = ()) -> None:
@@ -71,6 +74,10 @@ class FacetList(SelectionList[str]):
         self.sources = {prefix: (source_type, n) for prefix, source_type, n in sources}
         order = sorted(self.counts, key=lambda t: (-self.counts[t], t))
         highlighted = self.highlighted
+        # the filter the rows will show, read before the old rows go: while they are rebuilt
+        # nothing is checked, which would read as "none searched" and show every count as "—"
+        kept = [t for t in order if t not in unchecked and self.counts[t] > 0]
+        self._chosen = None if set(kept) >= set(self.available) else tuple(sorted(kept))
         self.clear_options()
         self.add_options([
             Selection(self._prompt(t, self._shown(t)), t,
@@ -78,6 +85,7 @@ class FacetList(SelectionList[str]):
                       disabled=self.counts[t] == 0)
             for t in order])
         self.add_options(self._source_rows(checked_source))
+        self._chosen = _READ_THE_ROWS
         if highlighted is not None and self.option_count:
             self.highlighted = min(highlighted, self.option_count - 1)
         self.refresh_subtitle()
@@ -112,7 +120,7 @@ class FacetList(SelectionList[str]):
             return self.sources[value][1] if value in self.sources else self.counts.get(value, 0)
         if value in self.sources:
             return sum(self.query_counts.values()) if value == self.query_source else None
-        chosen = self.source_types
+        chosen = self.source_types if self._chosen is _READ_THE_ROWS else self._chosen
         if chosen is not None and value not in chosen:
             return None
         return self.query_counts.get(value, 0)
