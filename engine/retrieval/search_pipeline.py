@@ -375,10 +375,12 @@ def fuse(config: Config, keyword: list[Candidate], semantic: list[Candidate],
 def _rescore(config: Config, fused: list[Candidate], parsed: ParsedQuery) -> list[Candidate]:
     """The fused head re-scored by the embedder's learned model (engine/rank/rescore.py),
     when there is one and the config does not turn it off."""
+    if not config.rescore or not fused:  # off: not even the module is loaded
+        return fused
     from engine.rank.rescore import model_for, query_signals, rescore
 
-    model = model_for(config.embedder.provider) if config.rescore else None
-    if model is None or not fused:
+    model = model_for(config.embedder.provider)
+    if model is None:
         return fused
     return rescore(fused, query_signals(parsed.terms, weights(config)[0]), model)
 
