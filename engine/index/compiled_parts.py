@@ -10,9 +10,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-OFF_SWITCH = {"vector kernels": "MEMLENS_KERNELS", "passage scans": "MEMLENS_KERNELS",
-              "bm25 with known counts": "MEMLENS_RANK_EXTENSION"}
-
 
 @dataclass(frozen=True)
 class CompiledPart:
@@ -22,13 +19,9 @@ class CompiledPart:
     # what serves without it, and why it is not in use: "not built", "turned off by ..."
     fallback: str | None = None
 
-    def line(self) -> str:
-        """"vector kernels: compiled" or "vector kernels: numpy serves (not built ...)"."""
-        return f"{self.name}: {'compiled' if self.loaded else self.fallback}"
 
 
-def _why(name: str, built: bool) -> str:
-    switch = OFF_SWITCH[name]
+def _why(switch: str, built: bool) -> str:
     if built and os.environ.get(switch, "1") == "0":
         return f"turned off by {switch}=0"
     return "not built: no C compiler at install" if not built else "built but did not load"
@@ -42,16 +35,17 @@ def compiled_parts(rank_loaded: bool) -> list[CompiledPart]:
     from engine.vectors import kernels
 
     parts = [
-        ("vector kernels", "kernels.c", kernels.COMPILED, kernels.BUILT,
-         "numpy"),
+        # name, C file, in use, built, what serves without it, its off switch
+        ("vector kernels", "kernels.c", kernels.COMPILED, kernels.BUILT, "numpy",
+         "MEMLENS_KERNELS"),
         ("bm25 with known counts", "memlensrank.c", rank_loaded,
-         rank_extension.LIBRARY is not None, "FTS5's bm25"),
-        ("passage scans", "passages.c", passages.COMPILED, passages.BUILT,
-         "Python"),
+         rank_extension.LIBRARY is not None, "FTS5's bm25", "MEMLENS_RANK_EXTENSION"),
+        ("passage scans", "passages.c", passages.COMPILED, passages.BUILT, "Python",
+         "MEMLENS_KERNELS"),
     ]
     return [CompiledPart(name, f"engine/csrc/{source}", loaded,
-                         None if loaded else f"{slower} serves ({_why(name, built)})")
-            for name, source, loaded, built, slower in parts]
+                         None if loaded else f"{slower} serves ({_why(switch, built)})")
+            for name, source, loaded, built, slower, switch in parts]
 
 
 def summary(parts: list[CompiledPart]) -> list[str]:
@@ -59,5 +53,5 @@ def summary(parts: list[CompiledPart]) -> list[str]:
     then each part that is not, with what serves instead."""
     used = [p.name for p in parts if p.loaded]
     said = ([f"{', '.join(used)}: in use"] if used else []) + [
-        p.line() for p in parts if not p.loaded]
+        f"{p.name}: {p.fallback}" for p in parts if not p.loaded]
     return said or ["none"]

@@ -34,7 +34,6 @@ from .text import cut_at_word
 NAME_WIDTH = 14
 CHECKED, UNCHECKED = "☑", "☐"
 SOURCES_HEADING = "@"  # the value of the row over the sources: no source's prefix
-_READ_THE_ROWS = object()  # the filter shown is the checked rows' (not a rebuild's own)
 
 
 def fit(name: str, width: int) -> str:
@@ -58,8 +57,6 @@ class FacetList(SelectionList[str]):
         self.sources: dict[str, tuple[str, int]] = {}  # prefix -> (source type, its chunks)
         self.border_title = "Source types"
         self._glyph_lines: dict[tuple[int, str], tuple[Strip, Strip]] = {}  # see render_line
-        # the types searched while set_counts rebuilds the rows (see there)
-        self._chosen: tuple[str, ...] | None | object = _READ_THE_ROWS
 
     def set_counts(self, counts: dict[str, int], all_types: list[str],
                    sources: Iterable[tuple[str, str, int]] = ()) -> None:
@@ -74,18 +71,17 @@ class FacetList(SelectionList[str]):
         self.sources = {prefix: (source_type, n) for prefix, source_type, n in sources}
         order = sorted(self.counts, key=lambda t: (-self.counts[t], t))
         highlighted = self.highlighted
-        # the filter the rows will show, read before the old rows go: while they are rebuilt
+        # the filter the rows will show, known before the old rows go: while they are rebuilt
         # nothing is checked, which would read as "none searched" and show every count as "—"
         kept = [t for t in order if t not in unchecked and self.counts[t] > 0]
-        self._chosen = None if set(kept) >= set(self.available) else tuple(sorted(kept))
+        chosen = None if set(kept) >= set(self.available) else tuple(sorted(kept))
         self.clear_options()
         self.add_options([
-            Selection(self._prompt(t, self._shown(t)), t,
+            Selection(self._prompt(t, self._shown(t, chosen)), t,
                       initial_state=t not in unchecked and self.counts[t] > 0,
                       disabled=self.counts[t] == 0)
             for t in order])
         self.add_options(self._source_rows(checked_source))
-        self._chosen = _READ_THE_ROWS
         if highlighted is not None and self.option_count:
             self.highlighted = min(highlighted, self.option_count - 1)
         self.refresh_subtitle()
@@ -96,7 +92,7 @@ class FacetList(SelectionList[str]):
             return []
         heading = Selection(Content.styled("sources", "dim italic"), SOURCES_HEADING,
                             disabled=True)
-        return [heading, *(Selection(self._prompt(p, self._shown(p)), p,
+        return [heading, *(Selection(self._prompt(p, self._shown(p, None)), p,
                                      initial_state=p == checked,
                                      disabled=n == 0)
                            for p, (_, n) in self.sources.items())]
@@ -107,20 +103,21 @@ class FacetList(SelectionList[str]):
         was narrowed to (its prefix, None: every file); the order stays."""
         self.query_counts = None if counts is None else dict(counts)
         self.query_source = source
+        chosen = self.source_types
         for i in range(self.option_count):
             value = self.get_option_at_index(i).value
             if value != SOURCES_HEADING:
-                self.replace_option_prompt_at_index(i, self._prompt(value, self._shown(value)))
+                self.replace_option_prompt_at_index(i, self._prompt(value, self._shown(value, chosen)))
         self.refresh_subtitle()
 
-    def _shown(self, value: str) -> int | None:
+    def _shown(self, value: str, chosen: tuple[str, ...] | None) -> int | None:
         """The count shown for a type or a source: the index's, or the query's (None where
-        the query has no count: a type it did not search, a source it was not narrowed to)."""
+        the query has no count: a type outside ``chosen``, the types it searched (None: all),
+        or a source it was not narrowed to)."""
         if self.query_counts is None:
             return self.sources[value][1] if value in self.sources else self.counts.get(value, 0)
         if value in self.sources:
             return sum(self.query_counts.values()) if value == self.query_source else None
-        chosen = self.source_types if self._chosen is _READ_THE_ROWS else self._chosen
         if chosen is not None and value not in chosen:
             return None
         return self.query_counts.get(value, 0)
