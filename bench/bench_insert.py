@@ -1,11 +1,11 @@
-"""Write paths into chunks + FTS5 + vec0, without embedding.
+"""Write paths into chunks (each vector in its row) + FTS5, without embedding.
 
     python bench/bench_insert.py [--rows 100000]
 
-triggers:   per-row AFTER INSERT triggers into chunks_fts and chunks_vec (the textbook way)
+triggers:   a per-row AFTER INSERT trigger into chunks_fts (the textbook way)
 set-based:  what the indexer does: each 200-row batch into chunks, then one INSERT ... SELECT
             per derived table for that rowid range, in the same transaction
-bulk:       every row first, then FTS5 'rebuild' and one vec0 INSERT ... SELECT (a first build)
+bulk:       every row first, then one FTS5 'rebuild' (a first build)
 no-generation: set-based without the vector generation triggers (engine/vectors/sidecar_file.py):
             the write cost of logging every vector change, by difference
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 from common import machine
 
-from engine.schema import EmbedderInfo, create_vec_index, ensure_schema, max_rowid, mirror_new_rows
+from engine.schema import EmbedderInfo, ensure_schema, max_rowid, mirror_new_rows, record_embedder
 from engine.storage.db import connect, transaction
 
 WORDS = [f"{a}{b}" for a in ("ka", "lo", "mi", "ne", "su", "ta", "vo", "ri") for b in
@@ -32,9 +32,6 @@ TRIGGERS = [
     "CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN INSERT INTO chunks_fts(rowid, "
     "content, source_file, source_type) VALUES (new.rowid, new.content, new.source_file, "
     "new.source_type); END",
-    "CREATE TRIGGER chunks_vec_ai AFTER INSERT ON chunks WHEN new.embedding IS NOT NULL BEGIN "
-    "INSERT INTO chunks_vec(rowid, source_type, content_date, embedding) VALUES (new.rowid, "
-    "new.source_type, coalesce(new.content_date, ''), new.embedding); END",
 ]
 
 
@@ -57,7 +54,7 @@ def fresh(path: Path):
     conn = connect(path, mmap=False)
     ensure_schema(conn)
     with transaction(conn):
-        create_vec_index(conn, EmbedderInfo("bench", "random", 256))
+        record_embedder(conn, EmbedderInfo("bench", "random", 256))
     return conn
 
 
@@ -89,16 +86,9 @@ def run(path: Path, how: str, n: int) -> dict:
         with transaction(conn):
             conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
         timings["fts_rebuild_s"] = round(time.perf_counter() - t, 1)
-        t = time.perf_counter()
-        with transaction(conn):
-            mirror_vec_only = ("INSERT INTO chunks_vec(rowid, source_type, content_date, "
-                               "embedding) SELECT rowid, source_type, content_date, embedding "
-                               "FROM chunks")
-            conn.execute(mirror_vec_only)
-        timings["vec_insert_s"] = round(time.perf_counter() - t, 1)
     seconds = time.perf_counter() - t0
     conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
-    vec = conn.execute("SELECT count(*) FROM chunks_vec_rowids").fetchone()[0]
+    vec = conn.execute("SELECT count(*) FROM chunks WHERE embedding IS NOT NULL").fetchone()[0]
     conn.close()
     assert vec == n
     return {"path": how, "rows": n, "seconds": round(seconds, 1),

@@ -7,8 +7,8 @@ After a first search, the searcher is warmed up as the app and the MCP server do
 keyword-only and semantic-only search, the per-stage share, the same for 60-word queries
 (60 consecutive words of a random chunk, stop words included, as pasted text would be) with
 the plain FTS5 OR query of the same words beside them, the semantic arm's recall@50
-against exact float32 search, vec0's own KNN time for comparison, and whether a filter on a
-small source type finds its chunks when none is in the unfiltered top 250.
+against exact float32 search over the stored vectors, and whether a filter on a small source
+type finds its chunks when none is in the unfiltered top 250.
 """
 
 from __future__ import annotations
@@ -112,16 +112,14 @@ def timed(searcher: Searcher, queries: list[str], **kw) -> tuple[dict, dict]:
 
 
 def exact_float32(conn, dim: int):
+    """Every vector as stored, in ``chunks.embedding`` (the one copy)."""
     rowids, vectors = [], []
-    for cid, size, validity, rids in conn.execute(
-            "SELECT chunk_id, size, validity, rowids FROM chunks_vec_chunks"):
-        blob = conn.execute("SELECT vectors FROM chunks_vec_vector_chunks00 WHERE rowid = ?",
-                            (cid,)).fetchone()[0]
-        live = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[:size]
-        live = live.astype(bool)
-        rowids.append(np.frombuffer(rids, np.int64)[live])
-        vectors.append(np.frombuffer(blob, np.float32).reshape(size, dim)[live])
-    return np.concatenate(rowids), np.concatenate(vectors)
+    for rowid, blob in conn.execute(
+            "SELECT rowid, embedding FROM chunks WHERE embedding IS NOT NULL"):
+        rowids.append(rowid)
+        vectors.append(blob)
+    return (np.asarray(rowids, np.int64),
+            np.frombuffer(b"".join(vectors), np.float32).reshape(len(rowids), dim))
 
 
 def recall_at_50(searcher: Searcher, queries: list[str],
@@ -141,7 +139,7 @@ def recall_at_50(searcher: Searcher, queries: list[str],
         top = np.argpartition(-sims, 50)[:50]
         exact_ms.append((time.perf_counter() - t) * 1000)
         truths.append((set(rowids[top].tolist()), float(sims[top].min()), sims))
-    out = {"index": type(index).__name__, "projection_dims": int(index.basis.shape[1]),
+    out = {"index": "memory" if index.in_memory else "sidecar file", "projection_dims": int(index.basis.shape[1]),
            "default_rescore_depth": DEFAULT_RESCORE, "numpy_exact_float32_ms":
            percentiles(exact_ms), "by_depth": {}}
     for depth in depths:
@@ -159,18 +157,6 @@ def recall_at_50(searcher: Searcher, queries: list[str],
             "tie_aware_recall@50_mean": round(statistics.fmean(tie_recalls), 4),
             "tie_aware_recall@50_min": round(min(tie_recalls), 3), "ms": percentiles(ms)}
     return out
-
-
-def vec0_knn_ms(searcher: Searcher, queries: list[str], n: int = 5) -> dict:
-    conn = searcher.connection()
-    times = []
-    for q in queries[:n]:
-        blob = searcher.embedder.embed_single(q).astype(np.float32).tobytes()
-        t = time.perf_counter()
-        conn.execute("SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = 50",
-                     (blob,)).fetchall()
-        times.append((time.perf_counter() - t) * 1000)
-    return percentiles(times)
 
 
 def small_type_filter(searcher: Searcher, queries: list[str], source_type: str = "cgm") -> dict:
@@ -197,7 +183,7 @@ def main() -> None:
     parser.add_argument("--root", required=True, type=Path)
     parser.add_argument("--queries", type=int, default=150)
     parser.add_argument("--long-queries", type=int, default=30)
-    parser.add_argument("--skip", default="", help="comma list: recall,vec0,filter,long")
+    parser.add_argument("--skip", default="", help="comma list: recall,filter,long")
     parser.add_argument("--no-warm-up", action="store_true",
                         help="skip Searcher.warm_up (the keyword arm's row lengths then fill "
                              "as the queries meet them)")
@@ -231,8 +217,6 @@ def main() -> None:
             searcher, long_queries(conn, args.long_queries))}), flush=True)
     if "recall" not in skip:
         print(json.dumps({"vector_arm": recall_at_50(searcher, queries[:100])}), flush=True)
-    if "vec0" not in skip:
-        print(json.dumps({"vec0_knn_k50_ms": vec0_knn_ms(searcher, queries)}), flush=True)
     if "filter" not in skip:
         print(json.dumps({"filter": small_type_filter(searcher, queries[:40])}), flush=True)
     print(json.dumps({"peak_rss_mb": round(peak_rss_mb(), 1),

@@ -4,7 +4,7 @@
         [--sidecar-dir <folder>]
 
 Every variant answers the same queries (k = 50) over the root's vector sidecar and is scored
-against exact float32 over vec0 (recall@50 by rowid, mean and min). The variants run
+against exact float32 over the stored vectors (recall@50 by rowid, mean and min). The variants run
 interleaved, ``--repeat`` rounds, so a burst of load from other jobs hits each alike;
 latencies are pooled over the rounds and ``p50_vs_engine`` compares them within the run.
 
@@ -39,9 +39,18 @@ from common import machine, percentiles
 
 from engine.config import load_config
 from engine.searcher import Searcher
-from engine.vectors.sidecar_file import FORMAT, SidecarInvalid, rebuild_sidecar, sidecar_dir
+from engine.vectors.sidecar_build import rebuild_sidecar
+from engine.vectors.sidecar_file import FORMAT, SidecarInvalid, sidecar_dir
 from engine.vectors.sidecar_scan import RESCORE_DEPTH, SidecarIndex, best_rows
-from engine.vectors.vec0_table import principal_basis
+
+
+def principal_basis(vectors: np.ndarray, dims: int, seed: int = 0) -> np.ndarray:
+    """The top ``dims`` uncentred principal directions (format 2's basis)."""
+    rng = np.random.default_rng(seed)
+    take = rng.choice(len(vectors), min(len(vectors), 20_000), replace=False)
+    sample = vectors[np.sort(take)].astype(np.float32)
+    _, eigenvectors = np.linalg.eigh(sample.T @ sample)
+    return np.ascontiguousarray(eigenvectors[:, ::-1][:, :dims], dtype=np.float32)
 
 
 def current_sidecar(searcher: Searcher, folder: Path | None) -> tuple[SidecarIndex, Path]:

@@ -45,6 +45,9 @@ def progress_printer(quiet: bool):
             bar.update(task, description="upgrading the index (once)",
                        total=p.pending_total or None, completed=p.pending_done,
                        detail="chat windows" if p.pending_total else "")
+        elif p.phase == "compact":
+            bar.update(task, description="handing back the space the upgrade freed (once)",
+                       total=None, detail="")
         elif p.phase == "index":
             name = one_line(p.current_file or "")[-40:]
             bar.update(task, description="indexing", total=p.files_total or None,
@@ -110,21 +113,22 @@ def report_run(stats, as_json: bool) -> int:
 
 
 def cmd_maintenance(args) -> int:
-    from engine import rebuild_vec_index
+    from engine import maintain_index
     from engine.display import human_bytes, json_dumps, plural
 
     config = load_root_config(args)
     if not args.json and sys.stderr.isatty():
-        print("rebuilding the vector index" + ("" if args.no_vacuum else " and vacuuming")
-              + "...", file=sys.stderr)
-    stats = rebuild_vec_index(config.db_path, vacuum=not args.no_vacuum)
+        print("merging the text index, rewriting the vector search file"
+              + ("" if args.no_vacuum else ", vacuuming") + "...", file=sys.stderr)
+    stats = maintain_index(config.db_path, vacuum=not args.no_vacuum)
     if args.json:
         print(json_dumps(stats))
     else:
-        print(f"rebuilt {plural(stats['vectors'], 'vector')}: "
+        print(f"{plural(stats['vectors'], 'vector')} in the search file: "
               f"{human_bytes(stats['size_before'])} -> {human_bytes(stats['size_after'])} "
-              f"(reclaimed {human_bytes(max(stats['reclaimed_bytes'], 0))}), dead slots "
-              f"{stats['dead_slots_before']:,} -> {stats['dead_slots_after']:,}")
+              f"(reclaimed {human_bytes(max(stats['reclaimed_bytes'], 0))}), free pages "
+              f"{human_bytes(stats['free_bytes_before'])} -> "
+              f"{human_bytes(stats['free_bytes_after'])}")
     return 0
 
 
@@ -157,8 +161,9 @@ def add_parsers(sub, common) -> None:
     p.set_defaults(func=cmd_reindex)
 
     p = sub.add_parser("maintenance", parents=[common],
-                       help="rebuild the vector index and VACUUM (reclaims dead slots)")
-    p.add_argument("--no-vacuum", action="store_true", help="rebuild only")
+                       help="merge the text index, rewrite the vector search file, VACUUM "
+                            "(hands free pages back)")
+    p.add_argument("--no-vacuum", action="store_true", help="skip the VACUUM")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_maintenance)
 

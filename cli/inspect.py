@@ -28,11 +28,11 @@ def cmd_stats(args) -> int:
     print(f"chunks     {st.chunks:,} in {plural(st.files, 'file')}; "
           f"{plural(st.pending_embeddings, 'pending embedding')}, {st.truncated_embeddings:,} "
           "truncated")
-    if st.bloat:
-        b = st.bloat
-        print(f"vec0       {plural(b.live_rows, 'vector')}, {plural(b.dead_slots, 'dead slot')} "
-              f"({human_bytes(b.dead_bytes)}), fill {b.slot_fill:.0%}"
-              + ("  -> run `memlens maintenance`" if b.suggest_maintenance else ""))
+    if st.storage:
+        print(f"vectors    {st.storage.vector_line}")
+        print(f"file       {st.storage.free_line}"
+              + ("  -> run `memlens maintenance` to hand them back"
+                 if st.storage.suggest_maintenance else ""))
     print(f"reindexed  {st.last_reindex_at or 'never'}")
     for i, line in enumerate(st.compiled_lines):
         print(f"{'compiled' if i == 0 else '':10} {line}")

@@ -40,7 +40,7 @@ _PUBLIC = {
     "Library": "library",
     "Searcher": "searcher", "SearchError": "searcher", "search": "searcher",
     "SearchResponse": "search_response", "SearchResult": "search_response",
-    "EmbedderMismatch": "schema", "rebuild_vec_index": "maintenance", "SOURCE_TYPES": "scanner",
+    "EmbedderMismatch": "schema", "maintain_index": "maintenance", "SOURCE_TYPES": "scanner",
     "WriterBusy": "engine.storage.lock",
 }
 __all__ = sorted(_PUBLIC)

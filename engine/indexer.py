@@ -42,13 +42,15 @@ from engine.scanner import (
 )
 from engine.schema import (
     EmbedderInfo,
+    ensure_embedder,
     ensure_schema,
-    ensure_vec_index,
+    get_meta,
     needs_migration,
     optimize_text_indexes,
     set_meta,
     stored_embedder,
 )
+from engine.schema_migrations import COMPACT_KEY
 from engine.storage.db import Error as DBError
 from engine.storage.db import averages, connect, transaction
 from engine.storage.lock import writer_lock
@@ -224,11 +226,16 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
                 report(Progress("migrate"))
             ensure_schema(conn, lambda done, total: report(
                 Progress("migrate", pending_total=total, pending_done=done)))
+            if get_meta(conn, COMPACT_KEY) is not None:  # once, after a migration
+                from engine.maintenance import compact_if_pending
+
+                report(Progress("compact"))
+                compact_if_pending(conn, config.db_path)
             staging = _staging(conn, embedder.info, re_embed)
             if staging:
                 re_embedding.begin(conn, embedder.info)
             else:
-                ensure_vec_index(conn, embedder.info)
+                ensure_embedder(conn, embedder.info)
             embed = EmbedStage(embedder, config, stats, hold_files=staging)
 
             report(Progress("scan"))
@@ -319,8 +326,8 @@ def _re_embed(conn, embed: EmbedStage, stats: IndexStats, progress: ProgressCall
 
 def _update_sidecar(conn, db_path: Path, stats: IndexStats) -> None:
     """Bring the mapped vector sidecar up to this run (engine/vectors/sidecar_file.py); a failure
-    costs only speed: readers then read the vectors from vec0."""
-    from engine.vectors.sidecar_file import update_sidecar
+    costs only speed: readers then build it in memory from the rows."""
+    from engine.vectors.sidecar_build import update_sidecar
 
     try:
         update_sidecar(conn, db_path)

@@ -1,12 +1,13 @@
-"""rebuild_vec_index(): reclaim vec0 dead-slot bloat by rebuilding it from chunks.embedding.
+"""maintain_index(): give a churned index back its compact shape.
 
-It also rewrites the vector sidecar whole (engine/vectors/sidecar_file.py) under a new epoch.
+Deletes and rewrites leave free pages in the file (a VACUUM hands them back) and rows masked
+out of the vector sidecar's segments (a rewrite from ``chunks.embedding`` drops them: the
+sidecar is derived, engine/vectors/sidecar_file.py). Maintenance merges the text indexes
+(FTS5 'optimize'), VACUUMs unless told not to, and rewrites the sidecar whole under a new
+epoch. It holds the writer lock, so it never races a reindex.
 
-vec0 soft-deletes: every changed or deleted vector leaves a dead slot that is still stored and
-scanned, so churn grows the file and slows KNN. The rebuild drops and recreates chunks_vec from
-the authoritative ``chunks.embedding`` column, optimizes FTS5 and (unless told not to) VACUUMs
-to hand the pages back to the file system. It holds the writer lock, so it never races a
-reindex.
+The next writer after a migration that dropped a table (the vec0 copy of the vectors an older
+memlens kept) runs :func:`compact_if_pending` once: the same VACUUM and sidecar rewrite.
 """
 
 from __future__ import annotations
@@ -15,21 +16,16 @@ import sys
 import time
 from pathlib import Path
 
-from engine.index.contents import db_size, vec_bloat
-from engine.schema import (
-    create_vec_index,
-    drop_vec_index,
-    ensure_schema,
-    optimize_text_indexes,
-    stored_embedder,
-)
-from engine.storage.db import connect, transaction
+from engine.index.contents import db_size, free_bytes, pending_embeddings
+from engine.schema import ensure_schema, get_meta, optimize_text_indexes, stored_embedder
+from engine.schema_migrations import COMPACT_KEY
+from engine.storage.db import Connection, connect, transaction
 from engine.storage.lock import writer_lock
-from engine.vectors.sidecar_file import new_epoch, update_sidecar
+from engine.vectors.sidecar_build import new_epoch, update_sidecar
 
 
-def rebuild_vec_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
-    """Rebuild chunks_vec (+ FTS5 optimize, + VACUUM); returns sizes, counts and timings."""
+def maintain_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
+    """Optimize FTS5, VACUUM, rewrite the vector sidecar; returns sizes, counts and timings."""
     db_path = Path(db_path)
     if not db_path.exists():
         raise FileNotFoundError(f"no index at {db_path}: run `memlens reindex` first")
@@ -38,31 +34,24 @@ def rebuild_vec_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
         conn = connect(db_path, mmap=False)
         try:
             ensure_schema(conn)
-            info = stored_embedder(conn)
-            if info is None:
+            if stored_embedder(conn) is None:
                 raise RuntimeError("the index has no embedder recorded yet: run a reindex first")
-            size_before = db_size(db_path)
-            bloat_before = vec_bloat(conn)
-            t = time.perf_counter()
-            with transaction(conn):
-                drop_vec_index(conn)
-                create_vec_index(conn, info)
-            timings["vec_rebuild_s"] = round(time.perf_counter() - t, 3)
+            size_before, free_before = db_size(db_path), free_bytes(conn)
             t = time.perf_counter()
             optimize_text_indexes(conn)
             timings["fts_optimize_s"] = round(time.perf_counter() - t, 3)
             if vacuum:
                 t = time.perf_counter()
-                conn.execute("VACUUM")
+                _vacuum(conn)
                 timings["vacuum_s"] = round(time.perf_counter() - t, 3)
             t = time.perf_counter()
             new_epoch(conn)  # VACUUM may renumber rowids: no older sidecar is trusted
-            sidecar = update_sidecar(conn, db_path)
+            sidecar = update_sidecar(conn, db_path)  # so rewritten whole from the rows
             timings["sidecar_s"] = round(time.perf_counter() - t, 3)
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-            vectors = conn.execute("SELECT count(*) FROM chunks_vec_rowids").fetchone()[0]
-            bloat_after = vec_bloat(conn)
+            pending = pending_embeddings(conn)
+            free_after = free_bytes(conn)
         finally:
             conn.close()
     size_after = db_size(db_path)
@@ -71,15 +60,33 @@ def rebuild_vec_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
         "size_before": size_before,
         "size_after": size_after,
         "reclaimed_bytes": size_before - size_after,
+        "free_bytes_before": free_before,
+        "free_bytes_after": free_after,
         "chunks": chunks,
-        "vectors": vectors,
-        "pending_embeddings": chunks - vectors,
-        "dead_slots_before": bloat_before.dead_slots if bloat_before else 0,
-        "dead_slots_after": bloat_after.dead_slots if bloat_after else 0,
+        "vectors": chunks - pending,
+        "pending_embeddings": pending,
         "vacuumed": vacuum,
         "sidecar_rows": sidecar.get("rows", 0),
         "timings": timings,
     }
+
+
+def compact_if_pending(conn: Connection, db_path: str | Path) -> bool:
+    """VACUUM once after a migration dropped a table, then rewrite the sidecar; a run killed
+    half way leaves the mark, so the next writer does it again (VACUUM is one transaction)."""
+    if get_meta(conn, COMPACT_KEY) is None:
+        return False
+    _vacuum(conn)
+    new_epoch(conn)
+    update_sidecar(conn, db_path)
+    with transaction(conn):
+        conn.execute("DELETE FROM meta WHERE key = ?", (COMPACT_KEY,))
+    return True
+
+
+def _vacuum(conn: Connection) -> None:
+    conn.execute("VACUUM")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the file shrinks only once checkpointed
 
 
 if __name__ == "__main__":  # ``python -m engine.maintenance`` is ``memlens maintenance --json``

@@ -1,15 +1,16 @@
-"""The index schema: chunks (authoritative), FTS5 and vec0 (derived), index_state, meta.
+"""The index schema: chunks (authoritative, each vector included), FTS5 (derived), index_state, meta.
 
 Self-migrating and idempotent: ``ensure_schema`` is a fast no-op once ``PRAGMA user_version``
 is current (the steps from each older version, and the tables kept beside ``chunks``:
-engine/schema_migrations.py). The vec0 table's dimension is fixed at creation, so the embedder that filled it is
-recorded in ``meta``; opening the index with another embedder never mixes vectors (see
-:func:`check_embedder`).
+engine/schema_migrations.py). Each vector is stored once, in ``chunks.embedding``; the embedder
+that made them is recorded in ``meta``, and opening the index with another embedder never
+mixes vectors (:func:`ensure_embedder`). The vector search structure is derived from the rows,
+outside the file (engine/vectors/sidecar_file.py).
 
-Inserts reach chunks_fts and chunks_vec set-based, one ``INSERT ... SELECT`` per sub-batch in
-the indexer's transaction (``mirror_new_rows``): per-row FTS5 insert triggers were measured
-several times slower. Deletes and updates are mirrored by triggers, so no code path can leave a
-stale FTS5 or vec0 row behind.
+Inserts reach chunks_fts set-based, one ``INSERT ... SELECT`` per sub-batch in the indexer's
+transaction (``mirror_new_rows``): per-row FTS5 insert triggers were measured several times
+slower. Deletes and updates are mirrored by triggers, so no code path can leave a stale FTS5
+row behind.
 
 ``term_counts`` (v10) keeps each word's document frequency as the index changes, for the
 keyword arm's plans and idf (engine/storage/term_counts.py): inserts are counted with the FTS5
@@ -101,32 +102,6 @@ ON chunks BEGIN
 END;
 """ + "\n".join([*CJK_DDL, *(f"{s};" for s in [*GENERATION_DDL, *MESSAGE_DDL,
                                                  *MESSAGE_DAYS_DDL, *TERM_COUNTS_DDL])]) + "\n"
-
-
-def vec_ddl(dim: int) -> str:
-    """vec0 with source_type as partition key (a filtered KNN scans only that type's vectors)
-    and content_date as a metadata column (date filters inside the KNN)."""
-    return f"""
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
-    source_type TEXT PARTITION KEY,
-    content_date TEXT,
-    embedding float[{int(dim)}] distance_metric=cosine
-);
-CREATE TRIGGER IF NOT EXISTS chunks_vec_ad AFTER DELETE ON chunks
-WHEN old.embedding IS NOT NULL BEGIN
-    DELETE FROM chunks_vec WHERE rowid = old.rowid;
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_vec_au AFTER UPDATE OF embedding, source_type, content_date
-ON chunks BEGIN
-    DELETE FROM chunks_vec WHERE rowid = old.rowid AND old.embedding IS NOT NULL;
-    INSERT INTO chunks_vec(rowid, source_type, content_date, embedding)
-    SELECT new.rowid, new.source_type, coalesce(new.content_date, ''), new.embedding
-    WHERE new.embedding IS NOT NULL;
-END;
-"""
-
-
-VEC_OBJECTS = ("chunks_vec_ad", "chunks_vec_au")
 
 
 @dataclass(frozen=True)
@@ -241,57 +216,39 @@ def stored_embedder(conn: Connection) -> EmbedderInfo | None:
                         int(get_meta(conn, "embedding_dim", "0")))
 
 
-def has_vec_table(conn: Connection) -> bool:
-    return conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").fetchone() is not None
+def has_vectors(conn: Connection) -> bool:
+    """Whether the index holds vectors (an embedder is recorded: the first writer records it)."""
+    return stored_embedder(conn) is not None
 
 
-def create_vec_index(conn: Connection, info: EmbedderInfo) -> None:
-    """Create chunks_vec for ``info``'s dimension, record the embedder and backfill vectors."""
-    for statement in _statements(vec_ddl(info.dim)):
-        conn.execute(statement)
+def record_embedder(conn: Connection, info: EmbedderInfo) -> None:
+    """The embedder every vector in ``chunks.embedding`` comes from (in the caller's
+    transaction: a re-embed's swap records the new one with its vectors)."""
     set_meta(conn, "embedder_provider", info.provider)
     set_meta(conn, "embedder_model", info.model)
     set_meta(conn, "embedding_dim", str(info.dim))
-    backfill_vec(conn)
 
 
-def drop_vec_index(conn: Connection) -> None:
-    for trigger in VEC_OBJECTS:
-        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
-    conn.execute("DROP TABLE IF EXISTS chunks_vec")
-
-
-def backfill_vec(conn: Connection) -> int:
-    cur = conn.execute(
-        "INSERT INTO chunks_vec(rowid, source_type, content_date, embedding) "
-        "SELECT rowid, source_type, coalesce(content_date, ''), embedding FROM chunks "
-        "WHERE embedding IS NOT NULL")
-    return cur.rowcount
-
-
-def ensure_vec_index(conn: Connection, info: EmbedderInfo) -> None:
-    """Make chunks_vec match ``info``; raise :class:`EmbedderMismatch` if it holds others."""
+def ensure_embedder(conn: Connection, info: EmbedderInfo) -> None:
+    """Record ``info`` on an index without vectors; raise :class:`EmbedderMismatch` if the
+    index holds another embedder's."""
     stored = stored_embedder(conn)
     if stored is not None and stored != info:
         raise EmbedderMismatch(stored, info)
-    if not has_vec_table(conn):
+    if stored is None:
         with transaction(conn):
-            create_vec_index(conn, info)
+            record_embedder(conn, info)
 
 
 def mirror_new_rows(conn: Connection, after_rowid: int) -> None:
-    """Index rows inserted into chunks with rowid > ``after_rowid`` in FTS5 and vec0 (and in
-    chunks_cjk those with unsegmented text), and count their words."""
+    """Index rows inserted into chunks with rowid > ``after_rowid`` in FTS5 (and in chunks_cjk
+    those with unsegmented text), and count their words. Their vectors need nothing here: the
+    generation log's trigger tells the vector sidecar (engine/vectors/sidecar_file.py)."""
     register_unsegmented(conn)
     conn.execute(
         "INSERT INTO chunks_fts(rowid, content, source_file, source_type) "
         "SELECT rowid, content, source_file, source_type FROM chunks WHERE rowid > ?",
         (after_rowid,))
-    conn.execute(
-        "INSERT INTO chunks_vec(rowid, source_type, content_date, embedding) "
-        "SELECT rowid, source_type, coalesce(content_date, ''), embedding FROM chunks "
-        "WHERE rowid > ? AND embedding IS NOT NULL", (after_rowid,))
     conn.execute(
         f"INSERT INTO chunks_cjk(rowid, content) SELECT rowid, content || {CJK_PAD} FROM chunks "
         "WHERE rowid > ? AND memlens_unsegmented(content)", (after_rowid,))

@@ -15,9 +15,15 @@ from engine.dates.spans import FIRST_DAY_INDEX, SPAN_INDEX, backfill_first_dates
 from engine.extractors.bounds import CHUNK_MAX_CHARS, METADATA_MAX_CHARS
 from engine.retrieval.cjk import GLOB, has_unsegmented
 from engine.storage import term_counts
-from engine.storage.db import Connection, OperationalError
+from engine.storage.db import (
+    Connection,
+    ExtensionUnavailable,
+    IndexUnavailable,
+    OperationalError,
+    load_sqlite_vec,
+)
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 # two characters after the text: every 1-2 character string in it starts a trigram
 CJK_PAD = "char(10, 10)"
@@ -104,6 +110,28 @@ def _add_column(conn: Connection, table: str, column: str) -> None:
         conn.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
 
 
+# meta key: a migration left pages free that the next writer hands back (engine/maintenance.py)
+COMPACT_KEY = "compact_pending"
+VEC0_TRIGGERS = ("chunks_vec_ad", "chunks_vec_au")
+
+
+def drop_vec0(conn: Connection) -> None:
+    """Remove the vec0 table (and its triggers) an older memlens kept beside ``chunks``: a
+    second copy of every vector in 1,024-slot blocks per source type, mostly empty on a small
+    index. Dropping a virtual table needs its module, so sqlite-vec is loaded for this only; an
+    index it cannot be loaded for stays as it is and says so in one line."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").fetchone() is None:
+        return
+    try:
+        load_sqlite_vec(conn)
+    except ExtensionUnavailable as exc:
+        raise IndexUnavailable(f"cannot convert this index's older vector table: {exc}") from exc
+    for trigger in VEC0_TRIGGERS:
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    conn.execute("DROP TABLE chunks_vec")
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (COMPACT_KEY,))
+
+
 # version -> statements that bring an index of the previous version up to it
 MIGRATIONS: dict[int, list[str | Callable[[Connection, MigrationProgress | None], object]]] = {
     2: [
@@ -142,4 +170,7 @@ MIGRATIONS: dict[int, list[str | Callable[[Connection, MigrationProgress | None]
         "WHERE embedding IS NOT NULL AND embedding = zeroblob(length(embedding))"],
     # each word's document frequency, kept as the index changes (engine/storage/term_counts.py)
     10: [*TERM_COUNTS_DDL, _step(term_counts.backfill)],
+    # each vector stored once: the vec0 copy goes, the sidecar is derived from the rows
+    # (engine/vectors/sidecar_file.py); the pages it held are handed back after the migration
+    11: [_step(drop_vec0)],
 }

@@ -41,7 +41,7 @@ from engine.retrieval.search_pipeline import run_query
 from engine.schema import (
     EmbedderInfo,
     EmbedderMismatch,
-    has_vec_table,
+    has_vectors,
     open_reader,
     stored_embedder,
 )
@@ -53,8 +53,7 @@ from engine.storage.rank_extension import preload_lengths
 
 if TYPE_CHECKING:  # the embedders and vector modules (numpy) load with the first semantic search
     from engine.embedder import Embedder
-    from engine.vectors.sidecar_scan import SidecarIndex
-    from engine.vectors.vec0_table import VectorIndex
+    from engine.vectors.vector_index import VectorIndex
 
 __all__ = ["Filters", "SearchError", "SearchResponse", "Searcher", "search"]
 
@@ -75,7 +74,7 @@ class Searcher:
         self._serving: tuple[Config, Embedder] | None = None
         self._conn: Connection | None = None
         self._worker_conn: Connection | None = None  # the vector arm's, on the worker thread
-        self._vectors: VectorIndex | SidecarIndex | None = None
+        self._vectors: VectorIndex | None = None
         self._vectors_of: EmbedderInfo | None = None  # whose vectors ``_vectors`` holds
         self._lock = threading.RLock()
         self._refreshed_at = 0.0
@@ -157,11 +156,11 @@ class Searcher:
         return keyword_candidates(self.connection(), parsed, depth, filters, query,
                                   self.config.keyword_common_df)
 
-    def vector_index(self, writing: bool | None = None) -> VectorIndex | SidecarIndex | None:
-        """The warm vector index, refreshed from vec0; ``writing``: whether a writer runs
+    def vector_index(self, writing: bool | None = None) -> VectorIndex | None:
+        """The warm vector index, in step with the index file; ``writing``: whether a writer runs
         (asked of the lock file when not given: a search asks once and passes it)."""
         conn = self.connection()
-        if not has_vec_table(conn):
+        if not has_vectors(conn):
             return None
         info = stored_embedder(conn)
         configured = self.configured_embedder
@@ -174,8 +173,8 @@ class Searcher:
         from engine.vectors.sidecar_scan import open_vector_index, refreshed
 
         if self._vectors is None or self._vectors_of != info:  # new, or a re-embed swapped
-            # the mapped sidecar, else vec0 read into memory
-            self._vectors = open_vector_index(self.config.db_path, conn, info.dim)
+            # the mapped sidecar, else the same built in memory from the rows
+            self._vectors = open_vector_index(self.config.db_path, conn)
             self._vectors_of = info
         elif (time.monotonic() - self._refreshed_at < REFRESH_DURING_WRITE_S
               and (active_writer(self.config.db_path) if writing is None else writing)):
@@ -203,7 +202,7 @@ class Searcher:
             raise EmbedderMismatch(info, configured.info)
         return replace(self.configured, embedder=settings), embedder
 
-    def vector_arm(self, index: VectorIndex | SidecarIndex | None, text: str, depth: int,
+    def vector_arm(self, index: VectorIndex | None, text: str, depth: int,
                    filters: Filters, query_vec=None) -> Future[VectorArm]:
         """Start the vector arm (:func:`engine.retrieval.search_arms.vector_arm`: the query's
         embedding, the KNN off the GIL, the hits' rows) on the worker thread, which reads

@@ -169,8 +169,9 @@ def status_text(status: IndexStatus, max_chars: int) -> str:
     lines.append(f"files_with_errors: {len(st.files_with_errors)}")
     lines += [f"  error: {jobject({'path': e['source_file'], 'error': e['error'] or ''})}"
               for e in st.files_with_errors[:STALE_LISTED]]
-    if st.bloat is not None and st.bloat.suggest_maintenance:
-        lines.append(f"maintenance: suggested ({st.bloat.dead_slots} dead vector slots)")
+    if st.storage is not None and st.storage.suggest_maintenance:
+        lines.append("maintenance: suggested (free pages: "
+                     f"{st.storage.free_bytes // 2**20} MB the file could hand back)")
     lines.append(transition)
     text = "\n".join(lines)
     if len(text) > max_chars:

@@ -120,22 +120,32 @@ def embedder() -> CountingEmbedder:
 
 
 def assert_consistent(db_path: Path) -> None:
-    """The derived indexes match chunks exactly: FTS5 integrity-check and vec0 rowids."""
+    """The derived indexes match chunks exactly: FTS5 integrity-check, the kept word counts,
+    and the vector index a search opens (the sidecar, or built from the rows) holds every
+    chunk with a vector, and its vector."""
+    from engine.schema import has_vectors
+    from engine.vectors.sidecar_scan import open_vector_index
+
     conn = connect(db_path)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
-        with_vec = {r[0] for r in conn.execute(
-            "SELECT rowid FROM chunks WHERE embedding IS NOT NULL")}
-        in_vec = {r[0] for r in conn.execute("SELECT rowid FROM chunks_vec_rowids")}
-        assert with_vec == in_vec
         assert_term_counts(conn)
+        assert conn.execute("SELECT 1 FROM sqlite_master WHERE name LIKE 'chunks_vec%'"
+                            ).fetchone() is None  # each vector stored once
+        if not has_vectors(conn):
+            return
+        with_vec = [r[0] for r in conn.execute(
+            "SELECT rowid FROM chunks WHERE embedding IS NOT NULL ORDER BY rowid")]
+        index = open_vector_index(db_path, conn)
+        assert index.rowids().tolist() == with_vec
         for rowid, blob in conn.execute(
-                "SELECT c.rowid, v.embedding FROM chunks c JOIN chunks_vec v "
-                "ON v.rowid = c.rowid LIMIT 20"):
-            stored = conn.execute("SELECT embedding FROM chunks WHERE rowid = ?",
-                                  (rowid,)).fetchone()[0]
-            assert np.allclose(np.frombuffer(blob, np.float32), np.frombuffer(stored, np.float32))
+                "SELECT rowid, embedding FROM chunks WHERE embedding IS NOT NULL "
+                "ORDER BY random() LIMIT 20"):
+            vector = np.frombuffer(blob, np.float32)
+            (found, sim), *_ = index.search(vector, 1, index.rowid_mask(np.array([rowid])))
+            assert found == rowid  # its stored vector's, in float16:
+            assert sim == pytest.approx(float(np.linalg.norm(vector)), rel=2e-3, abs=1e-3)
     finally:
         conn.close()
 
@@ -208,8 +218,6 @@ def chunk_db(path: Path, rows: list[tuple[str, str, str, str]]):
     conn = connect(path)
     ensure_schema(conn)
     with transaction(conn):
-        conn.execute("CREATE VIRTUAL TABLE chunks_vec USING vec0(source_type TEXT PARTITION KEY, "
-                     "content_date TEXT, embedding float[2])")
         conn.executemany(
             "INSERT INTO chunks(id, source_file, source_type, content, indexed_at, "
             "content_hash, content_date) VALUES (?, ?, ?, ?, '', '', '2026-01-01')", rows)
@@ -238,3 +246,34 @@ def indexed_searcher(root: Path):
     searcher = Searcher(config)
     yield searcher
     searcher.close()
+
+
+def as_vec0_index(db_path: Path) -> None:
+    """Turn a current index into what memlens wrote until schema v10: the same rows, plus a
+    vec0 table holding a second copy of every vector, kept by triggers (as it was created)."""
+    from engine.schema import stored_embedder
+    from engine.storage.db import load_sqlite_vec, transaction
+
+    conn = connect(db_path)
+    try:
+        load_sqlite_vec(conn)
+        dim = stored_embedder(conn).dim
+        with transaction(conn):
+            conn.execute(f"""CREATE VIRTUAL TABLE chunks_vec USING vec0(
+                source_type TEXT PARTITION KEY, content_date TEXT,
+                embedding float[{dim}] distance_metric=cosine)""")
+            conn.execute("""CREATE TRIGGER chunks_vec_ad AFTER DELETE ON chunks
+                WHEN old.embedding IS NOT NULL BEGIN
+                DELETE FROM chunks_vec WHERE rowid = old.rowid; END""")
+            conn.execute("""CREATE TRIGGER chunks_vec_au AFTER UPDATE OF embedding, source_type,
+                content_date ON chunks BEGIN
+                DELETE FROM chunks_vec WHERE rowid = old.rowid AND old.embedding IS NOT NULL;
+                INSERT INTO chunks_vec(rowid, source_type, content_date, embedding)
+                SELECT new.rowid, new.source_type, coalesce(new.content_date, ''), new.embedding
+                WHERE new.embedding IS NOT NULL; END""")
+            conn.execute("INSERT INTO chunks_vec(rowid, source_type, content_date, embedding) "
+                         "SELECT rowid, source_type, coalesce(content_date, ''), embedding "
+                         "FROM chunks WHERE embedding IS NOT NULL")
+            conn.execute("PRAGMA user_version = 10")
+    finally:
+        conn.close()

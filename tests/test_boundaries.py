@@ -91,7 +91,7 @@ BUDGET = {
 }
 # engine modules a keyword search never loads: no embedder, no vector store
 KEYWORD_NEVER = ("engine.embedder", "engine.embed.", "engine.vectors.sidecar",
-                 "engine.vectors.vec0_table", "engine.index.embed_stage")
+                 "engine.index.embed_stage")
 
 
 def _loaded_by_search(root: Path, mode: str, query: str) -> tuple[set[str], list[str]]:

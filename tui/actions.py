@@ -29,7 +29,7 @@ class JobKind(StrEnum):
 
     @property
     def maintenance(self) -> bool:
-        """Rebuilds the vector index (and VACUUMs): needs an index, reopens the searcher."""
+        """Rewrites the vector search file (and VACUUMs): needs an index, reopens the searcher."""
         return self in (JobKind.MAINTENANCE, JobKind.MAINTENANCE_NO_VACUUM)
 
     @property
@@ -77,18 +77,18 @@ ACTIONS: tuple[Action, ...] = (
     Action("re_embed", "re_embed", "Re-embed",
            "Embed every chunk again with the configured embedder", job=JobKind.RE_EMBED,
            menu=True),
-    Action("maintenance", "maintenance", "Maintenance", "Rebuild the vector index and VACUUM",
-           job=JobKind.MAINTENANCE, job_title="Maintenance (rebuild + VACUUM)", menu=True),
+    Action("maintenance", "maintenance", "Maintenance", "Rewrite the vector search file and VACUUM",
+           job=JobKind.MAINTENANCE, job_title="Maintenance (rewrite + VACUUM)", menu=True),
     Action("maintenance_no_vacuum", "maintenance_no_vacuum", "Maintenance (no vacuum)",
-           "Rebuild the vector index only", job=JobKind.MAINTENANCE_NO_VACUUM,
-           job_title="Maintenance (rebuild, no VACUUM)", menu=True),
+           "Rewrite the vector search file only", job=JobKind.MAINTENANCE_NO_VACUUM,
+           job_title="Maintenance (rewrite, no VACUUM)", menu=True),
     Action("cancel_job", "cancel_job", "Cancel job",
            "Cancel the running reindex at the next file boundary"),
     # views
     Action("discover", "discover", "Discover",
            "Discover: routes and files waiting to be indexed", menu=True),
     Action("stats", "stats", "Index statistics",
-           "Index statistics (charts, size, bloat, embedder)", label="Stats", menu=True),
+           "Index statistics (charts, size, free space, embedder)", label="Stats", menu=True),
     Action("timeline", "timeline", "Timeline",
            "Timeline: everything dated, day by day, with a calendar",
            menu=True),

@@ -174,7 +174,7 @@ STATS = [
     Binding("escape,q", "close", "Back", id="stats_close"),
     Binding("r", "refresh", "Refresh", id="stats_refresh"),
     Binding("M", "maintenance", "Maintenance", id="stats_maintenance",
-            tooltip="Run maintenance (rebuild the vector index + VACUUM), after a yes"),
+            tooltip="Run maintenance (vector file rewrite + VACUUM), after a yes"),
 ]
 
 DISCOVER = [

@@ -20,12 +20,12 @@ def has_errors(result: Any) -> bool:
 def job_summary(kind: str, result: Any, elapsed: float) -> str:
     """One notification for a finished job, from its IndexStats (or maintenance dict)."""
     if isinstance(result, dict):
-        return (f"{result.get('vectors', 0):,} vectors rebuilt · "
+        return (f"{result.get('vectors', 0):,} vectors in the search file · "
                 f"{human_bytes(result.get('size_before'))} → "
                 f"{human_bytes(result.get('size_after'))} (reclaimed "
-                f"{human_bytes(max(result.get('reclaimed_bytes', 0), 0))}) · dead slots "
-                f"{result.get('dead_slots_before', 0):,} → {result.get('dead_slots_after', 0):,}"
-                f" · {elapsed:.1f} s")
+                f"{human_bytes(max(result.get('reclaimed_bytes', 0), 0))}) · free pages "
+                f"{human_bytes(result.get('free_bytes_before', 0))} → "
+                f"{human_bytes(result.get('free_bytes_after', 0))} · {elapsed:.1f} s")
     s = result
     text = (f"{plural(s.files, 'file')} indexed ({s.skipped:,} unchanged, "
             f"{s.removed_files:,} removed) · {plural(s.chunks, 'chunk')} written, "

@@ -129,9 +129,9 @@ def run_job(kind: JobKind, config: Config, embedder: Any, cancel: threading.Even
 
     try:
         if kind.maintenance:
-            from engine import rebuild_vec_index
+            from engine import maintain_index
 
-            result = rebuild_vec_index(config.db_path, vacuum=kind is JobKind.MAINTENANCE)
+            result = maintain_index(config.db_path, vacuum=kind is JobKind.MAINTENANCE)
         else:
             from engine import reindex
 

@@ -1,4 +1,4 @@
-"""Index statistics: what is in the index and how healthy its vec0 table is."""
+"""Index statistics: what is in the index and what its bytes hold."""
 
 from __future__ import annotations
 
@@ -6,25 +6,49 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from engine.display import human_bytes, plural
 from engine.index import re_embed as re_embedding
 from engine.index.compiled_parts import CompiledPart, compiled_parts, summary
 from engine.index.warnings_seen import known_warnings
-from engine.schema import get_meta, has_vec_table, stored_embedder
+from engine.schema import get_meta, has_vectors, stored_embedder
 from engine.storage.db import Connection
 
-# vec0 never reuses a deleted slot; past this share of dead slots a rebuild pays off
-BLOAT_SUGGEST_RATIO = 0.2
-MIN_DEAD_SLOTS = 512  # below this a rebuild is not worth suggesting
+# free pages past this share of the file (and MIN_FREE_BYTES) are worth a VACUUM
+FREE_SUGGEST_RATIO = 0.2
+MIN_FREE_BYTES = 8 << 20
 
 
 @dataclass
-class VecBloat:
-    live_rows: int
-    total_slots: int
-    dead_slots: int
-    dead_bytes: int
-    slot_fill: float
+class StorageHealth:
+    """What the index's bytes hold: vectors (stored once, in ``chunks.embedding``), the search
+    structure derived from them (engine/vectors/sidecar_file.py) and free pages."""
+    vectors: int  # chunks with a vector
+    search_bytes: int  # the sidecar's files beside the index
+    search_segments: int
+    search_masked: int  # sidecar rows masked out (changed or deleted since written)
+    search_behind: int  # vector changes since the sidecar was written (read from the rows)
+    search_problem: str | None  # why the sidecar is not used (readers build it in memory)
+    free_bytes: int  # pages no table uses: deletes leave them, a VACUUM hands them back
     suggest_maintenance: bool
+
+    @property
+    def vector_line(self) -> str:
+        """The vectors and their search file, as every front door says it."""
+        if self.search_problem:
+            search = (f"search file not used ({self.search_problem}): searches build it in "
+                      "memory until the next reindex writes it")
+        else:
+            search = (f"search file {human_bytes(self.search_bytes)} in "
+                      f"{plural(self.search_segments, 'segment')}")
+            if self.search_masked:
+                search += f", {self.search_masked:,} rows masked"
+            if self.search_behind:
+                search += f", {plural(self.search_behind, 'change')} read from the rows"
+        return f"{plural(self.vectors, 'vector')}, each stored once; {search}"
+
+    @property
+    def free_line(self) -> str:
+        return f"free pages {human_bytes(self.free_bytes)}"
 
 
 @dataclass
@@ -39,7 +63,7 @@ class IndexStatistics:
     embedder: str | None
     per_type: dict[str, int]
     per_month: dict[str, int]
-    bloat: VecBloat | None
+    storage: StorageHealth | None
     last_reindex_at: str | None
     last_reindex: dict | None = field(default=None)
     message_vectors: int = 0  # chat windows with a vector per message (engine/vectors/message_vectors.py)
@@ -100,35 +124,26 @@ def db_size(db_path: Path) -> int:
     return total
 
 
-def vec_bloat(conn: Connection) -> VecBloat | None:
-    """Dead vec0 slots: deleted vectors still stored (and scanned) until a rebuild.
+def free_bytes(conn: Connection) -> int:
+    """Bytes of pages the file holds that no table uses."""
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    return conn.execute("PRAGMA freelist_count").fetchone()[0] * page
 
-    vec0 appends to each partition's newest 1,024-slot chunk and never refills a hole, so every
-    cleared validity bit is dead except the not-yet-used tail of each partition's newest chunk.
-    """
-    import numpy as np  # here: a search reads this module's types, not vec0's slots
 
-    if not has_vec_table(conn):
+def storage_health(conn: Connection, db_path: Path) -> StorageHealth | None:
+    """None before the first vector (no embedder recorded)."""
+    from engine.vectors.sidecar_file import sidecar_health  # numpy: only when stats are read
+
+    if not has_vectors(conn):
         return None
-    info = stored_embedder(conn)
-    rows = conn.execute(
-        "SELECT chunk_id, size, partition00, validity FROM chunks_vec_chunks "
-        "ORDER BY chunk_id").fetchall()
-    newest = {r[2]: r[0] for r in rows}
-    live = total = dead = 0
-    for chunk_id, size, partition, validity in rows:
-        bits = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[:size]
-        used = int(bits.sum())
-        live += used
-        total += size
-        if chunk_id == newest[partition]:
-            valid_at = np.flatnonzero(bits)
-            size = int(valid_at[-1]) + 1 if len(valid_at) else 0  # the unused tail is not dead
-        dead += size - used
-    dead_bytes = dead * (info.dim if info else 0) * 4
-    fill = live / total if total else 1.0
-    return VecBloat(live, total, dead, dead_bytes, round(fill, 4),
-                    dead > BLOAT_SUGGEST_RATIO * max(live, 1) and dead >= MIN_DEAD_SLOTS)
+    side = sidecar_health(db_path, conn)
+    free = free_bytes(conn)
+    return StorageHealth(
+        vectors=chunk_count(conn) - pending_embeddings(conn),
+        search_bytes=side.bytes, search_segments=side.segments, search_masked=side.masked,
+        search_behind=side.behind, search_problem=side.problem, free_bytes=free,
+        suggest_maintenance=free >= MIN_FREE_BYTES
+        and free > FREE_SUGGEST_RATIO * max(db_size(db_path), 1))
 
 
 def chunk_count(conn: Connection) -> int:
@@ -167,7 +182,7 @@ def index_statistics(conn: Connection, db_path: Path) -> IndexStatistics:
         embedder=info.describe() if info else None,
         per_type=per_type,
         per_month=per_month,
-        bloat=vec_bloat(conn),
+        storage=storage_health(conn, db_path),
         last_reindex_at=get_meta(conn, "last_reindex_at"),
         last_reindex=json.loads(last) if last else None,
         message_vectors=conn.execute(  # an empty row: every message was refused

@@ -5,9 +5,9 @@ A re-embed (another embedder configured, or the same one again) writes each chun
 and its chat messages' vectors into ``staged_vectors``, committing batch by batch: a killed or
 cancelled run keeps what it staged and the next run (``memlens reindex`` while that embedder is
 configured, the watcher's or the app's) goes on from there. Meanwhile the index's own vectors,
-embedder and vec0 table are untouched, so searches stay hybrid, embedding queries with the
+embedder and vector sidecar are untouched, so searches stay hybrid, embedding queries with the
 embedder that made those vectors (engine/searcher.py). When every chunk has a staged row, one
-transaction moves them into ``chunks``, rebuilds vec0 and records the new embedder: a crash
+transaction moves them into ``chunks`` and records the new embedder: a crash
 leaves the old index or the new one, never a mix. docs/reliability.md, "Switching embedders".
 
 Files read while a re-embed is staged get no vector in ``chunks`` (the old embedder's would be
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.index.run_report import Progress
-from engine.schema import EmbedderInfo, create_vec_index, drop_vec_index, set_meta
+from engine.schema import EmbedderInfo, record_embedder, set_meta
 from engine.schema_migrations import MESSAGES_DONE_KEY
 from engine.storage.db import Connection, averages, transaction
 
@@ -143,7 +143,6 @@ def swap(conn: Connection, info: EmbedderInfo, per_message: bool) -> bool:
     with transaction(conn):
         if _uncovered(conn):
             return False
-        drop_vec_index(conn)  # rebuilt below at the new dimension
         conn.execute("UPDATE chunks SET embedding = s.embedding, embedding_truncated = "
                      "s.truncated FROM staged_vectors s WHERE s.chunk_rowid = chunks.rowid")
         conn.execute("DELETE FROM message_vectors")
@@ -154,7 +153,7 @@ def swap(conn: Connection, info: EmbedderInfo, per_message: bool) -> bool:
             set_meta(conn, MESSAGES_DONE_KEY, f"{info.provider}:{info.model}")
         else:
             conn.execute("DELETE FROM meta WHERE key = ?", (MESSAGES_DONE_KEY,))
-        create_vec_index(conn, info)
+        record_embedder(conn, info)  # the sidecar of the old one is no longer trusted
         _drop(conn)
     return True
 

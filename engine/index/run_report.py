@@ -49,7 +49,8 @@ class IndexStats:
 
 @dataclass(frozen=True)
 class Progress:
-    # "migrate" (an older index upgraded, once) | "scan" | "remove" | "index" | "pending" |
+    # "migrate" (an older index upgraded, once) | "compact" (the space a migration freed handed
+    # back, once: engine/maintenance.py) | "scan" | "remove" | "index" | "pending" |
     # "messages" (engine/vectors/message_vectors.py) | "re-embed" (engine/index/re_embed.py:
     # pending_done of pending_total chunks staged) | "done"
     phase: str

@@ -28,8 +28,7 @@ if TYPE_CHECKING:  # the vector modules (numpy) load with the first semantic sea
     from engine.config import Config
     from engine.embedder import Embedder
     from engine.vectors.message_vectors import Rescored
-    from engine.vectors.sidecar_scan import SidecarIndex
-    from engine.vectors.vec0_table import VectorIndex
+    from engine.vectors.vector_index import VectorIndex
 
 
 def keyword_candidates(conn: Connection, parsed: ParsedQuery, depth: int, filters: Filters,
@@ -73,7 +72,7 @@ def full_matches(conn: Connection, parsed: ParsedQuery, filters: Filters, cap: i
         return []
 
 
-def knn_mask(conn: Connection, index: VectorIndex | SidecarIndex,
+def knn_mask(conn: Connection, index: VectorIndex,
              filters: Filters) -> np.ndarray | None:
     """The filters as a mask over the index's rows (None: every row); built before the KNN
     starts on its worker thread, because the rowid queries need the connection."""
@@ -105,7 +104,7 @@ class VectorArm:
 
 
 def vector_arm(conn: Connection, embedder: Embedder, config: Config,
-               index: VectorIndex | SidecarIndex | None, text: str, depth: int,
+               index: VectorIndex | None, text: str, depth: int,
                mask: np.ndarray | None, query_vec: np.ndarray | None = None) -> VectorArm:
     """Embed the query, search the vectors and, unless chat windows are to be rescored with
     their messages' vectors, read the hits' rows: on the searcher's worker thread while the

@@ -54,8 +54,7 @@ from engine.vectors.message_vectors import message_share, mix_text
 
 if TYPE_CHECKING:  # a keyword search loads no embedder, no numpy, no vector module
     from engine.embedder import Embedder
-    from engine.vectors.sidecar_scan import SidecarIndex
-    from engine.vectors.vec0_table import VectorIndex
+    from engine.vectors.vector_index import VectorIndex
 
 
 PROFILE_HEAD = 10  # the rows whose median score places an injected profile
@@ -73,12 +72,12 @@ class Reader(Protocol):
 
     def connection(self) -> Connection: ...
 
-    def vector_index(self, writing: bool | None = None) -> VectorIndex | SidecarIndex | None: ...
+    def vector_index(self, writing: bool | None = None) -> VectorIndex | None: ...
 
     @property
     def serving(self) -> EmbedderInfo | None: ...
 
-    def vector_arm(self, index: VectorIndex | SidecarIndex | None, text: str, depth: int,
+    def vector_arm(self, index: VectorIndex | None, text: str, depth: int,
                    filters: Filters, query_vec=None) -> Future[VectorArm]: ...
 
     def keyword_arm(self, parsed: ParsedQuery, depth: int, filters: Filters,

@@ -1,9 +1,10 @@
-"""SQLite connections that can load sqlite-vec.
+"""SQLite connections: WAL, one clear line for every file that is not a usable index.
 
 The stdlib ``sqlite3`` of many Pythons (this machine's, most macOS system Pythons) is built
-without ``enable_load_extension``, so sqlite-vec cannot be loaded through it. ``sqlean.py`` is a
+without ``enable_load_extension``, so no extension can be loaded through it. ``sqlean.py`` is a
 drop-in ``sqlite3`` with its own modern SQLite (FTS5 included) and extension loading on Linux,
-macOS and Windows wheels; it is the driver used here.
+macOS and Windows wheels; it is the driver used here. Search and writes need no extension
+beyond memlens's own optional bm25 (engine/storage/rank_extension.py).
 """
 
 from __future__ import annotations
@@ -41,40 +42,50 @@ class ExtensionUnavailable(RuntimeError):
 @functools.cache
 def _vec0_path() -> str | None:
     """The sqlite-vec wheel's loadable extension, found without importing its package (whose
-    import pulls in numpy: ~90 ms of a keyword search that reads no vector)."""
+    import pulls in numpy)."""
     spec = importlib.util.find_spec("sqlite_vec")
     if spec is None or not spec.submodule_search_locations:
         return None
     return os.path.join(next(iter(spec.submodule_search_locations)), "vec0")
 
 
-def load_extensions(conn: Connection) -> None:
-    """Load sqlite-vec, or raise one clear error that says why and what to do; and memlens's
-    bm25 with known counts when it was built."""
-    vec0 = _vec0_path()
-    if vec0 is None:  # pragma: no cover - a broken install
-        raise ExtensionUnavailable(
-            "sqlite-vec is not installed; reinstall memlens (pip install memlens)")
-    if not hasattr(conn, "enable_load_extension"):  # pragma: no cover - driver without it
-        raise ExtensionUnavailable(
-            "this SQLite driver cannot load extensions, so sqlite-vec cannot be used; "
-            "install memlens with its own dependencies (sqlean.py) in a fresh virtualenv"
-        )
+@contextmanager
+def _extension_loading(conn: Connection) -> Iterator[None]:
+    conn.enable_load_extension(True)
     try:
-        conn.enable_load_extension(True)
-        conn.load_extension(vec0)
-        if isinstance(conn, Connection):
-            conn.rank_extension = rank_extension.load(conn)
-    except (AttributeError, sqlite3.OperationalError) as exc:
-        raise ExtensionUnavailable(
-            f"sqlite-vec failed to load ({exc}); its wheel may not match this platform "
-            f"({vec0}). Reinstall sqlite-vec for this platform."
-        ) from exc
+        yield
     finally:
         try:
             conn.enable_load_extension(False)
         except Exception:  # noqa: BLE001 - best effort hardening
             pass
+
+
+def load_extensions(conn: Connection) -> None:
+    """memlens's bm25 with known counts, when it was built (engine/storage/rank_extension.py);
+    nothing else: a connection never needs sqlite-vec to search or write."""
+    if not isinstance(conn, Connection) or not hasattr(conn, "enable_load_extension"):
+        return  # pragma: no cover - a driver without extension loading: FTS5's bm25 serves
+    with _extension_loading(conn):
+        conn.rank_extension = rank_extension.load(conn)
+
+
+def load_sqlite_vec(conn: Connection) -> None:
+    """Load sqlite-vec, or raise one clear error saying why and what to do. Needed only to
+    remove the vec0 table an index written by an older memlens holds (engine/schema_migrations.py)
+    and by tests that compare with its exact search."""
+    vec0 = _vec0_path()
+    if vec0 is None:
+        raise ExtensionUnavailable("sqlite-vec is not installed: pip install sqlite-vec")
+    if not hasattr(conn, "enable_load_extension"):  # pragma: no cover - driver without it
+        raise ExtensionUnavailable("this SQLite driver cannot load extensions (sqlite-vec)")
+    try:
+        with _extension_loading(conn):
+            conn.load_extension(vec0)
+    except (AttributeError, sqlite3.OperationalError) as exc:
+        raise ExtensionUnavailable(
+            f"sqlite-vec failed to load ({exc}); its wheel may not match this platform "
+            f"({vec0}): reinstall sqlite-vec for this platform") from exc
 
 
 class IndexUnavailable(RuntimeError):
@@ -87,7 +98,7 @@ class IndexMissing(IndexUnavailable, FileNotFoundError):
 
 def connect(path: str | Path, *, readonly: bool = False, timeout: float = 10.0,
             mmap: bool = True) -> Connection:
-    """Open the index with sqlite-vec loaded, WAL journaling and synchronous=NORMAL.
+    """Open the index with WAL journaling and synchronous=NORMAL.
 
     Readers keep searching while a writer works because of WAL; ``busy_timeout`` covers the
     short moments a checkpoint needs the lock. ``mmap=False`` keeps a long writer's resident

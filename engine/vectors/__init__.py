@@ -1,1 +1,2 @@
-"""The vector arm's storage and scans: vec0, the sidecar, sign codes, compiled kernels, message vectors."""
+"""The vector arm: the sidecar (its search structure, derived from the rows), sign codes,
+compiled kernels, message vectors."""

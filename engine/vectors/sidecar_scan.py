@@ -1,6 +1,7 @@
-"""The semantic arm over a memory-mapped vector sidecar (engine/vectors/sidecar_file.py).
+"""The semantic arm over the vector sidecar (engine/vectors/sidecar_file.py): its files mapped,
+or the same structure built in memory from the rows while no valid file exists.
 
-Same interface as :class:`~engine.vectors.vec0_table.VectorIndex`. Rows are the sidecar's segment
+The one implementation of :class:`~engine.vectors.vector_index.VectorIndex`. Rows are the sidecar's segment
 rows followed by a small in-memory delta: the vectors of every rowid logged in
 ``vector_changes`` after the sidecar's generation, read back from ``chunks`` (so a deleted or
 changed chunk's old vector is masked out and its current one, if any, searched exactly).
@@ -18,8 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.schema import stored_embedder
 from engine.storage.db import Connection
 from engine.vectors import kernels
+from engine.vectors.sidecar_build import in_memory_sidecar
 from engine.vectors.sidecar_file import (
     Sidecar,
     SidecarInvalid,
@@ -27,12 +30,12 @@ from engine.vectors.sidecar_file import (
     current_vectors,
     index_state,
     load_sidecar,
-    sidecar_dir,
+    manifest_stamp,
     snapshot,
 )
 from engine.vectors.sign_codes import FirstPass
-from engine.vectors.vec0_table import EXACT_BELOW
 
+EXACT_BELOW = 20_000  # vectors; below this a full exact scan is cheaper than two passes
 RESCORE_DEPTH = 8_000  # candidates rescored exactly (docs/benchmarks.md)
 DELTA_MAX = 50_000  # beyond this many changed rows, reload (a writer publishes a newer one)
 
@@ -110,6 +113,15 @@ class SidecarIndex:
 
     def __len__(self) -> int:
         return self._n_live + len(self._delta[0])
+
+    def rowids(self) -> np.ndarray:
+        """The rowids searchable now, sorted: the segments' live rows and the delta's."""
+        return np.sort(np.concatenate([self._seg_rowids[self._live], self._delta[0]]))
+
+    @property
+    def in_memory(self) -> bool:
+        """Built from the rows (no valid sidecar file when it was opened)."""
+        return self.sidecar.manifest is None
 
     # -- masks over rows: segment rows, then delta rows ----------------------------------------
     def type_mask(self, source_types) -> np.ndarray | None:
@@ -204,6 +216,13 @@ def best_rows(scores: np.ndarray, m: int) -> np.ndarray:
     return np.sort(np.argpartition(scores, n - m)[n - m:])
 
 
+def stored_dim(conn: Connection) -> int:
+    info = stored_embedder(conn)
+    if info is None:
+        raise SidecarInvalid("the index holds no vectors yet")
+    return info.dim
+
+
 def _joined(parts: list[np.ndarray], dtype) -> np.ndarray:
     """One array over the segments (a single segment's mapped array is used as is)."""
     if len(parts) == 1:
@@ -211,38 +230,29 @@ def _joined(parts: list[np.ndarray], dtype) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype)
 
 
-def open_vector_index(db_path: str | Path, conn: Connection, dim: int):
-    """The sidecar index when a valid sidecar exists, else the in-memory copy of vec0
-    (engine/vectors/vec0_table.py), which reads every vector once."""
-    from engine.vectors.vec0_table import VectorIndex
-
+def open_vector_index(db_path: str | Path, conn: Connection) -> SidecarIndex:
+    """The sidecar's files mapped when they are valid, else the same structure built in
+    memory from the rows (reads every vector once)."""
     try:
         return SidecarIndex.open(db_path, conn)
     except (SidecarInvalid, SidecarStale):
-        index = VectorIndex(dim)
-        index.sidecar_stamp = _stamp(db_path)
+        stamp = manifest_stamp(db_path)  # before reading: a sidecar published meanwhile is newer
+        with snapshot(conn):
+            index = SidecarIndex(in_memory_sidecar(conn, stored_dim(conn), stamp))
+            index._follow(conn)
         return index
 
 
-def _stamp(db_path: str | Path):
-    try:
-        st = (sidecar_dir(db_path) / "manifest.json").stat()
-        return st.st_mtime_ns, st.st_ino
-    except OSError:
-        return None
-
-
-def refreshed(index, db_path: str | Path, conn: Connection):
-    """``index`` in step with the index file; a sidecar that can no longer follow is
-    replaced by a newer one, or by the in-memory copy, which gives way to a sidecar the
-    writer publishes later."""
-    if not isinstance(index, SidecarIndex) and _stamp(db_path) not in (
-            None, getattr(index, "sidecar_stamp", None)):
-        index = open_vector_index(db_path, conn, index.dim)
+def refreshed(index: SidecarIndex, db_path: str | Path, conn: Connection) -> SidecarIndex:
+    """``index`` in step with the index file; one that can no longer follow is replaced by a
+    newer one, and one built in memory gives way to a sidecar a writer publishes later."""
+    if index.in_memory and manifest_stamp(db_path) not in (
+            None, index.sidecar.stamp):
+        index = open_vector_index(db_path, conn)
     try:
         index.refresh(conn)
         return index
     except SidecarStale:
-        index = open_vector_index(db_path, conn, index.dim)
+        index = open_vector_index(db_path, conn)
         index.refresh(conn)
         return index

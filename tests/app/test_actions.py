@@ -33,8 +33,8 @@ def test_job_kinds_have_titles_and_menu_entries():
     # one catalogue action starts each job kind, and names the running job
     assert sorted(a.job for a in ACTIONS if a.job) == sorted(JobKind)
     assert [k.title for k in JobKind] == [
-        "Reindex", "Full rebuild", "Re-embed", "Maintenance (rebuild + VACUUM)",
-        "Maintenance (rebuild, no VACUUM)", "Import"]
+        "Reindex", "Full rebuild", "Re-embed", "Maintenance (rewrite + VACUUM)",
+        "Maintenance (rewrite, no VACUUM)", "Import"]
     assert {a.job for a in MENU if a.job} == set(JobKind)
     assert [k for k in JobKind if k.cancellable] == [JobKind.REINDEX, JobKind.FULL,
                                                      JobKind.RE_EMBED]

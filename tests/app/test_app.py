@@ -594,7 +594,7 @@ async def test_maintenance_from_the_menu(writable_root):
         await pilot.press("enter")
         await wait_for(pilot, lambda: "Maintenance" in notes_text(app) and app.job is None,
                        what="maintenance")
-        assert "vectors rebuilt" in notes_text(app)
+        assert "vectors in the search file" in notes_text(app)
         await search(pilot, "tile cache")  # the searcher reopened on the rebuilt index
         assert app.main.results.option_count > 0
 
@@ -867,7 +867,7 @@ async def test_stats_and_discover_screens(demo_root):
         summary = screen.query_one("#stats-summary").render().plain
         assert "local:" in summary and "pending" in summary and "MB" in summary
         assert "compiled" in summary and "passage scans" in summary
-        assert "live" in screen.query_one("#health").render().plain
+        assert "each stored once" in screen.query_one("#health").render().plain
         await pilot.press("escape", "f4")
         assert isinstance(app.screen, DiscoverScreen)
         await wait_for(pilot, lambda: app.screen.loaded)
@@ -972,17 +972,24 @@ def test_text_helpers_neutralise_data():
 
 
 def test_stats_health_suggests_maintenance():
-    from engine.index.contents import VecBloat
+    from engine.index.contents import StorageHealth
     from tui.screens.stats import health_content
 
     class Stats:
-        bloat = VecBloat(live_rows=1000, total_slots=3072, dead_slots=900, dead_bytes=921600,
-                         slot_fill=0.33, suggest_maintenance=True)
+        db_bytes = 40 << 20
+        storage = StorageHealth(vectors=1000, search_bytes=700_000, search_segments=2,
+                                search_masked=30, search_behind=0, search_problem=None,
+                                free_bytes=30 << 20, suggest_maintenance=True)
 
     text = health_content(Stats()).plain
-    assert "900 dead slots" in text and "run maintenance" in text
-    Stats.bloat = VecBloat(1000, 1024, 0, 0, 0.98, False)
-    assert "no maintenance needed" in health_content(Stats()).plain
+    assert "25% of the file's pages" in text and "free pages 30.0 MB" in text
+    assert "1,000 vectors, each stored once; search file 683.6 KB in 2 segments, 30 rows " \
+        "masked" in text and "run maintenance" in text
+    Stats.storage = StorageHealth(1000, 700_000, 1, 0, 5, None, 0, False)
+    text = health_content(Stats()).plain
+    assert "no maintenance needed" in text and "5 changes read from the rows" in text
+    Stats.storage = StorageHealth(1000, 0, 0, 0, 0, "no readable manifest", 0, False)
+    assert "search file not used (no readable manifest)" in health_content(Stats()).plain
 
 
 def test_locate_chunk_in_a_window_of_a_big_file():

@@ -231,5 +231,5 @@ async def test_vacuum_from_the_stats_screen_asks_first(writable_root):
         await pilot.press("n")
         assert isinstance(app.screen, StatsScreen) and app.job is None
         await pilot.press("M", "y")
-        await wait_for(pilot, lambda: "Maintenance (rebuild + VACUUM) finished"
+        await wait_for(pilot, lambda: "Maintenance (rewrite + VACUUM) finished"
                        in "\n".join(t for t, _, _ in app.notes), what="the maintenance")

@@ -29,8 +29,8 @@ pytestmark = pytest.mark.slow
 WRITERS = {
     "reindex": "from engine import reindex\nreindex(config=load_config(root))",
     "re-embed": "from engine import reindex\nreindex(config=load_config(root), re_embed=True)",
-    "maintenance": "from engine.maintenance import rebuild_vec_index\n"
-                   "rebuild_vec_index(load_config(root).db_path)",
+    "maintenance": "from engine.maintenance import maintain_index\n"
+                   "maintain_index(load_config(root).db_path)",
 }
 
 
@@ -150,14 +150,14 @@ def test_a_killed_re_embed_then_a_reindex_equals_a_clean_rebuild(tmp_path):
 
 
 def test_a_killed_maintenance_then_maintenance_equals_a_clean_rebuild(tmp_path):
-    from engine.maintenance import rebuild_vec_index
+    from engine.maintenance import maintain_index
 
     root, db = indexed_root(tmp_path)
     lock = Path(f"{db}.lock")
     kill_when(run_writer("maintenance", root),
               lambda: '"maintenance"' in (lock.read_text() if lock.exists() else ""),
               "maintenance")
-    rerun_equals_a_clean_rebuild(root, tmp_path, rebuild_vec_index)
+    rerun_equals_a_clean_rebuild(root, tmp_path, maintain_index)
 
 
 def test_a_killed_watcher_then_a_reindex_equals_a_clean_rebuild(tmp_path):
@@ -169,3 +169,58 @@ def test_a_killed_watcher_then_a_reindex_equals_a_clean_rebuild(tmp_path):
     kill_when([sys.executable, "-m", "cli", "watch", "--root", str(root)],
               lambda: count(db, "SELECT count(*) FROM chunks") > done, "watcher")
     rerun_equals_a_clean_rebuild(root, tmp_path)
+
+
+# where a reindex converting an older index (its vec0 copy dropped, the file compacted, the
+# vector sidecar rewritten) kills itself with SIGKILL: code run in the writer before it starts
+MIGRATION_KILL_POINTS = {
+    "inside the migration's transaction": (
+        "from engine import schema_migrations as m\n"
+        "def drop(conn, progress):\n"
+        "    m.drop_vec0(conn)\n"
+        "    die()\n"
+        "m.MIGRATIONS[11] = [drop]\n"),
+    "half way through the VACUUM": (
+        "from engine import maintenance\n"
+        "def vacuum(conn):\n"
+        "    calls = []\n"
+        "    conn.set_progress_handler(lambda: calls.append(1) or (len(calls) > 20 and die()),"
+        " 200)\n"
+        "    conn.execute('VACUUM')\n"
+        "maintenance._vacuum = vacuum\n"),
+    "after the VACUUM, before the sidecar": (
+        "from engine import maintenance\n"
+        "maintenance.new_epoch = lambda conn: die()\n"),
+    "while the sidecar is written": (
+        "from engine.vectors import sidecar_build\n"
+        "fill = sidecar_build._fill_segment\n"
+        "def half(conn, buf, *args):\n"
+        "    fill(conn, buf, *args)\n"
+        "    die()\n"
+        "sidecar_build._fill_segment = half\n"),
+}
+
+
+@pytest.mark.parametrize("point", list(MIGRATION_KILL_POINTS))
+def test_a_conversion_killed_anywhere_resumes_and_loses_nothing(tmp_path, point):
+    from tests.conftest import as_vec0_index
+
+    root, db = indexed_root(tmp_path)
+    as_vec0_index(db)
+    script = ("import os, signal, sys\nfrom engine.config import load_config\n"
+              "from engine import reindex\n"
+              "def die():\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+              f"{MIGRATION_KILL_POINTS[point]}reindex(config=load_config(sys.argv[1]))\n")
+    child = subprocess.run([sys.executable, "-c", script, str(root)], cwd=REPO,
+                           env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True,
+                           text=True, timeout=300)
+    assert child.returncode == -signal.SIGKILL, f"not killed {point}: {child.stderr[-500:]}"
+    version = count(db, "PRAGMA user_version")
+    vec0 = count(db, "SELECT count(*) FROM sqlite_master WHERE name = 'chunks_vec'")
+    # the migration commits whole or not at all
+    assert (version, vec0) == ((10, 1) if point.startswith("inside") else (11, 0))
+    reindex(config=load_config(root))
+    assert count(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'chunks_vec%'") == 0
+    assert count(db, "SELECT count(*) FROM meta WHERE key = 'compact_pending'") == 0
+    assert_consistent(db)
+    assert fingerprint(db) == clean_rebuild(root, tmp_path)

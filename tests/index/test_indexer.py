@@ -9,7 +9,7 @@ import time
 import pytest
 
 from engine.indexer import reindex
-from engine.maintenance import rebuild_vec_index
+from engine.maintenance import maintain_index
 from engine.schema import SCHEMA_VERSION, EmbedderInfo, EmbedderMismatch, ensure_schema
 from engine.storage.db import connect
 from engine.storage.lock import WriterBusy, writer_lock
@@ -183,7 +183,7 @@ def test_second_writer_is_refused_cleanly(config, embedder):
         with pytest.raises(WriterBusy, match="reindex .* is already writing"):
             reindex(config=config, embedder=embedder)
         with pytest.raises(WriterBusy):
-            rebuild_vec_index(config.db_path)
+            maintain_index(config.db_path)
     finally:
         release.set()
         worker.join()
@@ -246,25 +246,36 @@ def test_schema_is_idempotent_and_versioned(config, embedder):
     assert EmbedderInfo("local", "m", 256).describe() == "local:m (256-d)"
 
 
-def test_maintenance_reclaims_space_after_churn(config, embedder):
+def test_maintenance_hands_back_free_pages_and_rewrites_the_search_file(config, embedder,
+                                                                         monkeypatch):
+    from engine.index import contents
+
     log = config.root / "data/slack/big.jsonl"
-    log.write_text(slack_lines(12000))
+    lines = slack_lines(12000).splitlines(keepends=True)
+    log.write_text("".join(lines))
     reindex(config=config, embedder=embedder)
-    for round_ in range(3):  # rewrite the older half: vec0 leaves those slots dead
-        lines = slack_lines(12000).splitlines(keepends=True)
+    for round_ in range(2):  # rewrite the older half
         log.write_text("".join(
             [line.replace("harbor", f"harbor{round_}") for line in lines[:8000]] + lines[8000:]))
         reindex(config=config, embedder=embedder)
+    log.write_text("".join(lines[10000:]))  # most of it gone: its pages are free
+    reindex(config=config, embedder=embedder)
+    monkeypatch.setattr(contents, "MIN_FREE_BYTES", 0)
     conn = connect(config.db_path)
-    from engine.index.contents import vec_bloat
-    bloat = vec_bloat(conn)
+    health = contents.storage_health(conn, config.db_path)
     conn.close()
-    assert bloat.dead_slots >= 800 and bloat.suggest_maintenance
-    stats = rebuild_vec_index(config.db_path)
+    assert health.free_bytes > 0 and health.suggest_maintenance
+    assert health.vectors == chunk_count(config) and health.search_problem is None
+    assert "each stored once" in health.vector_line and "maintenance" not in health.free_line
+    stats = maintain_index(config.db_path)
     assert stats["reclaimed_bytes"] > 0 and stats["size_after"] < stats["size_before"]
-    assert stats["dead_slots_after"] == 0 and stats["vectors"] == chunk_count(config)
+    assert stats["free_bytes_after"] == 0 < stats["free_bytes_before"]
+    assert stats["vectors"] == stats["sidecar_rows"] == chunk_count(config)
     assert_consistent(config.db_path)
-    no_vacuum = rebuild_vec_index(config.db_path, vacuum=False)
+    conn = connect(config.db_path)
+    assert not contents.storage_health(conn, config.db_path).suggest_maintenance
+    conn.close()
+    no_vacuum = maintain_index(config.db_path, vacuum=False)
     assert not no_vacuum["vacuumed"] and "vacuum_s" not in no_vacuum["timings"]
 
 

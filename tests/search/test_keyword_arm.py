@@ -160,9 +160,6 @@ def test_word_counts_are_reused_until_the_index_changes(tmp_path):
     path = tmp_path / "c.db"
     writer = connect(path)
     ensure_schema(writer)
-    with transaction(writer):
-        writer.execute("CREATE VIRTUAL TABLE chunks_vec USING vec0(source_type TEXT PARTITION "
-                       "KEY, content_date TEXT, embedding float[2])")
 
     def add(text: str) -> None:
         with transaction(writer):

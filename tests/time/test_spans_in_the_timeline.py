@@ -98,7 +98,7 @@ def spans_of(db_path) -> tuple[dict, str | None, set]:
 
 
 def test_every_writer_keeps_a_resumed_windows_first_day(tmp_path):
-    from engine.maintenance import rebuild_vec_index
+    from engine.maintenance import maintain_index
 
     log = tmp_path / "data/telegram/trip.jsonl"
     write_log(log, ["2026-04-01T10:00:00", "2026-04-01T10:05:00"])  # a partial last window
@@ -114,7 +114,7 @@ def test_every_writer_keeps_a_resumed_windows_first_day(tmp_path):
     assert spans_of(config.db_path) == want
     reindex(config=config, embedder=CountingEmbedder(), re_embed=True)
     assert spans_of(config.db_path) == want
-    rebuild_vec_index(config.db_path)
+    maintain_index(config.db_path)
     assert spans_of(config.db_path) == want
     log.unlink()  # the chunks go; the bound stays, an upper bound (never lowered)
     reindex(config=config, embedder=CountingEmbedder())

@@ -328,13 +328,13 @@ def test_stats_count_the_windows_with_message_vectors(config, capsys):
 
 
 def test_maintenance_keeps_each_window_with_its_own_message_vectors(config):
-    from engine.maintenance import rebuild_vec_index
+    from engine.maintenance import maintain_index
 
     embedder = MessageEmbedder()
     reindex(config=config, embedder=embedder)
     (config.root / "data/slack/general.jsonl").unlink()  # holes in the rowids before VACUUM
     reindex(config=config, embedder=embedder)
-    rebuild_vec_index(config.db_path, vacuum=True)
+    maintain_index(config.db_path, vacuum=True)
     conn = db(config)
     rows = conn.execute("SELECT c.id, c.content, m.vectors FROM message_vectors m "
                         "JOIN chunks c ON c.rowid = m.chunk_rowid").fetchall()

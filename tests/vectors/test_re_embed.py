@@ -117,7 +117,7 @@ def test_search_stays_hybrid_through_a_re_embed_and_switches_at_the_swap(small):
                         ).fetchone() is None
     conn.close()
     assert vectors_in_index(small) == total
-    assert_consistent(small.db_path)  # vec0 rebuilt at 384-d, every vector in it
+    assert_consistent(small.db_path)  # every vector 384-d, searchable
 
     after = searcher.search(QUERY, now=NOW)
     assert after.arms == "both" and after.serving_embedder is None and after.re_embed is None

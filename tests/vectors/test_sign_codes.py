@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.schema import EmbedderInfo, create_vec_index, ensure_schema, open_reader
+from engine.schema import EmbedderInfo, ensure_schema, open_reader, record_embedder
 from engine.storage.db import connect, transaction
 from engine.vectors import kernels, sign_codes
-from engine.vectors.sidecar_file import update_sidecar
-from engine.vectors.sidecar_scan import SidecarIndex, best_rows, open_vector_index
+from engine.vectors.sidecar_build import update_sidecar
+from engine.vectors.sidecar_scan import best_rows, open_vector_index
 from engine.vectors.sign_codes import FirstPass, components, encode, fit_basis, head_of
 from tests.vectors.conftest import add, rowid_of, unit
 
@@ -120,13 +120,13 @@ def test_the_mapped_sidecar_scores_as_encoded_and_finds_the_exact_top_k(tmp_path
     conn = connect(path, mmap=False)
     ensure_schema(conn)
     with transaction(conn):
-        create_vec_index(conn, EmbedderInfo("test", "texts", DIM))
+        record_embedder(conn, EmbedderInfo("test", "texts", DIM))
     add(conn, [f"c{i}" for i in range(3_900)], chunks[:3_900])
     assert update_sidecar(conn, path)["sidecar"] == "rebuilt"
     add(conn, [f"c{i}" for i in range(3_900, 4_000)], chunks[3_900:], source_type="cgm")
     assert update_sidecar(conn, path)["sidecar"] == "appended"
-    index = open_vector_index(path, open_reader(path), DIM)
-    assert isinstance(index, SidecarIndex) and len(index.sidecar.segments) == 2
+    index = open_vector_index(path, open_reader(path))
+    assert not index.in_memory and len(index.sidecar.segments) == 2
     sidecar = index.sidecar
     parts = [encode(chunks[:3_900], sidecar.basis, sidecar.head),
              encode(chunks[3_900:], sidecar.basis, sidecar.head)]

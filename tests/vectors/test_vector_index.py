@@ -1,56 +1,56 @@
-"""The in-memory vector index stays in step with vec0 and finds the true neighbours."""
+"""The vector index built in memory from the rows (no sidecar file yet) stays in step with them
+and finds the true neighbours; sqlite-vec's exact search, through its public SQL, agrees."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from engine.schema import EmbedderInfo, create_vec_index, ensure_schema
-from engine.storage.db import connect, transaction
-from engine.vectors.vec0_table import EXACT_BELOW, VectorIndex
-from tests.vectors.conftest import DIM, clustered
-
-
-def insert(conn, start: int, vectors: np.ndarray, source_type: str = "slack") -> None:
-    with transaction(conn):
-        conn.executemany(
-            "INSERT INTO chunks_vec(rowid, source_type, content_date, embedding) "
-            "VALUES (?, ?, '2026-01-01', ?)",
-            [(start + i, source_type if i % 10 else "cgm", v.tobytes())
-             for i, v in enumerate(vectors)])
+from engine.schema import EmbedderInfo, ensure_schema, record_embedder
+from engine.storage.db import connect, load_sqlite_vec, transaction
+from engine.vectors.sidecar_scan import EXACT_BELOW, open_vector_index
+from tests.vectors.conftest import DIM, add, clustered
 
 
 @pytest.fixture
-def conn(tmp_path):
-    c = connect(tmp_path / "v.db")
+def db(tmp_path):
+    path = tmp_path / "v.db"
+    c = connect(path)
     ensure_schema(c)
     with transaction(c):
-        create_vec_index(c, EmbedderInfo("test", "clusters", DIM))
-    yield c
+        record_embedder(c, EmbedderInfo("test", "clusters", DIM))
+    yield path, c
     c.close()
 
 
-def conn_path(conn) -> str:
-    return conn.execute("PRAGMA database_list").fetchone()[2]
+def insert(conn, vectors: np.ndarray, prefix: str) -> None:
+    """Rows of two source types: every tenth is a "cgm" row."""
+    ids = [f"{prefix}{i}" for i in range(len(vectors))]
+    add(conn, [i for n, i in enumerate(ids) if n % 10], vectors[[n % 10 != 0 for n in
+                                                                 range(len(vectors))]])
+    add(conn, ids[::10], vectors[::10], source_type="cgm")
 
 
 def exact(conn, query, k, source_type=None):
+    """The true top ``k`` rowids by cosine similarity, from the rows."""
     where = "" if source_type is None else f" AND source_type = '{source_type}'"
-    rows = conn.execute(
-        f"SELECT rowid FROM chunks_vec WHERE embedding MATCH ? AND k = ?{where}",
-        (query.tobytes(), k)).fetchall()
-    return [r[0] for r in rows]
+    rows = conn.execute(f"SELECT rowid, embedding FROM chunks WHERE embedding IS NOT NULL{where}"
+                        ).fetchall()
+    vectors = np.vstack([np.frombuffer(b, np.float32) for _, b in rows])
+    sims = vectors @ query / np.linalg.norm(vectors, axis=1) / np.linalg.norm(query)
+    return [rows[i][0] for i in np.argsort(-sims, kind="stable")[:k]]
 
 
-def test_projected_search_matches_exact_knn_and_follows_changes(conn):
+def test_projected_search_matches_exact_knn_and_follows_changes(db):
+    path, conn = db
     n = EXACT_BELOW + 10_000
-    vectors = clustered(n, seed=1)
-    insert(conn, 1, vectors)
-    index = VectorIndex(DIM)
-    assert index.refresh(conn) and len(index) == n and index.basis is not None
+    insert(conn, clustered(n, seed=1), "c")
+    index = open_vector_index(path, conn)
+    assert index.in_memory and len(index) == n
+    index.exact_below = 0  # the two-pass search, as at 500k
     queries = clustered(30, seed=2)
-    recalls = [len({r for r, _ in index.search(q, 50)} & set(exact(conn, q, 50))) / 50
-               for q in queries]
+    recalls = [len({r for r, _ in index.search(q, 50, rescore=400)} & set(exact(conn, q, 50)))
+               / 50 for q in queries]
     assert np.mean(recalls) >= 0.95
 
     # a filtered search is exact over the allowed rows
@@ -63,10 +63,10 @@ def test_projected_search_matches_exact_knn_and_follows_changes(conn):
     # another connection's deletes and inserts are picked up (data_version moves only for
     # commits by other connections: the indexer's, in real use); similarities are cosine
     best = index.search(q, 1)[0][0]
-    writer = connect(conn_path(conn))
+    writer = connect(path)
     with transaction(writer):
-        writer.execute("DELETE FROM chunks_vec WHERE rowid = ?", (best,))
-    insert(writer, n + 1, q[None, :].copy())
+        writer.execute("DELETE FROM chunks WHERE rowid = ?", (best,))
+    add(writer, ["new"], q[None, :].copy())
     writer.close()
     assert index.refresh(conn) and len(index) == n
     top_rowid, top_sim = index.search(q, 1)[0]
@@ -74,18 +74,18 @@ def test_projected_search_matches_exact_knn_and_follows_changes(conn):
     assert best not in {r for r, _ in index.search(q, 50)}
 
 
-def test_small_index_is_searched_exactly(conn):
+def test_small_index_is_searched_exactly_and_agrees_with_sqlite_vec(db):
+    path, conn = db
     vectors = clustered(500, seed=3)
-    insert(conn, 1, vectors)
-    index = VectorIndex(DIM)
-    index.refresh(conn)
-    assert index.basis is None
+    insert(conn, vectors, "s")
+    index = open_vector_index(path, conn)
+    load_sqlite_vec(conn)  # its exact distance, through its public SQL
     for q in clustered(5, seed=4):
         got = index.search(q, 20)
         truth = conn.execute(
-            "SELECT 1 - distance FROM chunks_vec WHERE embedding MATCH ? AND k = 20",
-            (q.tobytes(),)).fetchall()
+            "SELECT rowid, 1 - vec_distance_cosine(embedding, ?) AS sim FROM chunks "
+            "WHERE embedding IS NOT NULL ORDER BY sim DESC LIMIT 20", (q.tobytes(),)).fetchall()
         # same ranking up to float16 storage precision
-        assert np.allclose([s for _, s in got], [t[0] for t in truth], atol=2e-3)
-        assert len({r for r, _ in got} & set(exact(conn, q, 20))) >= 18
+        assert np.allclose([s for _, s in got], [t[1] for t in truth], atol=2e-3)
+        assert len({r for r, _ in got} & {t[0] for t in truth}) >= 18
     assert index.search(vectors[0], 0) == []

@@ -15,16 +15,16 @@ from engine.index import re_embed as re_embedding
 from engine.indexer import reindex
 from engine.schema import (
     EmbedderInfo,
-    create_vec_index,
     ensure_schema,
     open_reader,
+    record_embedder,
     stored_embedder,
 )
 from engine.searcher import Searcher
 from engine.storage.db import connect, transaction
-from engine.vectors.sidecar_file import FORMAT, sidecar_dir, update_sidecar
+from engine.vectors.sidecar_build import in_memory_sidecar, update_sidecar
+from engine.vectors.sidecar_file import FORMAT, sidecar_dir
 from engine.vectors.sidecar_scan import SidecarIndex, best_rows, open_vector_index, refreshed
-from engine.vectors.vec0_table import VectorIndex
 from tests.vectors.conftest import DIM, add, clustered, rowid_of, unit  # the same clustered vectors
 
 INFO = EmbedderInfo("test", "clusters", DIM)
@@ -41,7 +41,7 @@ def db(tmp_path):
     conn = connect(path, mmap=False)
     ensure_schema(conn)
     with transaction(conn):
-        create_vec_index(conn, INFO)
+        record_embedder(conn, INFO)
     add(conn, [f"c{i}" for i in range(3000)], clustered(3000, seed=1))
     yield path, conn
     conn.close()
@@ -50,7 +50,7 @@ def db(tmp_path):
 def fresh(path):
     """What a new process's Searcher does: open, check and follow the sidecar."""
     reader = open_reader(path)
-    index = refreshed(open_vector_index(path, reader, DIM), path, reader)
+    index = refreshed(open_vector_index(path, reader), path, reader)
     return reader, index
 
 
@@ -63,7 +63,7 @@ def test_sidecar_never_serves_a_deleted_changed_or_reused_rowids_old_vector(db):
     assert update_sidecar(conn, path)["sidecar"] == "rebuilt"
     vectors = clustered(3000, seed=1)
     reader, index = fresh(path)
-    assert isinstance(index, SidecarIndex) and len(index) == 3000
+    assert not index.in_memory and len(index) == 3000
     # the writer changes things after the sidecar was written (no sidecar update yet)
     gone, changed = rowid_of(conn, "c10"), rowid_of(conn, "c20")
     last = rowid_of(conn, "c2999")
@@ -124,13 +124,13 @@ def test_torn_or_mismatched_sidecar_is_ignored(db):
     folder = sidecar_dir(path)
     manifest = json.loads((folder / "manifest.json").read_text())
     segment = folder / manifest["segments"][0]["file"]
-    assert isinstance(fresh(path)[1], SidecarIndex)
+    assert not fresh(path)[1].in_memory
 
     def broken_by(change) -> bool:
         saved = {p: p.read_bytes() for p in folder.iterdir()}
         change()
         try:
-            return isinstance(fresh(path)[1], VectorIndex)
+            return fresh(path)[1].in_memory
         finally:
             for p, data in saved.items():
                 p.write_bytes(data)
@@ -158,8 +158,8 @@ def test_torn_or_mismatched_sidecar_is_ignored(db):
     for p, data in old.items():
         p.write_bytes(data)
     reader, index = fresh(path)
-    assert isinstance(index, VectorIndex) and len(index) == 3001
-    assert isinstance(fresh(path)[1], VectorIndex)
+    assert index.in_memory and len(index) == 3001
+    assert fresh(path)[1].in_memory
 
 
 @pytest.mark.parametrize("old_format", [1, 2, 3])
@@ -173,14 +173,14 @@ def test_a_sidecar_of_an_older_format_is_rebuilt_never_misread(db, old_format):
     # would be wrong scores
     old = {k: v for k, v in manifest.items() if k != "head" or old_format >= 2}
     (folder / "manifest.json").write_text(json.dumps({**old, "format": old_format}))
-    assert isinstance(fresh(path)[1], VectorIndex)
+    assert fresh(path)[1].in_memory
     result = update_sidecar(conn, path)
     assert result["sidecar"] == "rebuilt" and result["reason"] == "another sidecar format"
     assert json.loads((folder / "manifest.json").read_text())["format"] == FORMAT
     reader, index = fresh(path)
-    assert isinstance(index, SidecarIndex)
+    assert not index.in_memory
     q = clustered(1, seed=9)[0]
-    assert top(index, q, 5) == top(refreshed(VectorIndex(DIM), path, reader), q, 5)
+    assert top(index, q, 5) == top(SidecarIndex(in_memory_sidecar(reader, DIM)), q, 5)
 
 
 def test_best_rows_holds_every_row_at_least_as_good_as_the_mth():
@@ -200,11 +200,11 @@ def test_best_rows_holds_every_row_at_least_as_good_as_the_mth():
 def test_a_reader_without_a_sidecar_takes_the_one_a_writer_publishes(db):
     path, conn = db
     reader, index = fresh(path)
-    assert isinstance(index, VectorIndex) and len(index) == 3000
+    assert index.in_memory and len(index) == 3000
     assert refreshed(index, path, reader) is index  # nothing published: kept
     update_sidecar(conn, path)
     index = refreshed(index, path, reader)
-    assert isinstance(index, SidecarIndex) and len(index) == 3000
+    assert not index.in_memory and len(index) == 3000
 
 
 def test_projected_path_finds_the_exact_top_k(tmp_path):
@@ -213,15 +213,15 @@ def test_projected_path_finds_the_exact_top_k(tmp_path):
     conn = connect(path, mmap=False)
     ensure_schema(conn)
     with transaction(conn):
-        create_vec_index(conn, EmbedderInfo("test", "clusters", dim))
+        record_embedder(conn, EmbedderInfo("test", "clusters", dim))
     rng = np.random.default_rng(1)
     everything = unit(rng.normal(size=(60, dim))[rng.integers(0, 60, 6000)]
                       + 0.5 * rng.normal(size=(6000, dim)))
     add(conn, [f"c{i}" for i in range(6000)], everything)
     add(conn, [f"e{i}" for i in range(50)], everything[:50], source_type="cgm")
     update_sidecar(conn, path)
-    index = open_vector_index(path, open_reader(path), dim)
-    assert isinstance(index, SidecarIndex) and index.basis.shape == (dim, 176)
+    index = open_vector_index(path, open_reader(path))
+    assert not index.in_memory and index.basis.shape == (dim, 176)
     index.exact_below = 0  # force the two-pass search on this small fixture
     rowids = np.array([rowid_of(conn, f"c{i}") for i in range(6000)])
     exact = dict(zip(rowids.tolist(), (everything @ everything[0]).tolist(), strict=True))
@@ -249,7 +249,7 @@ from engine.config import load_config
 from engine.searcher import Searcher
 s = Searcher(load_config(sys.argv[1]))
 hits = s.search("harbor bridge project", mode="semantic").results
-print(type(s.vector_index()).__name__, len(hits))
+print("memory" if s.vector_index().in_memory else "file", len(hits))
 """
 
 
@@ -258,7 +258,7 @@ def test_a_reader_never_writes_the_sidecar_and_falls_back_without_one(config, tm
     folder = sidecar_dir(config.db_path)
     assert (folder / "manifest.json").exists()
     searcher = Searcher(config)
-    assert isinstance(searcher.vector_index(), SidecarIndex)
+    assert not searcher.vector_index().in_memory
     assert searcher.search("harbor bridge project", mode="semantic").results
     searcher.close()
     for p in folder.iterdir():
@@ -269,28 +269,28 @@ def test_a_reader_never_writes_the_sidecar_and_falls_back_without_one(config, tm
     # (tests/index/test_readonly_root.py searches a root the process cannot write at all)
     out = subprocess.run([sys.executable, "-c", READ_ONLY_SEARCH, str(config.root)],
                          capture_output=True, text=True, check=True).stdout.split()
-    assert out[0] == "VectorIndex" and int(out[1]) > 0
+    assert out[0] == "memory" and int(out[1]) > 0
     assert sorted(p.name for p in db.parent.iterdir()) == before  # nothing written
     reindex(config=load_config(config.root))  # the next writer puts it back
     assert (folder / "manifest.json").exists()
 
 
 def test_maintenance_rewrites_the_sidecar_and_no_older_copy_is_trusted(db):
-    from engine.maintenance import rebuild_vec_index
+    from engine.maintenance import maintain_index
 
     path, conn = db
     update_sidecar(conn, path)
     folder = sidecar_dir(path)
     old = {p.name: p.read_bytes() for p in folder.iterdir()}
     conn.close()
-    assert rebuild_vec_index(path, vacuum=True)["sidecar_rows"] == 3000
+    assert maintain_index(path, vacuum=True)["sidecar_rows"] == 3000
     reader, index = fresh(path)
-    assert isinstance(index, SidecarIndex) and len(index) == 3000
+    assert not index.in_memory and len(index) == 3000
     for p in folder.iterdir():
         p.unlink()
     for name, data in old.items():  # the pre-maintenance sidecar, restored
         (folder / name).write_bytes(data)
-    assert isinstance(fresh(path)[1], VectorIndex)
+    assert fresh(path)[1].in_memory
 
 
 def test_a_sidecar_that_cannot_be_written_only_warns(config):
@@ -301,6 +301,6 @@ def test_a_sidecar_that_cannot_be_written_only_warns(config):
     assert stats.chunks and any("vector sidecar was not updated" in w.message
                                 for w in stats.warnings)
     searcher = Searcher(config)
-    assert isinstance(searcher.vector_index(), VectorIndex)
+    assert searcher.vector_index().in_memory
     assert searcher.search("harbor bridge project", mode="semantic").results
     searcher.close()

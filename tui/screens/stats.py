@@ -1,4 +1,4 @@
-"""Index statistics: chunks per type and per month as charts, size, bloat, pending, embedder,
+"""Index statistics: chunks per type and per month as charts, size, free space, pending, embedder,
 and the sources in place."""
 
 from __future__ import annotations
@@ -122,8 +122,8 @@ class StatsScreen(Screen[None]):
             if yes:
                 self.app.jobs.start(JobKind.MAINTENANCE)
         self.app.push_screen(ConfirmScreen(
-            "Run maintenance?", "Rebuild the vector index and VACUUM the database: it rewrites "
-            "the whole index file and can take minutes on a big index.", "Run it"), chosen)
+            "Run maintenance?", "Rewrite the vector search file and VACUUM the database: it "
+            "rewrites the whole index file and can take minutes on a big index.", "Run it"), chosen)
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -178,23 +178,22 @@ def sources_content(sources: list) -> Content:
 
 
 def health_content(st) -> Content:
-    lines = [Content.styled("Vector index health", "bold underline")]
-    b = st.bloat
-    if b is None:
-        lines.append(Content.styled("  no vector index yet", "dim"))
+    lines = [Content.styled("Vectors and free space", "bold underline")]
+    storage = st.storage
+    if storage is None:
+        lines.append(Content.styled("  no vectors yet", "dim"))
         return Content("\n").join(lines)
-    used = b.live_rows + b.dead_slots
-    live = b.live_rows / used if used else 1.0
-    lines.append(Content.assemble("  live  ", (bar(live, 20), "$text-success" if live > 0.8
+    used = max(st.db_bytes - storage.free_bytes, 0)
+    share = used / st.db_bytes if st.db_bytes else 1.0
+    lines.append(Content.assemble("  used  ", (bar(share, 20), "$text-success" if share > 0.8
                                                else "$text-warning"),
-                                  f" {live:.0%} of used slots"))
-    lines.append(Content(f"  {b.live_rows:,} vectors · {b.dead_slots:,} dead slots "
-                         f"({human_bytes(b.dead_bytes)})"))
-    lines.append(Content.styled(f"  {b.total_slots:,} slots allocated", "dim"))
-    if b.suggest_maintenance:
+                                  f" {share:.0%} of the file's pages"))
+    lines.append(Content(f"  {storage.vector_line}"))
+    lines.append(Content.styled(f"  {storage.free_line}", "dim"))
+    if storage.suggest_maintenance:
         lines.append(Content.styled(
-            "  ⚠ many dead slots: run maintenance (M here, or F2 → Maintenance) to reclaim "
-            "space and speed up vector search", "bold $text-warning"))
+            "  ⚠ many free pages: run maintenance (M here, or F2 → Maintenance) to hand them "
+            "back", "bold $text-warning"))
     else:
         lines.append(Content.styled("  ✓ no maintenance needed", "$text-success"))
     return Content("\n").join(lines)

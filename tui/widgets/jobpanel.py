@@ -61,6 +61,9 @@ class JobPanel(Vertical):
         elif p.phase == "migrate":
             done, total = p.pending_done, p.pending_total
             what = "upgrading the index to this version (once)…"
+        elif p.phase == "compact":
+            done, total = 0, 0
+            what = "handing back the space the upgrade freed (once)…"
         else:
             done, total, what = 0, 0, "scanning the data root…"
         if total:

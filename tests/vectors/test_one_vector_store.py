@@ -1,0 +1,110 @@
+"""Each vector is stored once, in its chunk's row; the search file beside the index is derived
+from the rows. An index written with a vec0 copy (schema v10) sheds it on the next reindex,
+with a progress phase, losing nothing; one it cannot convert says so in one line."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.config import load_config
+from engine.index.contents import db_size
+from engine.indexer import reindex
+from engine.schema import SCHEMA_VERSION, SchemaMismatch, open_reader
+from engine.schema_migrations import COMPACT_KEY
+from engine.searcher import Searcher
+from engine.storage.db import IndexUnavailable, connect
+from engine.vectors.sidecar_scan import open_vector_index
+from tests.conftest import as_vec0_index, assert_consistent, run_cli, slack_lines
+
+
+def objects(db) -> set[str]:
+    conn = connect(db)
+    try:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    finally:
+        conn.close()
+
+
+def holdings(db) -> list[tuple]:
+    conn = connect(db)
+    try:
+        return conn.execute("SELECT id, content_hash, embedding FROM chunks ORDER BY id"
+                            ).fetchall()
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def older(config):
+    """A root indexed by the memlens that kept a vec0 copy of every vector."""
+    (config.root / "data/slack/big.jsonl").write_text(slack_lines(3000))
+    reindex(config=config)
+    before = holdings(config.db_path)
+    as_vec0_index(config.db_path)
+    return config, before
+
+
+def test_no_vector_is_stored_twice_and_the_index_costs_what_it_holds(config):
+    (config.root / "data/slack/big.jsonl").write_text(slack_lines(3000))
+    reindex(config=config)
+    assert not {n for n in objects(config.db_path) if n.startswith("chunks_vec")}
+    conn = connect(config.db_path)
+    chunks, vectors, content = conn.execute(
+        "SELECT count(*), sum(length(embedding)), sum(length(content) + length(metadata)) "
+        "FROM chunks").fetchone()
+    conn.close()
+    assert chunks > 300
+    # the file is its rows, text indexes and B-tree overhead: no pre-allocated vector blocks
+    assert db_size(config.db_path) < 3 * (vectors + content)
+
+
+def test_an_older_index_sheds_its_vec0_copy_on_the_next_reindex(older):
+    config, before = older
+    size_before = db_size(config.db_path)
+    with pytest.raises(SchemaMismatch, match="older than this memlens"):
+        open_reader(config.db_path)  # a reader never converts: it says what to run
+    phases = []
+    stats = reindex(config=config, progress=lambda p: phases.append(p.phase))
+    assert phases[:2] == ["migrate", "compact"] and stats.files == 0  # nothing read again
+    assert not {n for n in objects(config.db_path) if n.startswith("chunks_vec")}
+    assert holdings(config.db_path) == before  # every chunk and vector as it was
+    assert db_size(config.db_path) < 0.7 * size_before
+    conn = connect(config.db_path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("SELECT 1 FROM meta WHERE key = ?", (COMPACT_KEY,)).fetchone() is None
+    assert not open_vector_index(config.db_path, conn).in_memory  # the sidecar was rewritten
+    conn.close()
+    assert_consistent(config.db_path)
+    searcher = Searcher(config)
+    assert searcher.search("harbor bridge", mode="semantic").results
+    searcher.close()
+    phases.clear()
+    reindex(config=config, progress=lambda p: phases.append(p.phase))
+    assert "migrate" not in phases and "compact" not in phases  # once
+
+
+def test_an_index_that_cannot_be_converted_says_so_in_one_line_and_stays_as_it_was(
+        older, monkeypatch, capsys):
+    from engine import schema_migrations
+    from engine.storage.db import ExtensionUnavailable
+
+    config, before = older
+
+    def unavailable(conn):
+        raise ExtensionUnavailable("sqlite-vec is not installed: pip install sqlite-vec")
+
+    monkeypatch.setattr(schema_migrations, "load_sqlite_vec", unavailable)
+    with pytest.raises(IndexUnavailable, match="cannot convert this index's older vector "
+                                               "table: sqlite-vec is not installed"):
+        reindex(config=config)
+    code, _, err = run_cli(capsys, "reindex", "--root", str(config.root))
+    err = err.strip()
+    assert code != 0
+    assert len(err.splitlines()) == 1 and "pip install sqlite-vec" in err, err
+    assert "chunks_vec" in objects(config.db_path)  # untouched, still v10
+    conn = connect(config.db_path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 10
+    conn.close()
+    monkeypatch.undo()
+    reindex(config=load_config(config.root))
+    assert holdings(config.db_path) == before
