@@ -99,9 +99,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=100_000)
-    parser.add_argument("paths", nargs="*", default=["triggers", "set-based", "bulk"],
-                        choices=["triggers", "set-based", "bulk", "no-generation"])
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="triggers, set-based, bulk (the default three) or no-generation")
     args = parser.parse_args()
+    args.paths = args.paths or ["triggers", "set-based", "bulk"]
+    unknown = set(args.paths) - {"triggers", "set-based", "bulk", "no-generation"}
+    if unknown:
+        parser.error(f"unknown path: {', '.join(sorted(unknown))}")
     print(json.dumps({"machine": machine()}))
     with tempfile.TemporaryDirectory() as tmp:
         for i, how in enumerate(args.paths):

@@ -101,17 +101,18 @@ def rebuild_sidecar(conn: Connection, db_path: str | Path) -> dict:
     info = stored_embedder(conn)
     folder = sidecar_dir(db_path)
     folder.mkdir(exist_ok=True)
+
+    def segment_file(size: int) -> np.ndarray:
+        name = f"seg-{secrets.token_hex(6)}.bin"
+        return np.memmap(folder / name, np.uint8, mode="w+", shape=(size,))
+
     with snapshot(conn):
         gen, _, epoch = index_state(conn)
         pdim = components(info.dim)
         basis = fit_basis(_sample(conn, info.dim), pdim)
-        n = vector_count(conn)
-        name = f"seg-{secrets.token_hex(6)}.bin"
-        buf = np.memmap(folder / name, np.uint8, mode="w+",
-                        shape=(layout(n, info.dim, head_of(pdim))[-1],))
-        types: list[str] = []
-        crc = _fill_segment(conn, buf, n, basis, head_of(pdim), types)
+        n, buf, types, crc = _filled(conn, basis, head_of(pdim), segment_file)
         buf.flush()
+        name = Path(buf.filename).name
         with open(folder / name, "rb+") as f:
             os.fsync(f.fileno())
         del buf
@@ -134,10 +135,7 @@ def in_memory_sidecar(conn: Connection, dim: int, stamp=None) -> Sidecar:
         pdim = components(dim)
         head = head_of(pdim)
         basis = fit_basis(_sample(conn, dim), pdim)
-        n = vector_count(conn)
-        buf = np.zeros(layout(n, dim, head)[-1], np.uint8)
-        types: list[str] = []
-        _fill_segment(conn, buf, n, basis, head, types)
+        n, buf, types, _ = _filled(conn, basis, head, lambda size: np.zeros(size, np.uint8))
     segment = segment_view(buf, n, dim, head, np.zeros(0, np.int64))
     return Sidecar(gen, epoch, dim, basis, head, types, [segment], manifest=None, stamp=stamp)
 
@@ -149,9 +147,26 @@ def vector_count(conn: Connection) -> int:
         "(SELECT count(*) FROM chunks WHERE embedding IS NULL)").fetchone()[0]
 
 
+def _filled(conn: Connection, basis: Basis, head: int, new_buffer):
+    """(rows, buffer, source types, checksum): every vector row written into a segment's
+    bytes from ``new_buffer(size)``, sized by :func:`vector_count`. A vector of another size
+    than the embedder's (no writer stores one: each checks its provider's answers) is left
+    out of the search; then the rows are counted as written and written again."""
+    n = vector_count(conn)
+    buf = new_buffer(layout(n, len(basis.mean), head)[-1])
+    types: list[str] = []
+    done, crc = _fill_segment(conn, buf, n, basis, head, types)
+    if done != n:
+        n, buf, types = done, new_buffer(layout(done, len(basis.mean), head)[-1]), []
+        done, crc = _fill_segment(conn, buf, n, basis, head, types)
+    if done != n:
+        raise SidecarInvalid("the vectors changed while the sidecar was written")
+    return n, buf, types, crc
+
+
 def _row_batches(conn: Connection, dim: int, batch: int = _BATCH_ROWS):
-    """(rowids, source types, float32 vectors) of every chunk with a vector, in rowid order.
-    A vector of another size (never written by a writer that checks the embedder) raises."""
+    """(rowids, source types, float32 vectors) of every chunk with a vector of ``dim``, in
+    rowid order."""
     after = 0
     while True:
         rows = conn.execute(
@@ -160,10 +175,8 @@ def _row_batches(conn: Connection, dim: int, batch: int = _BATCH_ROWS):
         if not rows:
             return
         after = rows[-1][0]
+        rows = [r for r in rows if len(r[2]) == 4 * dim]
         data = b"".join(r[2] for r in rows)
-        if len(data) != 4 * dim * len(rows):
-            bad = next(r[0] for r in rows if len(r[2]) != 4 * dim)
-            raise SidecarInvalid(f"chunk {bad} holds a vector of another size than {dim}")
         yield (np.fromiter((r[0] for r in rows), np.int64, len(rows)), [r[1] for r in rows],
                np.frombuffer(data, np.float32).reshape(len(rows), dim))
 
@@ -188,9 +201,10 @@ def _first_batches(conn: Connection, dim: int, limit: int):
 
 
 def _fill_segment(conn: Connection, buf: np.ndarray, n: int, basis: Basis, head: int,
-                  types: list[str]) -> int:
-    """Write every vector row into ``buf`` (a segment's bytes: a file's map or memory), in
-    batches so memory stays bounded; returns the checksum of its rowids and type codes."""
+                  types: list[str]) -> tuple[int, int]:
+    """Write every vector row into ``buf`` (a segment's bytes, laid out for ``n`` rows: a
+    file's map or memory), in batches so memory stays bounded; returns the rows written and
+    the checksum of their rowids and type codes."""
     dim = len(basis.mean)
     o_rows, o_types, o_lead, o_words, o_scale, o_full, size = layout(n, dim, head)
     buf[:16] = np.frombuffer(MAGIC + np.array([n], np.int64).tobytes(), np.uint8)
@@ -210,9 +224,7 @@ def _fill_segment(conn: Connection, buf: np.ndarray, n: int, basis: Basis, head:
         crc = zlib.crc32(ids.tobytes(), crc)
         codes_all.append(codes)
         done += m
-    if done != n:
-        raise SidecarInvalid("the vectors changed while the sidecar was written")
-    return zlib.crc32(np.concatenate(codes_all or [np.zeros(0, np.int16)]).tobytes(), crc)
+    return done, zlib.crc32(np.concatenate(codes_all or [np.zeros(0, np.int16)]).tobytes(), crc)
 
 
 def _write_segment(folder: Path, ids, codes, encoded, full) -> dict:

@@ -108,3 +108,26 @@ def test_an_index_that_cannot_be_converted_says_so_in_one_line_and_stays_as_it_w
     monkeypatch.undo()
     reindex(config=load_config(config.root))
     assert holdings(config.db_path) == before
+
+
+def test_a_vector_of_another_size_is_left_out_of_the_search_not_fatal(config):
+    from engine.vectors.sidecar_build import update_sidecar
+    from engine.vectors.sidecar_file import sidecar_dir
+
+    (config.root / "data/slack/big.jsonl").write_text(slack_lines(3000))
+    reindex(config=config)
+    conn = connect(config.db_path)
+    total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    conn.execute("UPDATE chunks SET embedding = zeroblob(12) WHERE rowid = 5")  # tampered with
+    index = open_vector_index(config.db_path, conn)
+    assert 5 not in index.rowids() and len(index) == total - 1  # the sidecar follows the log
+    for path in sidecar_dir(config.db_path).iterdir():
+        path.unlink()
+    index = open_vector_index(config.db_path, conn)  # built in memory from the rows
+    assert index.in_memory and 5 not in index.rowids() and len(index) == total - 1
+    assert update_sidecar(conn, config.db_path)["rows"] == total - 1  # and written so
+    assert not open_vector_index(config.db_path, conn).in_memory
+    conn.close()
+    searcher = Searcher(config)
+    assert searcher.search("harbor bridge", mode="semantic").results
+    searcher.close()
