@@ -48,6 +48,8 @@ def progress_printer(quiet: bool):
         elif p.phase == "compact":
             bar.update(task, description="handing back the space the upgrade freed (once)",
                        total=None, detail="")
+        elif p.phase == "scan":
+            bar.update(task, description="scanning", total=None, completed=0, detail="")
         elif p.phase == "index":
             name = one_line(p.current_file or "")[-40:]
             bar.update(task, description="indexing", total=p.files_total or None,
@@ -89,6 +91,8 @@ def report_run(stats, as_json: bool) -> int:
     else:
         print(f"indexed {plural(stats.files, 'file')} in {stats.seconds:.1f}s "
               f"({stats.skipped:,} unchanged, {stats.removed_files:,} removed)")
+    if stats.upgraded:
+        print(f"upgraded the index: {one_line(stats.upgraded)}")
     print(f"chunks: {stats.chunks:,} written, {stats.unchanged_chunks:,} "
           f"unchanged, {stats.deleted_chunks:,} deleted; {stats.embedded:,} embedded, "
           f"{stats.pending_embeddings:,} pending")
@@ -124,11 +128,11 @@ def cmd_maintenance(args) -> int:
     if args.json:
         print(json_dumps(stats))
     else:
-        print(f"{plural(stats['vectors'], 'vector')} in the search file: "
-              f"{human_bytes(stats['size_before'])} -> {human_bytes(stats['size_after'])} "
-              f"(reclaimed {human_bytes(max(stats['reclaimed_bytes'], 0))}), free pages "
+        print(f"index {human_bytes(stats['size_before'])} -> "
+              f"{human_bytes(stats['size_after'])} (free pages "
               f"{human_bytes(stats['free_bytes_before'])} -> "
-              f"{human_bytes(stats['free_bytes_after'])}")
+              f"{human_bytes(stats['free_bytes_after'])})")
+        print(f"search file rewritten: {plural(stats['sidecar_rows'], 'vector')}")
     return 0
 
 

@@ -30,6 +30,7 @@ def cmd_stats(args) -> int:
           "truncated")
     if st.storage:
         print(f"vectors    {st.storage.vector_line}")
+        print(f"search     {st.storage.search_line}")
         print(f"file       {st.storage.free_line}"
               + ("  -> run `memlens maintenance` to hand them back"
                  if st.storage.suggest_maintenance else ""))

@@ -50,7 +50,7 @@ from engine.schema import (
     set_meta,
     stored_embedder,
 )
-from engine.schema_migrations import COMPACT_KEY
+from engine.schema_migrations import COMPACT_KEY, SCHEMA_VERSION
 from engine.storage.db import Error as DBError
 from engine.storage.db import averages, connect, transaction
 from engine.storage.lock import writer_lock
@@ -222,15 +222,7 @@ def reindex(root: str | Path | None = None, *, config: Config | None = None,
         declared = None if found is None else {s.name for s in found}
         conn = connect(config.db_path, mmap=False)
         try:
-            if needs_migration(conn):
-                report(Progress("migrate"))
-            ensure_schema(conn, lambda done, total: report(
-                Progress("migrate", pending_total=total, pending_done=done)))
-            if get_meta(conn, COMPACT_KEY) is not None:  # once, after a migration
-                from engine.maintenance import compact_if_pending
-
-                report(Progress("compact"))
-                compact_if_pending(conn, config.db_path)
+            stats.upgraded = _upgrade(conn, config.db_path, report)
             staging = _staging(conn, embedder.info, re_embed)
             if staging:
                 re_embedding.begin(conn, embedder.info)
@@ -322,6 +314,29 @@ def _re_embed(conn, embed: EmbedStage, stats: IndexStats, progress: ProgressCall
                                 "vectors")
         return
     stats.re_embed = state.describe() if state is not None else None
+
+
+def _upgrade(conn, db_path: Path, report: Callable[[Progress], None]) -> str | None:
+    """Migrate an older index (and hand back the space the migration freed: once, even when
+    a killed run left that half done); what changed, for the run's report."""
+    from engine.display import human_bytes
+    from engine.index.contents import db_size
+
+    (version,) = conn.execute("PRAGMA user_version").fetchone()
+    migrating = needs_migration(conn)
+    if migrating:
+        report(Progress("migrate"))
+    ensure_schema(conn, lambda done, total: report(
+        Progress("migrate", pending_total=total, pending_done=done)))
+    if get_meta(conn, COMPACT_KEY) is None:
+        return f"schema v{version} -> v{SCHEMA_VERSION}" if migrating else None
+    from engine.maintenance import compact_if_pending
+
+    report(Progress("compact"))
+    before = db_size(db_path)
+    compact_if_pending(conn, db_path)
+    what = f"schema v{version} -> v{SCHEMA_VERSION}; " if migrating else ""
+    return f"{what}the file {human_bytes(before)} -> {human_bytes(db_size(db_path))}"
 
 
 def _update_sidecar(conn, db_path: Path, stats: IndexStats) -> None:

@@ -40,9 +40,10 @@ def maintain_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
             t = time.perf_counter()
             optimize_text_indexes(conn)
             timings["fts_optimize_s"] = round(time.perf_counter() - t, 3)
-            if vacuum:
+            if vacuum or get_meta(conn, COMPACT_KEY) is not None:  # an upgrade's, once
                 t = time.perf_counter()
                 _vacuum(conn)
+                _compacted(conn)
                 timings["vacuum_s"] = round(time.perf_counter() - t, 3)
             t = time.perf_counter()
             new_epoch(conn)  # VACUUM may renumber rowids: no older sidecar is trusted
@@ -65,7 +66,7 @@ def maintain_index(db_path: str | Path, *, vacuum: bool = True) -> dict:
         "chunks": chunks,
         "vectors": chunks - pending,
         "pending_embeddings": pending,
-        "vacuumed": vacuum,
+        "vacuumed": "vacuum_s" in timings,
         "sidecar_rows": sidecar.get("rows", 0),
         "timings": timings,
     }
@@ -79,9 +80,13 @@ def compact_if_pending(conn: Connection, db_path: str | Path) -> bool:
     _vacuum(conn)
     new_epoch(conn)
     update_sidecar(conn, db_path)
+    _compacted(conn)
+    return True
+
+
+def _compacted(conn: Connection) -> None:
     with transaction(conn):
         conn.execute("DELETE FROM meta WHERE key = ?", (COMPACT_KEY,))
-    return True
 
 
 def _vacuum(conn: Connection) -> None:

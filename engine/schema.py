@@ -1,4 +1,4 @@
-"""The index schema: chunks (authoritative, each vector included), FTS5 (derived), index_state, meta.
+"""The index schema: chunks (each vector in its row), FTS5 (derived), index_state, meta.
 
 Self-migrating and idempotent: ``ensure_schema`` is a fast no-op once ``PRAGMA user_version``
 is current (the steps from each older version, and the tables kept beside ``chunks``:

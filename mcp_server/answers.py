@@ -156,6 +156,7 @@ def status_text(status: IndexStatus, max_chars: int) -> str:
         f"pending_embeddings: {st.pending_embeddings}",
         f"truncated_embeddings: {st.truncated_embeddings}",
         f"compiled: {'; '.join(st.compiled_lines)}",
+        *([f"vectors: {st.storage.vector_line}; {st.storage.search_line}"] if st.storage else []),
         *([f"message_vectors: {st.message_vectors} chat windows"] if st.message_vectors else []),
         f"stale_files: {len(changed) + len(gone)} (changed: {len(changed)}, vanished: "
         f"{len(gone)})",

@@ -137,7 +137,7 @@ class StateKeeper:
         elif isinstance(event, Reindexed):
             self.watch_label = "watching"
             s = event.stats
-            if s.files or s.removed_files or s.deleted_chunks:
+            if s.files or s.removed_files or s.deleted_chunks or s.upgraded:
                 # the results refresh as after a reindex job (a job's own end does it then)
                 self.app.tell_main(JobEnded(refresh=True) if self.app.job is None
                                    else SourcesChanged())

@@ -20,12 +20,11 @@ def has_errors(result: Any) -> bool:
 def job_summary(kind: str, result: Any, elapsed: float) -> str:
     """One notification for a finished job, from its IndexStats (or maintenance dict)."""
     if isinstance(result, dict):
-        return (f"{result.get('vectors', 0):,} vectors in the search file · "
-                f"{human_bytes(result.get('size_before'))} → "
-                f"{human_bytes(result.get('size_after'))} (reclaimed "
-                f"{human_bytes(max(result.get('reclaimed_bytes', 0), 0))}) · free pages "
+        return (f"index {human_bytes(result.get('size_before'))} → "
+                f"{human_bytes(result.get('size_after'))} (free pages "
                 f"{human_bytes(result.get('free_bytes_before', 0))} → "
-                f"{human_bytes(result.get('free_bytes_after', 0))} · {elapsed:.1f} s")
+                f"{human_bytes(result.get('free_bytes_after', 0))}) · search file rewritten: "
+                f"{result.get('sidecar_rows', 0):,} vectors · {elapsed:.1f} s")
     s = result
     text = (f"{plural(s.files, 'file')} indexed ({s.skipped:,} unchanged, "
             f"{s.removed_files:,} removed) · {plural(s.chunks, 'chunk')} written, "
@@ -33,6 +32,8 @@ def job_summary(kind: str, result: Any, elapsed: float) -> str:
             f"{s.embedded:,} embedded · {s.pending_embeddings:,} pending · {s.seconds:.1f} s")
     if s.re_embed_ran:  # the time went into embedding: say that first
         text = f"re-embed: {plural(s.embedded, 'chunk')} embedded in {s.seconds:.1f} s · " + text
+    if s.upgraded:
+        text += f"\nupgraded the index: {one_line(s.upgraded)}"
     if s.re_embed_error:
         text += f"\n{one_line(s.re_embed_error)[:200]}"
     if s.errors:

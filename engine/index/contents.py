@@ -31,20 +31,24 @@ class StorageHealth:
     free_bytes: int  # pages no table uses: deletes leave them, a VACUUM hands them back
     suggest_maintenance: bool
 
+    # what every front door says, line by line
     @property
     def vector_line(self) -> str:
-        """The vectors and their search file, as every front door says it."""
+        return f"{plural(self.vectors, 'vector')}, each stored once"
+
+    @property
+    def search_line(self) -> str:
+        """The search file and how it stands against the rows."""
         if self.search_problem:
-            search = (f"search file not used ({self.search_problem}): searches build it in "
-                      "memory until the next reindex writes it")
-        else:
-            search = (f"search file {human_bytes(self.search_bytes)} in "
-                      f"{plural(self.search_segments, 'segment')}")
-            if self.search_masked:
-                search += f", {self.search_masked:,} rows masked"
-            if self.search_behind:
-                search += f", {plural(self.search_behind, 'change')} read from the rows"
-        return f"{plural(self.vectors, 'vector')}, each stored once; {search}"
+            return (f"search file not used ({self.search_problem}): searches read the rows; "
+                    "a reindex writes it")
+        search = (f"search file {human_bytes(self.search_bytes)} in "
+                  f"{plural(self.search_segments, 'segment')}")
+        if self.search_masked:
+            search += f", {self.search_masked:,} rows masked"
+        if self.search_behind:
+            search += f", {plural(self.search_behind, 'change')} read from the rows"
+        return search
 
     @property
     def free_line(self) -> str:

@@ -51,7 +51,8 @@ class Reindexed:
         pending = f", {s.pending_embeddings:,} pending" if s.pending_embeddings else ""
         what = "caught up" if not self.paths else "reindexed"
         cancelled = " (stopped early: the rest is indexed next time)" if s.cancelled else ""
-        return (f"{what}: {plural(s.files, 'file')}, {plural(s.chunks, 'chunk')} written, "
+        upgraded = f" (upgraded the index: {s.upgraded})" if s.upgraded else ""
+        return (f"{what}{upgraded}: {plural(s.files, 'file')}, {plural(s.chunks, 'chunk')} written, "
                 f"{s.deleted_chunks:,} deleted, {s.embedded:,} embedded{pending}{errors} in "
                 f"{s.seconds:.2f}s"
                 f"{cancelled}")

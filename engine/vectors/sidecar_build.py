@@ -57,6 +57,8 @@ def update_sidecar(conn: Connection, db_path: str | Path) -> dict:
     if old is not None and (old.basis.rotation.shape[1] != components(old.dim)
                             or old.head != head_of(components(old.dim))):
         old, why = None, "another projection size"
+    dim = stored_embedder(conn).dim
+    _unembed_other_sizes(conn, dim, since=int(get_meta(conn, "vector_floor", "0")))
     gen = vector_generation(conn)
     if old is not None and old.gen == gen:
         result = {"sidecar": "current", "gen": gen}
@@ -65,8 +67,23 @@ def update_sidecar(conn: Connection, db_path: str | Path) -> dict:
     else:
         result = rebuild_sidecar(conn, db_path)
         result.setdefault("reason", why if old is None else "compacted")
+        if result["rows"] != vector_count(conn):  # one not in the log: look at every row
+            _unembed_other_sizes(conn, dim, since=None)
     _prune(conn, result["gen"])
     return result
+
+
+def _unembed_other_sizes(conn: Connection, dim: int, since: int | None) -> None:
+    """A vector of another size than the embedder's is no vector: its chunk becomes pending,
+    so every count agrees with what is searched and the next reindex embeds it again. No
+    writer stores one (each checks its provider's answers); a row changed by hand can. Looks
+    at the rows logged after generation ``since``, or at every row."""
+    scope = "" if since is None else \
+        " AND rowid IN (SELECT chunk_rowid FROM vector_changes WHERE gen > ?)"
+    with transaction(conn):
+        conn.execute("UPDATE chunks SET embedding = NULL WHERE embedding IS NOT NULL AND "
+                     f"length(embedding) != ?{scope}", (4 * dim, *(() if since is None
+                                                                 else (since,))))
 
 
 def _can_append(old: Sidecar, conn: Connection) -> bool:
@@ -100,6 +117,9 @@ def rebuild_sidecar(conn: Connection, db_path: str | Path) -> dict:
     """Write the sidecar whole from ``chunks.embedding``, in one read transaction."""
     info = stored_embedder(conn)
     folder = sidecar_dir(db_path)
+    if folder.exists() and not folder.is_dir():
+        raise OSError(f"{folder.name} beside the index is a file, not the folder of the vector "
+                      "search file: move it away, then run `memlens reindex`")
     folder.mkdir(exist_ok=True)
 
     def segment_file(size: int) -> np.ndarray:
@@ -109,7 +129,7 @@ def rebuild_sidecar(conn: Connection, db_path: str | Path) -> dict:
     with snapshot(conn):
         gen, _, epoch = index_state(conn)
         pdim = components(info.dim)
-        basis = fit_basis(_sample(conn, info.dim), pdim)
+        basis = _basis(conn, info.dim, pdim)
         n, buf, types, crc = _filled(conn, basis, head_of(pdim), segment_file)
         buf.flush()
         name = Path(buf.filename).name
@@ -134,7 +154,7 @@ def in_memory_sidecar(conn: Connection, dim: int, stamp=None) -> Sidecar:
         gen, _, epoch = index_state(conn)
         pdim = components(dim)
         head = head_of(pdim)
-        basis = fit_basis(_sample(conn, dim), pdim)
+        basis = _basis(conn, dim, pdim)
         n, buf, types, _ = _filled(conn, basis, head, lambda size: np.zeros(size, np.uint8))
     segment = segment_view(buf, n, dim, head, np.zeros(0, np.int64))
     return Sidecar(gen, epoch, dim, basis, head, types, [segment], manifest=None, stamp=stamp)
@@ -179,6 +199,16 @@ def _row_batches(conn: Connection, dim: int, batch: int = _BATCH_ROWS):
         data = b"".join(r[2] for r in rows)
         yield (np.fromiter((r[0] for r in rows), np.int64, len(rows)), [r[1] for r in rows],
                np.frombuffer(data, np.float32).reshape(len(rows), dim))
+
+
+def _basis(conn: Connection, dim: int, pdim: int) -> Basis:
+    """The principal basis of a sample of the vectors, on one BLAS thread: on a busy 2-core
+    machine a second one only fights for a core (a new user saw the demo's 256 x 256 fit take
+    1.2 s instead of 0.1; the searcher pins its KNN to one thread for the same reason)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return fit_basis(_sample(conn, dim), pdim)
 
 
 def _sample(conn: Connection, dim: int) -> np.ndarray:

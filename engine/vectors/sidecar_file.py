@@ -124,8 +124,10 @@ def load_sidecar(db_path: str | Path, conn: Connection) -> Sidecar:
     stamp = manifest_stamp(db_path)
     try:
         manifest = json.loads((folder / "manifest.json").read_text())
+    except FileNotFoundError as exc:
+        raise SidecarInvalid("not written yet") from exc
     except (OSError, ValueError) as exc:
-        raise SidecarInvalid(f"no readable manifest ({type(exc).__name__})") from exc
+        raise SidecarInvalid("its manifest is unreadable") from exc
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise SidecarInvalid("another sidecar format")
     info = stored_embedder(conn)
@@ -137,14 +139,17 @@ def load_sidecar(db_path: str | Path, conn: Connection) -> Sidecar:
             raise ValueError("head outside the projection")
         if info is None or manifest["embedder"] != info.describe() or dim != info.dim:
             raise SidecarInvalid("written for another embedder")
-        if manifest["epoch"] != epoch or not floor <= sgen <= gen:
-            raise SidecarInvalid(f"generation {sgen} outside [{floor}, {gen}] or other epoch")
+        if manifest["epoch"] != epoch:
+            raise SidecarInvalid("written before the index was last compacted")
+        if not floor <= sgen <= gen:
+            raise SidecarInvalid("older than the index's change log reaches" if sgen < floor
+                                 else "newer than the index (a restored copy?)")
         basis = Basis.from_bytes(_read_exact(folder / manifest["basis"], Basis.size(dim, pdim),
                                              manifest["basis_crc"]), dim, pdim)
         segments = [_map_segment(folder, s, dim, head) for s in manifest["segments"]]
         types = [str(t) for t in manifest["types"]]
     except (KeyError, TypeError, ValueError, OSError) as exc:
-        raise SidecarInvalid(f"manifest or segment unusable ({type(exc).__name__})") from exc
+        raise SidecarInvalid("a file of it is missing or unreadable") from exc
     if any(len(s.types) and int(s.types.max()) >= len(types) for s in segments):
         raise SidecarInvalid("type code out of range")
     return Sidecar(sgen, epoch, dim, basis, head, types, segments, manifest, stamp)
@@ -162,7 +167,7 @@ def _map_segment(folder: Path, entry: dict, dim: int, head: int) -> Segment:
     rows, types, lead, words, scale, full, size = layout(n, dim, head)
     path = folder / entry["file"]
     if path.stat().st_size != size:
-        raise SidecarInvalid(f"{path.name} has the wrong size (torn)")
+        raise SidecarInvalid(f"{path.name} is torn (its size is wrong)")
     mm = np.memmap(path, np.uint8, mode="r", shape=(size,))
     if bytes(mm[:8]) != MAGIC or int(mm[8:16].view(np.int64)[0]) != n:
         raise SidecarInvalid(f"{path.name} has a bad header")

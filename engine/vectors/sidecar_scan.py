@@ -1,10 +1,10 @@
 """The semantic arm over the vector sidecar (engine/vectors/sidecar_file.py): its files mapped,
 or the same structure built in memory from the rows while no valid file exists.
 
-The one implementation of :class:`~engine.vectors.vector_index.VectorIndex`. Rows are the sidecar's segment
-rows followed by a small in-memory delta: the vectors of every rowid logged in
-``vector_changes`` after the sidecar's generation, read back from ``chunks`` (so a deleted or
-changed chunk's old vector is masked out and its current one, if any, searched exactly).
+The one implementation of :class:`~engine.vectors.vector_index.VectorIndex`. Rows are the
+sidecar's segment rows followed by a small in-memory delta: the vectors of every rowid logged
+in ``vector_changes`` after the sidecar's generation, read back from ``chunks`` (so a deleted
+or changed chunk's old vector is masked out and its current one, if any, searched exactly).
 
 Search: a first pass over every segment row (engine/vectors/sign_codes.py: a product over the int8
 codes of the leading centred principal components plus a popcount over the others' sign bits,

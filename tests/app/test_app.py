@@ -594,7 +594,7 @@ async def test_maintenance_from_the_menu(writable_root):
         await pilot.press("enter")
         await wait_for(pilot, lambda: "Maintenance" in notes_text(app) and app.job is None,
                        what="maintenance")
-        assert "vectors in the search file" in notes_text(app)
+        assert "search file rewritten: 2,632 vectors" in notes_text(app)
         await search(pilot, "tile cache")  # the searcher reopened on the rebuilt index
         assert app.main.results.option_count > 0
 
@@ -983,13 +983,13 @@ def test_stats_health_suggests_maintenance():
 
     text = health_content(Stats()).plain
     assert "25% of the file's pages" in text and "free pages 30.0 MB" in text
-    assert "1,000 vectors, each stored once; search file 683.6 KB in 2 segments, 30 rows " \
-        "masked" in text and "run maintenance" in text
+    assert "1,000 vectors, each stored once" in text and "run maintenance" in text
+    assert "search file 683.6 KB in 2 segments, 30 rows masked" in text
     Stats.storage = StorageHealth(1000, 700_000, 1, 0, 5, None, 0, False)
     text = health_content(Stats()).plain
     assert "no maintenance needed" in text and "5 changes read from the rows" in text
-    Stats.storage = StorageHealth(1000, 0, 0, 0, 0, "no readable manifest", 0, False)
-    assert "search file not used (no readable manifest)" in health_content(Stats()).plain
+    Stats.storage = StorageHealth(1000, 0, 0, 0, 0, "its manifest is unreadable", 0, False)
+    assert "search file not used (its manifest is unreadable)" in health_content(Stats()).plain
 
 
 def test_locate_chunk_in_a_window_of_a_big_file():

@@ -400,3 +400,25 @@ async def test_import_result_dialog_shows_the_whole_summary_at_80x24(demo_root):
             "#import-problems-text").render().plain
         await pilot.press("enter")
         assert app.screen is app.main
+
+
+@aio
+async def test_an_older_index_the_watcher_converts_is_shown_once_converted(tmp_path, monkeypatch):
+    from engine.config import load_config
+    from engine.indexer import reindex
+    from tests.app.conftest import SharedEmbedder
+    from tests.conftest import as_vec0_index, make_root
+
+    root = make_root(tmp_path / "root")
+    reindex(config=load_config(root), embedder=SharedEmbedder())
+    as_vec0_index(load_config(root).db_path)  # as the memlens before schema v11 left it
+    monkeypatch.setenv("MEMLENS_WATCH", "on")
+    app = make_app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        # the watcher's first run converts it (nothing else changed): the screen follows
+        await wait_for(pilot, lambda: "chunks" in app.main.query_one("#infobar").render().plain
+                       and "unreadable" not in app.main.query_one("#infobar").render().plain,
+                       timeout=30, what="the header to show the converted index")
+        await search(pilot, "harbor")
+        assert app.main.results.results

@@ -67,7 +67,7 @@ def test_stats_discover_search_and_maintenance(root, capsys):
     code, out, _ = run(capsys, "maintenance", "--root", str(root), "--json")
     assert code == 0 and json.loads(out)["vacuumed"] is True
     code, out, _ = run(capsys, "maintenance", "--root", str(root), "--no-vacuum")
-    assert code == 0 and "16 vectors in the search file" in out and "free pages" in out
+    assert code == 0 and "search file rewritten: 16 vectors" in out and "free pages" in out
 
 
 def test_errors_are_one_line_and_non_zero(root, tmp_path, capsys):

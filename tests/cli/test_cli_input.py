@@ -137,7 +137,7 @@ def test_plurals(tmp_path, capsys, monkeypatch):
     assert "1 of 2 files needs indexing" in output("discover", "--pending")
     assert "chunks     1 in 1 file; 0 pending embeddings" in output("stats")
     assert output("search", "kestrel", "--mode", "keyword").startswith("1 result in")
-    assert "1 vector in the search file:" in output("maintenance", "--no-vacuum")
+    assert "search file rewritten: 1 vector\n" in output("maintenance", "--no-vacuum")
     for text in outputs:
         for wrong in ("1 files", "1 chunks", "1 vectors", "1 results", "1 pending embeddings"):
             assert f" {wrong}" not in f" {text}", text

@@ -267,6 +267,7 @@ def test_maintenance_hands_back_free_pages_and_rewrites_the_search_file(config, 
     assert health.free_bytes > 0 and health.suggest_maintenance
     assert health.vectors == chunk_count(config) and health.search_problem is None
     assert "each stored once" in health.vector_line and "maintenance" not in health.free_line
+    assert health.search_line.startswith("search file ") and "segment" in health.search_line
     stats = maintain_index(config.db_path)
     assert stats["reclaimed_bytes"] > 0 and stats["size_after"] < stats["size_before"]
     assert stats["free_bytes_after"] == 0 < stats["free_bytes_before"]

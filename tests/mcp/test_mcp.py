@@ -167,6 +167,8 @@ def test_index_status(demo):
     assert "pending_embeddings: 0" in text and "last_reindex: " in text
     assert "stale_files: 0 (changed: 0, vanished: 0)" in text
     assert re.search(r"^compiled: .*(passage scans: in use|Python serves)", text, re.M)
+    assert re.search(r"^vectors: [\d,]+ vectors, each stored once; search file .* in 1 segment",
+                     text, re.M)
     assert text.endswith("index_transition: none")
 
 

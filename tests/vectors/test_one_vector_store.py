@@ -4,6 +4,8 @@ with a progress phase, losing nothing; one it cannot convert says so in one line
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from engine.config import load_config
@@ -66,6 +68,7 @@ def test_an_older_index_sheds_its_vec0_copy_on_the_next_reindex(older):
     phases = []
     stats = reindex(config=config, progress=lambda p: phases.append(p.phase))
     assert phases[:2] == ["migrate", "compact"] and stats.files == 0  # nothing read again
+    assert stats.upgraded.startswith("schema v10 -> v11; the file ")
     assert not {n for n in objects(config.db_path) if n.startswith("chunks_vec")}
     assert holdings(config.db_path) == before  # every chunk and vector as it was
     assert db_size(config.db_path) < 0.7 * size_before
@@ -79,8 +82,17 @@ def test_an_older_index_sheds_its_vec0_copy_on_the_next_reindex(older):
     assert searcher.search("harbor bridge", mode="semantic").results
     searcher.close()
     phases.clear()
-    reindex(config=config, progress=lambda p: phases.append(p.phase))
+    stats = reindex(config=config, progress=lambda p: phases.append(p.phase))
     assert "migrate" not in phases and "compact" not in phases  # once
+    assert stats.upgraded is None
+
+
+def test_the_run_that_converts_says_so(older, capsys):
+    config, _ = older
+    code, out, _ = run_cli(capsys, "reindex", "--root", str(config.root))
+    assert code == 0
+    assert re.search(r"^upgraded the index: schema v10 -> v11; the file [\d.]+ MB -> [\d.]+ MB$",
+                     out, re.M), out
 
 
 def test_an_index_that_cannot_be_converted_says_so_in_one_line_and_stays_as_it_was(
@@ -110,6 +122,18 @@ def test_an_index_that_cannot_be_converted_says_so_in_one_line_and_stays_as_it_w
     assert holdings(config.db_path) == before
 
 
+def test_maintenance_converts_an_older_index_once(older):
+    from engine.maintenance import maintain_index
+
+    config, before = older
+    stats = maintain_index(config.db_path, vacuum=False)  # converts: its VACUUM is run anyway
+    assert stats["vacuumed"] and stats["size_after"] < 0.7 * stats["size_before"]
+    assert holdings(config.db_path) == before
+    phases = []
+    reindex(config=config, progress=lambda p: phases.append(p.phase))
+    assert "compact" not in phases and "migrate" not in phases
+
+
 def test_a_vector_of_another_size_is_left_out_of_the_search_not_fatal(config):
     from engine.vectors.sidecar_build import update_sidecar
     from engine.vectors.sidecar_file import sidecar_dir
@@ -127,7 +151,14 @@ def test_a_vector_of_another_size_is_left_out_of_the_search_not_fatal(config):
     assert index.in_memory and 5 not in index.rowids() and len(index) == total - 1
     assert update_sidecar(conn, config.db_path)["rows"] == total - 1  # and written so
     assert not open_vector_index(config.db_path, conn).in_memory
+    # a writer makes it pending, so every count agrees with what is searched
+    assert conn.execute("SELECT embedding FROM chunks WHERE rowid = 5").fetchone()[0] is None
     conn.close()
     searcher = Searcher(config)
     assert searcher.search("harbor bridge", mode="semantic").results
     searcher.close()
+    reindex(config=config)  # and the next reindex embeds it again
+    assert_consistent(config.db_path)
+    conn = connect(config.db_path)
+    assert len(open_vector_index(config.db_path, conn)) == total
+    conn.close()

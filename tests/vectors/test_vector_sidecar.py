@@ -299,7 +299,8 @@ def test_a_sidecar_that_cannot_be_written_only_warns(config):
     folder.write_text("not a folder")  # mkdir and every file write inside it fail
     stats = reindex(config=config)
     assert stats.chunks and any("vector sidecar was not updated" in w.message
-                                for w in stats.warnings)
+                                and "is a file, not the folder" in w.message
+                                and "move it away" in w.message for w in stats.warnings)
     searcher = Searcher(config)
     assert searcher.vector_index().in_memory
     assert searcher.search("harbor bridge project", mode="semantic").results

@@ -122,8 +122,8 @@ class StatsScreen(Screen[None]):
             if yes:
                 self.app.jobs.start(JobKind.MAINTENANCE)
         self.app.push_screen(ConfirmScreen(
-            "Run maintenance?", "Rewrite the vector search file and VACUUM the database: it "
-            "rewrites the whole index file and can take minutes on a big index.", "Run it"), chosen)
+            "Run maintenance?", "Merge the text index, rewrite the vector search file and VACUUM "
+            "the database: it rewrites the whole index file and can take minutes on a big index.", "Run it"), chosen)
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -189,6 +189,7 @@ def health_content(st) -> Content:
                                                else "$text-warning"),
                                   f" {share:.0%} of the file's pages"))
     lines.append(Content(f"  {storage.vector_line}"))
+    lines.append(Content(f"  {storage.search_line}"))
     lines.append(Content.styled(f"  {storage.free_line}", "dim"))
     if storage.suggest_maintenance:
         lines.append(Content.styled(
