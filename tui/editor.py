@@ -6,7 +6,7 @@ import os
 import shlex
 import shutil
 import subprocess
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 # editors that take +N to open at line N
@@ -14,12 +14,14 @@ LINE_EDITORS = {"vi", "vim", "nvim", "nano", "emacs", "emacsclient", "micro", "h
                 "joe", "mg", "ne"}
 
 
-DEFAULT_EDITORS = ("nano", "vi")  # the first on PATH when neither variable is set
+# the first on PATH when neither variable is set (Notepad is on every Windows)
+DEFAULT_EDITORS = ("notepad",) if os.name == "nt" else ("nano", "vi")
 
 
 def choose_editor() -> tuple[str, str | None] | None:
     """The editor command and, when it is a fallback, why (for a notification): $EDITOR, else
-    $VISUAL, else nano or vi from PATH; None when there is none."""
+    $VISUAL, else nano or vi (Notepad on Windows) from PATH; None when there is none. (Windows
+    shows an %EDITOR% set in its environment as $EDITOR here too.)"""
     editor = os.environ.get("EDITOR", "").strip()
     if editor:
         return editor, None
@@ -32,16 +34,23 @@ def choose_editor() -> tuple[str, str | None] | None:
     return None
 
 
-def editor_argv(path: Path, line: int | None, editor: str | None = None) -> list[str] | None:
+def editor_argv(path: Path, line: int | None, editor: str | None = None,
+                windows: bool = os.name == "nt") -> list[str] | None:
     """The editor (``editor``, else :func:`choose_editor`'s) with ``path``, at ``line`` when
-    the editor takes +N; None when there is none."""
+    the editor takes +N; None when there is none. On Windows the command is split the way
+    Windows quotes it (a backslash is part of a path, not an escape) and ``vim.exe`` is vim."""
     if editor is None:
         chosen = choose_editor()
         if chosen is None:
             return None
         editor = chosen[0]
-    argv = shlex.split(editor)
-    if line and Path(argv[0]).name in LINE_EDITORS:
+    argv = shlex.split(editor, posix=not windows)
+    if windows:  # non-POSIX splitting keeps the quotes around a path with spaces
+        argv = [a[1:-1] if len(a) > 1 and a[0] == a[-1] == '"' else a for a in argv]
+    name = PureWindowsPath(argv[0]).name if windows else Path(argv[0]).name
+    if windows and name.lower().endswith(".exe"):
+        name = name[:-4]
+    if line and name.lower() in LINE_EDITORS:
         argv.append(f"+{line}")
     argv.append(str(path))
     return argv

@@ -12,7 +12,6 @@ are deleted by it, engine/scanner.py).
 
 from __future__ import annotations
 
-import fcntl
 import os
 import tempfile
 import time
@@ -35,6 +34,7 @@ from engine.index.sources import (
     ignore_pattern,
 )
 from engine.index.walk import display_path
+from engine.storage import file_lock
 
 EDIT_WAIT_S = 10.0  # how long an edit waits for another one to finish
 EMPTY_CONFIG = "# memlens configuration: README \"Configuration\" lists what may go here\n"
@@ -209,30 +209,38 @@ def _indexed_sources(config: Config) -> list[str]:
         conn.close()
 
 
+def _edit_lock_target(config: Config) -> int:
+    try:
+        return os.open(config.root, os.O_RDONLY)
+    except PermissionError:  # Windows opens no folder this way
+        if os.name != "nt":
+            raise
+    path = Path(f"{config.db_path}.edit-lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+
+
 @contextmanager
 def _editing(config: Config) -> Iterator[Config]:
     """The configuration as memlens.toml says now, read under the root's edit lock, held
-    until the change is written: a ``flock`` on the root folder itself (no file of ours in
-    it; the kernel drops it when the holder dies)."""
+    until the change is written: a lock on the root folder itself (no file of ours in it; the
+    system drops it when the holder dies), or where a folder cannot be opened (Windows) on
+    the index's lock file's sibling ``<db>.edit-lock``."""
     try:
-        fd = os.open(config.root, os.O_RDONLY)
+        fd = _edit_lock_target(config)
     except OSError as exc:
         raise SourceEditFailed(f"{FILENAME}: cannot be edited ({exc.strerror or exc})") from None
     try:
         deadline = time.monotonic() + EDIT_WAIT_S
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise SourceEditFailed(f"another memlens is editing {FILENAME} (for over "
-                                        f"{EDIT_WAIT_S:.0f}s); try again") from None
-                time.sleep(0.02)
+        while not file_lock.try_lock(fd):
+            if time.monotonic() > deadline:
+                raise SourceEditFailed(f"another memlens is editing {FILENAME} (for over "
+                                       f"{EDIT_WAIT_S:.0f}s); try again") from None
+            time.sleep(0.02)
         try:
             yield load_config(config.root, config.db_path)
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            file_lock.unlock(fd)
     finally:
         os.close(fd)
 

@@ -1,13 +1,13 @@
 """The single-writer lock: one reindex or maintenance run per index at a time.
 
-An advisory ``flock`` on ``<db>.lock``: the kernel drops it when the holder dies (even by
-SIGKILL), so a crash never leaves a stale lock behind. The file records who holds it, which
+An advisory lock on ``<db>.lock`` (engine/storage/file_lock.py: ``flock``, or ``msvcrt.locking``
+on Windows): the operating system drops it when the holder dies (even by SIGKILL), so a crash
+never leaves a stale lock behind. The file records who holds it, which
 lets a refused writer (and the UI/MCP ``index_transition`` line) say what is running.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import time
@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from engine.dates import clock
+from engine.storage import file_lock
 
 
 class WriterBusy(RuntimeError):
@@ -52,24 +53,23 @@ def writer_lock(db_path: Path, purpose: str) -> Iterator[None]:
     """Hold the index's writer lock for ``purpose`` or raise :class:`WriterBusy` at once."""
     path = lock_path(db_path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not file_lock.try_lock(fd):
             holder = _holder(path)
             raise WriterBusy(
                 f"{_describe(holder)} is already writing to {db_path}; "
                 f"wait for it to finish and try again", _describe(holder),
                 holder.get("purpose")) from None
         os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)  # msvcrt's lock moved the file position past the end
         os.write(fd, json.dumps(
             {"purpose": purpose, "pid": os.getpid(), "started": clock.now().timestamp()}).encode())
         try:
             yield
         finally:
             os.ftruncate(fd, 0)
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            file_lock.unlock(fd)
     finally:
         os.close(fd)
 
@@ -82,11 +82,9 @@ def active_writer(db_path: Path) -> str | None:
     except OSError:  # none, or not ours to read: searching takes no lock, it goes on
         return None
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not file_lock.try_lock(fd, shared=True):
             return _holder(path).get("purpose", "write")
-        fcntl.flock(fd, fcntl.LOCK_UN)
+        file_lock.unlock(fd)
         return None
     finally:
         os.close(fd)

@@ -233,3 +233,16 @@ async def test_vacuum_from_the_stats_screen_asks_first(writable_root):
         await pilot.press("M", "y")
         await wait_for(pilot, lambda: "Maintenance (rewrite + VACUUM) finished"
                        in "\n".join(t for t, _, _ in app.notes), what="the maintenance")
+
+
+def test_the_editor_command_is_read_the_way_its_platform_writes_it(tmp_path):
+    from tui.editor import editor_argv
+
+    note = tmp_path / "a note.md"
+    assert editor_argv(note, 12, "vim -p", windows=False) == ["vim", "-p", "+12", str(note)]
+    assert editor_argv(note, 12, "code --wait", windows=False) == ["code", "--wait", str(note)]
+    windows = r'"C:\Program Files\Vim\vim91\vim.exe" -p'
+    assert editor_argv(note, 7, windows, windows=True) == [
+        r"C:\Program Files\Vim\vim91\vim.exe", "-p", "+7", str(note)]
+    assert editor_argv(note, 7, r"C:\Windows\notepad.exe", windows=True) == [
+        r"C:\Windows\notepad.exe", str(note)]
