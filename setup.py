@@ -5,15 +5,46 @@
 - ``engine.storage._memlensrank``: a SQLite loadable extension, ``memlens_bm25`` (FTS5's bm25 with
   the document frequencies the keyword arm already knows; engine/storage/rank_extension.py).
 
-Without a C compiler the install still succeeds: the numpy passes and FTS5's own bm25 serve,
-with the same results and slower (docs/benchmarks.md).
+Without a C compiler (or with one that cannot build a part: kernels.c needs GCC or Clang) the
+install still succeeds and says which part was not built: the numpy passes, the Python scans and
+FTS5's own bm25 serve, with the same results and slower (docs/benchmarks.md); `memlens stats`
+says which parts serve.
 """
 
+import sys
+
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HEADERS = ["engine/csrc/sqlite3.h", "engine/csrc/sqlite3ext.h"]  # SQLite 3.50's, public domain
+INSTEAD = {  # what serves when a part is not built
+    "engine.vectors._kernels": "the numpy passes serve",
+    "engine.retrieval._passages": "the Python scans serve",
+    "engine.storage._memlensrank": "FTS5's own bm25 serves",
+}
 
-setup(ext_modules=[
+
+class OptionalParts(build_ext):
+    """Each part builds where a C compiler can, and says in one line when it cannot; MSVC gets
+    its own flags; the SQLite extension exports its entry point, not a PyInit_ function."""
+
+    def build_extension(self, ext):
+        if self.compiler.compiler_type == "msvc":
+            ext.extra_compile_args = ["/O2"]
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # noqa: BLE001 - optional: the install goes on without it
+            reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+            print(f"memlens: {ext.name} not built ({reason}); {INSTEAD[ext.name]} instead, "
+                  "with the same results, slower", file=sys.stderr)
+
+    def get_export_symbols(self, ext):
+        if ext.name == "engine.storage._memlensrank":
+            return ["sqlite3_memlensrank_init"]
+        return super().get_export_symbols(ext)
+
+
+setup(cmdclass={"build_ext": OptionalParts}, ext_modules=[
     Extension("engine.vectors._kernels", ["engine/csrc/kernels.c"], optional=True,
               extra_compile_args=["-O3", "-std=c11"]),
     Extension("engine.retrieval._passages", ["engine/csrc/passages.c"], optional=True,

@@ -71,3 +71,20 @@ def test_parts_turned_off_say_so_and_by_which_switch(root):
         "numpy serves (turned off by MEMLENS_KERNELS=0)")
     assert compiled["bm25 with known counts"]["fallback"] == (
         "FTS5's bm25 serves (turned off by MEMLENS_RANK_EXTENSION=0)")
+
+
+@pytest.mark.slow
+def test_a_build_without_a_compiler_succeeds_and_says_what_serves_instead(tmp_path):
+    from tests.conftest import REPO
+
+    build = subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / "lib"),
+         "--build-temp", str(tmp_path / "tmp")], cwd=REPO, env={**os.environ, "CC": "false"},
+        capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr[-2000:]
+    said = [line for line in build.stderr.splitlines() if line.startswith("memlens: ")]
+    assert [line.split()[1] for line in said] == [
+        "engine.vectors._kernels", "engine.retrieval._passages", "engine.storage._memlensrank"]
+    assert all(" not built (" in line and " instead, with the same results" in line
+               for line in said)
+    assert not list((tmp_path / "lib").rglob("_*.*"))

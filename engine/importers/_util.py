@@ -159,6 +159,15 @@ def clean(value: str) -> str:
 
 
 _UNSAFE = re.compile(r"[\\/:*?\"<>|\x00-\x1f\x7f]+")
+# names Windows keeps for devices, with any extension ("con.txt" too): never a file's name
+_RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"{d}{i}" for d in ("COM", "LPT") for i in "123456789")}
+
+
+def _portable(stem: str) -> str:
+    """``stem`` unless Windows reserves its part before the first dot for a device: then
+    with a '-' after that part ("con.txt" -> "con-.txt")."""
+    head, dot, tail = stem.partition(".")
+    return f"{head}-{dot}{tail}" if head.strip().upper() in _RESERVED else stem
 
 
 def slugify(name: str, fallback: str = "untitled", *, lower: bool = False,
@@ -171,7 +180,7 @@ def slugify(name: str, fallback: str = "untitled", *, lower: bool = False,
     if lower:
         s = s.lower()
     s = s[:max_len].rstrip("-. ")
-    return s or fallback
+    return _portable(s) if s else fallback
 
 
 def file_stem(name: str, fallback: str = "untitled", max_len: int = 80) -> str:
@@ -179,7 +188,7 @@ def file_stem(name: str, fallback: str = "untitled", max_len: int = 80) -> str:
     what a file name cannot hold (on any system) becomes '-'."""
     s = re.sub(r"\s+", " ", _UNSAFE.sub("-", unicodedata.normalize("NFC", name or "")))
     s = s.strip(" .-")[:max_len].rstrip(" .-")
-    return s or fallback
+    return _portable(s) if s else fallback
 
 
 def stable_id(*parts: Any, prefix: str = "", length: int = 16) -> str:

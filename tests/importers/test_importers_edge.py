@@ -842,3 +842,18 @@ def test_report_to_dict_is_json(tmp_path):
     data = imp("whatsapp", src, tmp_path / "root").to_dict()
     assert json.loads(json.dumps(data))["ok"] is True
     assert data["problems"][0]["line"] == 2
+
+
+@pytest.mark.parametrize("chat", ["CON", "nul", "Com1", "AUX.old", "Trip: part 2?"])
+def test_an_imported_file_name_is_legal_on_every_system(tmp_path, chat):
+    from engine.importers._util import file_stem, slugify
+
+    src = write(tmp_path / f"WhatsApp Chat with {chat.replace(':', '').replace('?', '')}.txt",
+                WHATSAPP_STYLES["android-ddmmyy-24h"])
+    report = imp("whatsapp", src, tmp_path / "root")
+    (written,) = report.files_written
+    stem = Path(written).name.split(".")[0]
+    assert stem.upper() not in {"CON", "PRN", "AUX", "NUL", "COM1", "LPT1"}, written
+    for name in (file_stem(chat), slugify(chat)):  # what every importer names files by
+        assert not set(name) & set('\\/:*?"<>|') and not name.endswith((".", " "))
+        assert name.split(".")[0].strip().upper() not in {"CON", "AUX", "NUL", "COM1"}, name
