@@ -58,7 +58,9 @@ def update_sidecar(conn: Connection, db_path: str | Path) -> dict:
                             or old.head != head_of(components(old.dim))):
         old, why = None, "another projection size"
     dim = stored_embedder(conn).dim
-    _unembed_other_sizes(conn, dim, since=int(get_meta(conn, "vector_floor", "0")))
+    floor = int(get_meta(conn, "vector_floor", "0"))
+    if vector_generation(conn) > floor:  # a run that changed no vector writes nothing here
+        _unembed_other_sizes(conn, dim, since=floor)
     gen = vector_generation(conn)
     if old is not None and old.gen == gen:
         result = {"sidecar": "current", "gen": gen}
