@@ -75,7 +75,7 @@ def cmd_reindex(args) -> int:
 
 def report_run(stats, as_json: bool) -> int:
     """A reindex's result as lines (or one JSON document); the exit code it means."""
-    from engine.display import json_dumps, one_line, plural
+    from engine.display import json_dumps, one_line, plural, shown_path
 
     if as_json:
         print(json_dumps(stats.to_dict()))
@@ -97,10 +97,10 @@ def report_run(stats, as_json: bool) -> int:
           f"unchanged, {stats.deleted_chunks:,} deleted; {stats.embedded:,} embedded, "
           f"{stats.pending_embeddings:,} pending")
     for e in stats.errors:
-        print(f"error: {one_line(e.source_file)}: {one_line(e.message)}", file=sys.stderr)
+        print(f"error: {shown_path(e.source_file)}: {one_line(e.message)}", file=sys.stderr)
     for w in stats.warnings:  # those an earlier run said: one line (--json keeps them all)
         if getattr(w, "new", True):
-            print(f"warning: {one_line(w.source_file)}: {one_line(w.message)}", file=sys.stderr)
+            print(f"warning: {shown_path(w.source_file)}: {one_line(w.message)}", file=sys.stderr)
     if said := sum(not getattr(w, "new", True) for w in stats.warnings):
         print(f"warning: {plural(said, 'warning')} as before; `memlens stats` lists them",
               file=sys.stderr)

@@ -12,7 +12,7 @@ NOT_READ_SHOWN = 50  # files the last reindex did not read, listed by `memlens s
 
 
 def cmd_stats(args) -> int:
-    from engine.display import human_bytes, json_dumps, one_line, plural, type_label
+    from engine.display import human_bytes, json_dumps, one_line, plural, shown_path, type_label
     from engine.library import Library
 
     st = Library(load_root_config(args)).statistics()
@@ -48,29 +48,29 @@ def cmd_stats(args) -> int:
         print(f"  {type_label(source_type):{width}} {count:8}  "
               f"{'#' * max(1, round(30 * count / top))}")
     for e in st.files_with_errors:
-        print(f"error: {one_line(e['source_file'])}: {one_line(e['error'])}")
+        print(f"error: {shown_path(e['source_file'])}: {one_line(e['error'])}")
     for w in st.not_read[:NOT_READ_SHOWN]:
-        print(f"not read: {one_line(w['source_file'])}: {one_line(w['message'])}")
+        print(f"not read: {shown_path(w['source_file'])}: {one_line(w['message'])}")
     if len(st.not_read) > NOT_READ_SHOWN:
         print(f"not read: {len(st.not_read) - NOT_READ_SHOWN:,} more (memlens stats --json)")
     for w in st.read_with_warnings[:NOT_READ_SHOWN]:
-        print(f"read with a warning: {one_line(w['source_file'])}: {one_line(w['message'])}")
+        print(f"read with a warning: {shown_path(w['source_file'])}: {one_line(w['message'])}")
     if len(st.read_with_warnings) > NOT_READ_SHOWN:
         print(f"read with a warning: {len(st.read_with_warnings) - NOT_READ_SHOWN:,} more "
               "(memlens stats --json)")
     for c in st.cut[:NOT_READ_SHOWN]:
-        print(f"cut: {one_line(c['source_file'])}: {one_line(c['notice'])}")
+        print(f"cut: {shown_path(c['source_file'])}: {one_line(c['notice'])}")
     if len(st.cut) > NOT_READ_SHOWN:
         print(f"cut: {len(st.cut) - NOT_READ_SHOWN:,} more (memlens stats --json)")
     for name in st.no_chunk[:NOT_READ_SHOWN]:
-        print(f"no chunk: {one_line(name)}: read, holds nothing its source type indexes")
+        print(f"no chunk: {shown_path(name)}: read, holds nothing its source type indexes")
     if len(st.no_chunk) > NOT_READ_SHOWN:
         print(f"no chunk: {len(st.no_chunk) - NOT_READ_SHOWN:,} more (memlens stats --json)")
     return 0
 
 
 def cmd_discover(args) -> int:
-    from engine.display import one_line, plural, type_label
+    from engine.display import one_line, plural, shown_path, type_label
     from engine.library import Library
 
     config = load_root_config(args)
@@ -79,7 +79,7 @@ def cmd_discover(args) -> int:
         routed = library.discover()
         if args.files:
             for f in routed:
-                print(f"{type_label(f.source_type):15} {one_line(f.rel)}")
+                print(f"{type_label(f.source_type):15} {shown_path(f.rel)}")
         else:
             for route in library.route_counts(routed):
                 print(f"{type_label(route.source_type):15} {route.files:6}  "
@@ -90,9 +90,9 @@ def cmd_discover(args) -> int:
     pending = library.pending()
     todo = pending.to_index
     for f in todo:
-        print(f"{type_label(f.source_type):15} {one_line(f.rel)}")
+        print(f"{type_label(f.source_type):15} {shown_path(f.rel)}")
     for rel in pending.vanished:
-        print(f"{'(removed)':15} {one_line(rel)}")
+        print(f"{'(removed)':15} {shown_path(rel)}")
     removed = (f"; {plural(len(pending.vanished), 'file')} removed since the last reindex"
                if pending.vanished else "")
     print(f"{len(todo):,} of {plural(len(pending.routed), 'file')} "

@@ -64,9 +64,9 @@ NOT_INDEXED_SHOWN = 50  # a source's files not indexed, each listed with why
 def not_indexed_lines(state) -> list[str]:
     """``not indexed: @vault/bin.md: <why>`` for each of a source's files not indexed (the
     first NOT_INDEXED_SHOWN, then how many more)."""
-    from engine.display import one_line
+    from engine.display import one_line, shown_path
 
-    lines = [f"not indexed: {one_line(n.rel)}: {one_line(n.why)}"
+    lines = [f"not indexed: {shown_path(n.rel)}: {one_line(n.why)}"
              for n in state.not_indexed[:NOT_INDEXED_SHOWN]]
     more = len(state.not_indexed) - NOT_INDEXED_SHOWN
     if more > 0:

@@ -15,6 +15,7 @@ from engine.display import (
     one_line,
     plural,
     repeats_text,
+    shown_path,
     type_label,
 )
 
@@ -99,7 +100,7 @@ def search_lines(response, width: int, explain: bool) -> list[str]:
                 f"{_fit(type_label(r.source_type), type_width):{type_width}} "
                 f"{one_line(r.date_shown or ''):{max(date_width, 10)}} ")
         room = max(width - cell_len(head) - len(mark), 12)
-        lines.append(head + _fit(one_line(r.source_file), room, keep_end=True) + mark)
+        lines.append(head + _fit(shown_path(r.source_file), room, keep_end=True) + mark)
         shown = marked(Snippet(r.snippet, list(r.highlights)))  # the matches in «»
         lines.append(_fit(f"    {one_line(shown)}", width))
         if r.repeats:  # the chunks of the same text this row stands for

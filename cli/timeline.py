@@ -11,7 +11,15 @@ import argparse
 import re
 from datetime import date
 
-from engine.display import in_units, json_dumps, one_line, plural, type_label, units_text
+from engine.display import (
+    in_units,
+    json_dumps,
+    one_line,
+    plural,
+    shown_path,
+    type_label,
+    units_text,
+)
 
 from .errors import UsageError
 
@@ -101,7 +109,7 @@ def _item_lines(item, width: int) -> list[str]:
                         width))
     if item.more:
         out.append(f"      … {plural(item.more, 'more message')}")
-    out.append(_fit(f"      {one_line(item.source_file)}", width, keep_end=True))
+    out.append(_fit(f"      {shown_path(item.source_file)}", width, keep_end=True))
     return out
 
 

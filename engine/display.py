@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from engine import lazy_exports
+from engine import lazy_exports, path_style
 
 # one visible stand-in per control character, one cell wide (columns stay aligned)
 _C0 = {i: chr(0x2400 + i) for i in range(32)}  # ␀ … ␟ (␛ for ESC)
@@ -55,6 +55,12 @@ def plain(text: object, *, keep_newlines: bool = True, tab: str = "    ") -> str
 def one_line(text: object) -> str:
     """Plain text flattened to one line (runs of whitespace become one space)."""
     return " ".join(plain(text, keep_newlines=False).split(" ")).strip()
+
+
+def shown_path(stored: object) -> str:
+    """A path the index stores ('/' between names), for a person: on one line and written
+    the system's way ('\\' on Windows, engine/path_style.py). Machine output keeps '/'."""
+    return one_line(path_style.shown(str(stored)))
 
 
 def json_dumps(obj: Any, **kwargs: Any) -> str:

@@ -154,7 +154,8 @@ READ_NOTE_DESCRIPTION = """\
 Read a file of the data layer: a whole note (or chat log, record file...), or one section of \
 a markdown file.
 
-path is relative to the data root, exactly as search rows show it (e.g. \
+path is relative to the data root, exactly as search rows show it, '/' between names on \
+every system (e.g. \
 "notes/work/atlas/migration-plan.md"; a folder indexed in place shows as "@name/...", e.g. \
 "@Vault/Daily/2026-03-14.md"); absolute paths, ".." and files outside the data layer are \
 refused. section (markdown only) is "#N" as in a row's § field: "#0" is the text above the \

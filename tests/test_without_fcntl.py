@@ -1,8 +1,9 @@
 """memlens where ``fcntl`` does not exist (Windows): every module imports, and the writer lock
 runs on ``msvcrt.locking``, here a stand-in over this machine's ``flock`` with Windows's
 semantics (a byte-range lock per open file, refused with OSError, no shared mode), in child
-processes where ``import fcntl`` fails. What cannot be checked here: the real msvcrt, Windows
-paths and file names (docs/reliability.md says so)."""
+processes where ``import fcntl`` fails and paths are written the Windows way
+(``MEMLENS_PATH_STYLE``). What cannot be checked here: the real msvcrt, Windows's file system
+(docs/platforms.md says so)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ sys.modules["msvcrt"] = msvcrt
 
 def child(code: str, *args: str, **kwargs) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", WINDOWS_LIKE + code, *args], cwd=REPO,
-                            env={**os.environ, "PYTHONPATH": str(REPO)}, text=True,
+                            env={**os.environ, "PYTHONPATH": str(REPO),
+                                 "MEMLENS_PATH_STYLE": "windows"}, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
 
 
@@ -103,7 +105,10 @@ from engine.searcher import Searcher
 config = load_config(sys.argv[1])
 print("indexed", reindex(config=config).chunks)
 searcher = Searcher(config)
-print("found", len(searcher.search("harbor bridge").results))
+found = searcher.search("harbor bridge").results
+print("found", len(found))
+from engine.display import shown_path
+print("shown", shown_path(found[0].source_file))
 searcher.close()
 from tui.app import MemlensApp
 async def first_screen():
@@ -126,5 +131,6 @@ def test_every_module_imports_and_memlens_indexes_searches_and_opens(tmp_path):
     lines = out.splitlines()
     chunks = int(lines[0].split()[1])
     assert chunks > 0 and int(lines[1].split()[1]) > 0, out
-    assert lines[2] == f"app {chunks} chunks", out
+    assert "\\" in lines[2] and "/" not in lines[2], out  # paths shown the Windows way
+    assert lines[3] == f"app {chunks} chunks", out
     assert load_config(root).db_path.exists() and time.monotonic() - started < 300

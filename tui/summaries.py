@@ -6,7 +6,7 @@ from typing import Any
 
 from engine.display import plural
 
-from .widgets.text import human_bytes, one_line, plain
+from .widgets.text import human_bytes, one_line, plain, shown_path
 
 
 def cancelled(result: Any) -> bool:
@@ -38,12 +38,12 @@ def job_summary(kind: str, result: Any, elapsed: float) -> str:
         text += f"\n{one_line(s.re_embed_error)[:200]}"
     if s.errors:
         first = s.errors[0]
-        text += (f"\n{plural(len(s.errors), 'file')} failed, e.g. {one_line(first.source_file)}: "
+        text += (f"\n{plural(len(s.errors), 'file')} failed, e.g. {shown_path(first.source_file)}: "
                  f"{one_line(first.message)[:120]} (F3 lists them)")
     if s.embedding_errors:
         text += f"\nembedding: {one_line(s.embedding_errors[0])[:160]}"
     if new := [w for w in getattr(s, "warnings", ()) if getattr(w, "new", True)]:  # once
-        text += (f"\n{plural(len(new), 'new warning')}, e.g. {one_line(new[0].source_file)}: "
+        text += (f"\n{plural(len(new), 'new warning')}, e.g. {shown_path(new[0].source_file)}: "
                  f"{one_line(new[0].message)[:120]} (F3 lists them)")
     if s.cancelled:
         text += "\nCancelled: run it again to finish."

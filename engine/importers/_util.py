@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from engine.dates import clock
 from engine.display import OneLineError
+from engine.path_style import UNSAFE_RUN, portable_name
 
 # --------------------------------------------------------------------------- time zones
 
@@ -158,37 +159,25 @@ def clean(value: str) -> str:
     return value.replace("\x00", "").strip()
 
 
-_UNSAFE = re.compile(r"[\\/:*?\"<>|\x00-\x1f\x7f]+")
-# names Windows keeps for devices, with any extension ("con.txt" too): never a file's name
-_RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"{d}{i}" for d in ("COM", "LPT") for i in "123456789")}
-
-
-def _portable(stem: str) -> str:
-    """``stem`` unless Windows reserves its part before the first dot for a device: then
-    with a '-' after that part ("con.txt" -> "con-.txt")."""
-    head, dot, tail = stem.partition(".")
-    return f"{head}-{dot}{tail}" if head.strip().upper() in _RESERVED else stem
-
-
 def slugify(name: str, fallback: str = "untitled", *, lower: bool = False,
             max_len: int = 80) -> str:
     """A file-name-safe form of ``name``: unicode kept, separators and spaces become '-'."""
     s = unicodedata.normalize("NFKC", name or "").strip()
-    s = _UNSAFE.sub("-", s)
+    s = UNSAFE_RUN.sub("-", s)
     s = re.sub(r"\s+", "-", s)
     s = re.sub(r"-{2,}", "-", s).strip("-. ")
     if lower:
         s = s.lower()
     s = s[:max_len].rstrip("-. ")
-    return _portable(s) if s else fallback
+    return portable_name(s) if s else fallback
 
 
 def file_stem(name: str, fallback: str = "untitled", max_len: int = 80) -> str:
     """A file name's stem for ``name`` as the person spelled it: spaces and Unicode kept, only
     what a file name cannot hold (on any system) becomes '-'."""
-    s = re.sub(r"\s+", " ", _UNSAFE.sub("-", unicodedata.normalize("NFC", name or "")))
+    s = re.sub(r"\s+", " ", UNSAFE_RUN.sub("-", unicodedata.normalize("NFC", name or "")))
     s = s.strip(" .-")[:max_len].rstrip(" .-")
-    return _portable(s) if s else fallback
+    return portable_name(s) if s else fallback
 
 
 def stable_id(*parts: Any, prefix: str = "", length: int = 16) -> str:

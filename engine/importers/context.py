@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.index.routes import route_matches
+from engine.path_style import windows_name_problem
 
 from ._source import SourceTree
 from ._util import ImportFailed, parse_json, resolve_tz, safe_relpath
@@ -72,9 +73,14 @@ class ImportContext:
     # -- targets ----------------------------------------------------------------------------
 
     def _claim(self, rel: str) -> str:
+        """``rel`` as a target: inside the root, every name one each system can hold (an
+        importer makes names with slugify, file_stem or portable_name)."""
         safe = safe_relpath(rel)
         if safe is None:
             raise ValueError(f"unsafe target path {rel!r}")
+        for name in safe.split("/"):
+            if (why := windows_name_problem(name)) is not None:
+                raise ValueError(f"target path {rel!r}: {name!r} {why}")
         return safe
 
     def messages(self, rel: str, records: list[dict[str, Any]], *, ts_field: str,

@@ -16,12 +16,14 @@ import; notes deleted from the vault are not deleted from it.
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import date
 
 import yaml
 
 from engine.extractors.splitting import code_lines
+from engine.path_style import portable_name, windows_name_problem
 
 from ._util import ImportFailed, decode_text, looks_binary, month_number, parse_json, slugify
 from .base import Importer
@@ -168,6 +170,7 @@ class ObsidianImporter(Importer):
             raise ImportFailed(f"{ctx.source}: no Markdown notes found (is this an Obsidian "
                                "vault?)")
         base = f"notes/{slugify(vault, fallback='vault')}"
+        taken: set[str] = set()
         for i, (name, rel) in enumerate(notes):
             ctx.progress(i, len(notes))
             label = tree.label(name)
@@ -183,8 +186,12 @@ class ObsidianImporter(Importer):
             folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
             stem = rel.rsplit("/", 1)[-1][:-3]
             is_daily = not daily_folder or folder == daily_folder
-            out = self._convert(ctx, text, label, stem, daily_formats if is_daily else [])
-            ctx.text_document(f"{base}/{rel}", out)
+            saved, why = portable_rel(rel, taken)
+            if why:
+                ctx.note(f"{label}: saved as {saved!r}: {why}")
+            out = self._convert(ctx, text, label, stem, daily_formats if is_daily else [],
+                                title=stem if why else None)
+            ctx.text_document(f"{base}/{saved}", out)
         ctx.progress(len(notes), len(notes))
 
     @staticmethod
@@ -208,7 +215,9 @@ class ObsidianImporter(Importer):
         return out
 
     def _convert(self, ctx: ImportContext, text: str, label: str, stem: str,
-                 daily_formats: list[str]) -> str:
+                 daily_formats: list[str], title: str | None = None) -> str:
+        """The note as the data root keeps it; ``title``: the note's own name, written into
+        its frontmatter when its file is saved under another (and it names no title)."""
         front, body, fm = _split(text)
         if fm is not None:
             try:
@@ -235,7 +244,27 @@ class ObsidianImporter(Importer):
                     front = f"---\ndate: {day}\n---\n"
                 else:
                     front = front.replace("---\n", f"---\ndate: {day}\n", 1)
+        if title and (not isinstance(data, dict) or "title" not in data):
+            line = f"title: {json.dumps(title, ensure_ascii=False)}\n"  # JSON is YAML
+            front = front.replace("---\n", f"---\n{line}", 1) if front else f"---\n{line}---\n"
         return front + new_body
+
+
+def portable_rel(rel: str, taken: set[str]) -> tuple[str, str | None]:
+    """(``rel`` with each name one every system can hold, why it changed or None). Two
+    notes never land on one file, even where case is not told apart (Windows, macOS): a
+    later one gets " 2", " 3"... ``taken`` collects what was given (case-folded)."""
+    names = rel.split("/")
+    said = [f"the name {why}" for why in map(windows_name_problem, names) if why]
+    saved = "/".join(portable_name(n) for n in names)
+    stem, ext = (saved[:-3], ".md") if saved.lower().endswith(".md") else (saved, "")
+    n = 1
+    while (candidate := f"{stem}{f' {n}' if n > 1 else ''}{ext}").casefold() in taken:
+        n += 1
+    taken.add(candidate.casefold())
+    if candidate != saved:
+        said.append("another note has that name where case is not told apart")
+    return candidate, "; ".join(said) or None
 
 
 def _split(text: str) -> tuple[str, str, str | None]:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from engine import path_style
 from engine.config import Config
 from engine.index import sources
 from engine.index.protected import Protected, source_folder
@@ -46,8 +47,8 @@ def quote(value: object) -> str:
 
 
 def relative_path(value: object, what: str = "path") -> str:
-    """``value`` as a root-relative POSIX path (a trailing '/' kept), or ReadRefused when it
-    is not a string, too long, absolute or climbs with '..'."""
+    """``value`` as a root-relative path with '/' between names (a trailing '/' kept), or
+    ReadRefused when it is not a string, too long, absolute or climbs with '..'."""
     if not isinstance(value, str) or not value.strip():
         raise ReadRefused(f"{what} must be a non-empty string relative to the data root")
     if len(value) > MAX_PATH_CHARS:
@@ -55,8 +56,8 @@ def relative_path(value: object, what: str = "path") -> str:
                           f"{MAX_PATH_CHARS:,}): {quote(value)}")
     if "\x00" in value:
         raise ReadRefused(f"{what} must not contain NUL characters")
-    text = value.strip().replace("\\", "/")
-    if text.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", text):
+    text = path_style.slashed(value.strip())  # '\\' separates names on Windows only
+    if text.startswith(("/", "~", "\\")) or re.match(r"^[A-Za-z]:", text):
         raise ReadRefused(f"{what} must be relative to the data root; absolute paths are "
                           f"refused: {quote(value)}")
     parts = [p for p in PurePosixPath(text).parts if p not in ("", ".")]

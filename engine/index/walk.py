@@ -9,9 +9,10 @@ The rules (docs/reliability.md):
   ``-wal``/``-shm``/``-journal``/``.lock`` files and its vector sidecar) are never indexed,
   whatever a route says, under their own names or through a hard link
   (``engine/index/protected.py``);
-- a name that is not valid UTF-8, a FIFO, a socket or a device is skipped and reported, never
-  opened; a folder that cannot be listed is reported and marked ``unlisted``, so the indexed
-  files under it are kept (see :func:`classify_missing`).
+- a name that is not valid UTF-8 (or, on Windows, one Windows cannot open: engine/path_style.py),
+  a FIFO, a socket or a device is skipped and reported, never opened; a folder that cannot
+  be listed is reported and marked ``unlisted``, so the indexed files under it are kept (see
+  :func:`classify_missing`).
 
 Globs follow ``pathlib`` (case-sensitive ``fnmatch`` segments, ``**`` = zero or more folders,
 hidden folders walked, hidden files skipped). A top-level name of the root starting with ``@``
@@ -30,8 +31,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine import path_style
 from engine.index.protected import Protected
 from engine.index.routes import route_of
+from engine.path_style import windows_name_problem
 
 _GONE = (errno.ENOENT, errno.ENOTDIR)
 _KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a device",
@@ -115,6 +118,7 @@ class Walker:
         self.prefix = prefix
         self.skip = skip
         self.where = "the source" if prefix else "the data root"
+        self.windows = path_style.windows()
         self.problems: list[WalkProblem] = []
         self._said: set[str] = set()
         self._listings: dict[str, list[_Entry] | None] = {}
@@ -221,11 +225,21 @@ class Walker:
         if not _valid_name(entry.name):
             self.report(rel, "folder name is not valid UTF-8; not indexed (rename it)")
             return None
+        if self._refused_name(rel, entry.name, "folder"):
+            return None
         if rel in self.protected:
             if not quiet:
                 self.report(rel + "/", "protected (secrets or the index); never indexed")
             return None
         return rel
+
+    def _refused_name(self, rel: str, name: str, what: str) -> bool:
+        """A name this system lists but cannot open by it (on Windows: one ending in a dot,
+        a device name, made by WSL or another system's sync): said, never read."""
+        why = windows_name_problem(name) if self.windows else None
+        if why is not None:
+            self.report(rel, f"{what} name {why}; not indexed (rename it)")
+        return why is not None
 
     def _points_to_dir(self, rel: str) -> bool:
         try:
@@ -244,6 +258,8 @@ class Walker:
             return None
         if not _valid_name(entry.name):
             self.report(rel, "file name is not valid UTF-8; not indexed (rename it)")
+            return None
+        if self._refused_name(rel, entry.name, "file"):
             return None
         if rel in self.protected:
             self.report(rel, "protected (secrets, config or index); never indexed")

@@ -68,6 +68,7 @@ from engine.index.watch_events import (
 )
 from engine.index.watch_filter import ADDED, PathFilter
 from engine.indexer import IndexStats, reindex
+from engine.path_style import slashed
 from engine.storage.db import Error as DBError
 from engine.storage.db import describe_db_error, describe_os_error
 from engine.storage.lock import WriterBusy, active_writer
@@ -209,7 +210,8 @@ class Watcher:
                     if owed:
                         self._tell_once(owed)
                         owed = None
-                    yield changes
+                    # '/' between names, as the filter's folders and the index's paths
+                    yield {(change, slashed(path)) for change, path in changes}
                     if self._rewatch:
                         break
                 else:
@@ -219,6 +221,7 @@ class Watcher:
                 path = _undecodable_path(exc)
                 if path is None:
                     raise
+                path = slashed(path)
             # said only where a file can be indexed: secrets/ and the index stay unmentioned
             if self.filter.relative(path, ADDED) is not None:
                 owed = owed or UNDECODABLE
@@ -235,7 +238,7 @@ class Watcher:
         """Whether ``changes`` call for watching anew, then a catch-up: memlens.toml changed
         the routes or sources, a source folder was replaced, or a source's .gitignore
         changed."""
-        config_file = str(self.config.root / CONFIG_FILENAME)
+        config_file = slashed(str(self.config.root / CONFIG_FILENAME))
         if any(path == config_file for _, path in changes) and self._reload():
             pass  # watch the new folders, then index them
         elif self.filter.folders_moved(changes):  # a source folder replaced

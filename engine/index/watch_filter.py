@@ -18,6 +18,7 @@ from engine.index.protected import INDEX_SUFFIXES, index_paths
 from engine.index.routes import glob_regex, route_matches
 from engine.index.sources import GITIGNORE, Folder, Source, folder_now
 from engine.index.walk import skipped_path
+from engine.path_style import slashed
 
 FOLDER_CHECK_S = 2.0  # how often the source folders are looked at again (a replaced one)
 IGNORED_DIRS = ("data/search/", "secrets/")
@@ -43,13 +44,13 @@ class PathFilter:
         self._regexes = [glob_regex(pattern) for pattern, _ in self.routes]
         self._folders = [(folder.split("/**")[0], "**" in folder)
                          for folder in (p.rsplit("/", 1)[0] for p, _ in self.routes if "/" in p)]
-        roots = {str(self.root)}
+        roots = {slashed(str(self.root))}
         try:
-            roots.add(str(self.root.resolve()))
+            roots.add(slashed(str(self.root.resolve())))
         except OSError:
             pass
         self._roots = tuple(sorted(roots, key=len, reverse=True))
-        db = str(self.db_path)
+        db = slashed(str(self.db_path))
         self._index_files = frozenset(db + suffix for suffix in INDEX_SUFFIXES)
         self._source_dirs = []
         self._identities = {}
@@ -61,7 +62,7 @@ class PathFilter:
             if real is None:
                 continue  # not there, or leading where no source may: not watched
             skip = source.ignore_rules(real)
-            for folder in dict.fromkeys((str(source.path), str(real))):
+            for folder in dict.fromkeys((slashed(str(source.path)), slashed(str(real)))):
                 self._source_dirs.append((folder.rstrip("/"), source, skip))
 
     sources: tuple[Source, ...] = ()

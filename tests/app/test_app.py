@@ -413,6 +413,24 @@ async def test_profile_card_for_injected_person(tmp_path):
 
 
 @aio
+async def test_on_windows_the_preview_and_the_viewer_show_paths_with_backslashes(
+        demo_root, monkeypatch):
+    monkeypatch.setenv("MEMLENS_PATH_STYLE", "windows")  # engine/path_style.py
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await search(pilot, MARKUP_QUERY)
+        assert app.main.results.results[0].source_file == "data/slack/ops-alerts.jsonl"
+        preview = app.main.preview.query_one("#pv-title").render().plain
+        assert "data\\slack\\ops-alerts.jsonl#w74" in preview and "data/slack" not in preview
+        await pilot.press("enter", "o")
+        await wait_for(pilot, lambda: isinstance(app.screen, FileViewerScreen))
+        await pilot.pause()
+        title = app.screen.query_one("#viewer-title").render().plain
+        assert "data\\slack\\ops-alerts.jsonl" in title and "cannot open" not in title
+
+
+@aio
 async def test_file_viewer_opens_at_the_chunk(demo_root):
     app = make_app(demo_root)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -15,7 +15,7 @@ from textual.widgets import Footer, OptionList, Static
 
 from .. import keys
 from ..widgets.conv_rows import message_options
-from ..widgets.text import one_line, safe
+from ..widgets.text import one_line, safe, shown_path
 from ..widgets.vim_list import VimOptionList
 from .modals import describe_error
 
@@ -99,7 +99,7 @@ class ConversationScreen(Screen[None]):
         self.query_one("#conv-title", Static).update(Content.assemble(
             (" conversation ", "bold reverse $accent"), " ", safe(page.title, "bold"),
             ("  ·  ", "dim"), safe(page.source_type), ("  ·  ", "dim"),
-            safe(page.source_file, "$text-primary"),
+            safe(shown_path(page.source_file), "$text-primary"),
             (f"  ·  {len(self.hit_ids)} query hits" if self.hit_ids else "", "dim"),
             (f", {hits} marked messages loaded" if self.hit_ids else "", "dim"),
             ("  ·  changed since indexed: positions may be off" if page.stale else "",

@@ -28,7 +28,7 @@ from .. import keys
 from ..messages import SourcesLoaded
 from ..widgets.badges import type_colour
 from ..widgets.bars import display_path
-from ..widgets.text import safe
+from ..widgets.text import safe, shown_path
 from ..workers import sources_job
 from .import_dialog import clean_path
 from .menu import key_for
@@ -55,7 +55,7 @@ def source_lines(source: Any) -> Content:
         where += safe(f"  ignore: {', '.join(source.ignore)}", "dim")
     lines = [head, where]
     shown = source.not_indexed[:NOT_INDEXED_SHOWN]
-    lines += [safe(one_line(f"  not indexed: {n.rel}: {n.why}"), "$text-warning") for n in shown]
+    lines += [safe(f"  not indexed: {shown_path(n.rel)}: {one_line(n.why)}", "$text-warning") for n in shown]
     if len(source.not_indexed) > len(shown):
         lines.append(Content.styled(f"  not indexed: {len(source.not_indexed) - len(shown):,} "
                                     "more (memlens source list)", "$text-warning"))

@@ -20,7 +20,7 @@ from ..widgets.badges import type_colour
 from ..widgets.bars import display_path
 from ..widgets.charts import ColumnChart, HBarChart
 from ..widgets.footer import MemlensFooter
-from ..widgets.text import bar, human_bytes, plain, safe
+from ..widgets.text import bar, human_bytes, plain, safe, shown_path
 from ..workers import stats_job
 from .modals import describe_error
 
@@ -135,7 +135,7 @@ def file_list(title: str, style: str, rows: list[tuple[str, str]],
     if not rows:
         return []
     return [Content.styled(f"{title} ({len(rows)})", style),
-            *(Content.assemble("  ", safe(path, "bold"), "  ", safe(why, "dim"))
+            *(Content.assemble("  ", safe(shown_path(path), "bold"), "  ", safe(why, "dim"))
               for path, why in rows[:shown])]
 
 

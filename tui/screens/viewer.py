@@ -16,7 +16,7 @@ from textual.widgets.text_area import Selection
 
 from .. import keys
 from ..widgets.footer import MemlensFooter
-from ..widgets.text import human_bytes, plain, safe
+from ..widgets.text import human_bytes, plain, safe, shown_path
 from ..widgets.viewer_text import ViewerText, find_all
 from ..workers import chunk_lines, locate_chunk, read_source, source_path
 
@@ -72,7 +72,7 @@ class FileViewerScreen(Screen[None]):
         except (OSError, ReadRefused) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             title.update(Content.assemble((" file viewer ", "bold reverse $accent"), " ",
-                                          safe(self.chunk["source_file"], "bold"), "\n",
+                                          safe(shown_path(self.chunk["source_file"]), "bold"), "\n",
                                           safe(f"cannot open: {why}", "$text-error")))
             area.display = False
             return
@@ -85,7 +85,7 @@ class FileViewerScreen(Screen[None]):
         n = len(lines)
         title.update(Content.assemble(
             (" file viewer ", "bold reverse $accent"), " ",
-            safe(self.chunk["source_file"], "bold $text-primary"),
+            safe(shown_path(self.chunk["source_file"]), "bold $text-primary"),
             (f"  ·  {n:,} line{'s' if n != 1 else ''}  ·  {size}  ·  ", "dim"),
             (where, "$text-accent"),
             ("  ·  (window of the file)" if cut else "", "$text-warning"),

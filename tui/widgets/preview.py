@@ -15,7 +15,7 @@ from engine.library import parse_metadata
 
 from .. import keys
 from .badges import arms_badge, decay_badge, type_badge
-from .text import highlight_terms, one_line, plain, safe
+from .text import highlight_terms, one_line, plain, safe, shown_path
 
 LABEL_WIDTH = 11
 MAX_META_VALUE = 240
@@ -206,7 +206,7 @@ class Preview(VerticalScroll, can_focus=True):
         if result is not None and result.decay is not None:
             parts += [decay_badge(result.decay), "  "]
         path, chunk_id = chunk["source_file"], chunk["id"]
-        parts.append(safe(one_line(path), "bold $text-primary"))
+        parts.append(safe(shown_path(path), "bold $text-primary"))
         if chunk_id.startswith(path):
             parts.append(safe(one_line(chunk_id[len(path):]), "dim"))
         else:

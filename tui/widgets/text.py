@@ -26,6 +26,7 @@ from engine.display import (
     plain,
 )
 from engine.display import human_bytes as human_bytes
+from engine.display import shown_path as shown_path
 
 HIGHLIGHT = "bold reverse $accent"  # matched terms
 
