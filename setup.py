@@ -11,6 +11,8 @@ FTS5's own bm25 serve, with the same results and slower (docs/benchmarks.md); `m
 says which parts serve.
 """
 
+import os
+import re
 import sys
 
 from setuptools import Extension, setup
@@ -34,14 +36,25 @@ class OptionalParts(build_ext):
         try:
             super().build_extension(ext)
         except Exception as exc:  # noqa: BLE001 - optional: the install goes on without it
-            reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-            print(f"memlens: {ext.name} not built ({reason}); {INSTEAD[ext.name]} instead, "
+            print(f"memlens: {ext.name} not built ({_reason(exc)}); {INSTEAD[ext.name]} instead, "
                   "with the same results, slower", file=sys.stderr)
 
     def get_export_symbols(self, ext):
         if ext.name == "engine.storage._memlensrank":
             return ["sqlite3_memlensrank_init"]
         return super().get_export_symbols(ext)
+
+
+def _reason(exc: Exception) -> str:
+    """Why a part did not build, short: the compiler's name and exit status rather than its
+    whole command line (the compiler's own messages are printed above this line)."""
+    text = str(exc).strip()
+    failed = (re.search(r"Command '\['?([^',\]]+)'?.*?exit status (\d+)", text, re.S)
+              or re.search(r"command '([^']+)' failed with exit code (\d+)", text))
+    if failed:
+        return f"the C compiler {os.path.basename(failed[1])!r} failed, exit status {failed[2]}"
+    text = text.splitlines()[-1] if text else type(exc).__name__
+    return text if len(text) <= 120 else text[:119] + "…"
 
 
 setup(cmdclass={"build_ext": OptionalParts}, ext_modules=[

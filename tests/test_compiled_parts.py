@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 
 import pytest
 
@@ -88,3 +89,55 @@ def test_a_build_without_a_compiler_succeeds_and_says_what_serves_instead(tmp_pa
     assert all(" not built (" in line and " instead, with the same results" in line
                for line in said)
     assert not list((tmp_path / "lib").rglob("_*.*"))
+
+
+WHEEL_PARTS = {"engine/vectors/_kernels", "engine/retrieval/_passages",
+               "engine/storage/_memlensrank"}
+
+
+def _wheel(src, out, cc: str | None) -> tuple[set[str], list[str]]:
+    """``pip wheel`` of the tree at ``src`` (with ``CC`` when given): the compiled parts the
+    wheel holds and the lines the build said about parts it did not build."""
+    import zipfile
+
+    env = {k: v for k, v in os.environ.items() if k != "CC"} | ({"CC": cc} if cc else {})
+    run = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "-w",
+                          str(out), str(src)], env=env, capture_output=True, text=True,
+                         timeout=600)
+    if run.returncode != 0 and ("No matching distribution" in run.stdout + run.stderr
+                                or "Could not fetch" in run.stdout + run.stderr):
+        pytest.skip("pip could not fetch setuptools from the registry to build the wheel: "
+                    + (run.stderr.strip().splitlines() or ["?"])[-1])
+    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+    [wheel] = out.glob("memlens-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        held = {n.split(".")[0] for n in zf.namelist() if n.endswith((".so", ".pyd"))}
+    return held, [line.strip() for line in (run.stdout + run.stderr).splitlines()
+                  if line.strip().startswith("memlens: ")]
+
+
+@pytest.mark.slow
+def test_pip_wheel_builds_each_part_with_a_compiler_and_says_so_for_each_without(tmp_path):
+    """As a user installs: `pip wheel` (and so `pip install`) of a fresh tree, once with this
+    machine's compiler and once where the compiler fails; `pip -v` shows the lines."""
+    import shutil
+
+    from tests.conftest import REPO
+
+    src = tmp_path / "src"
+    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.egg-info", "__pycache__", "*.so", "*.pyd", ".pytest_cache",
+        ".ruff_cache"))
+    held, said = _wheel(src, tmp_path / "without", "false")
+    assert held == set()
+    assert [line.split()[1] for line in said] == [
+        "engine.vectors._kernels", "engine.retrieval._passages", "engine.storage._memlensrank"]
+    assert all("not built (the C compiler 'false' failed, exit status 1); " in line
+               and line.endswith("instead, with the same results, slower") for line in said), said
+    # setuptools would take the parts it finds in build/ as built
+    shutil.rmtree(src / "build", ignore_errors=True)
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"half checked: this machine has no C compiler ({compiler}) to build with")
+    held, said = _wheel(src, tmp_path / "with", None)
+    assert held == WHEEL_PARTS and said == []
