@@ -34,7 +34,6 @@ from pathlib import Path
 from engine import path_style
 from engine.index.protected import Protected
 from engine.index.routes import route_of
-from engine.path_style import windows_name_problem
 
 _GONE = (errno.ENOENT, errno.ENOTDIR)
 _KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a device",
@@ -236,7 +235,7 @@ class Walker:
     def _refused_name(self, rel: str, name: str, what: str) -> bool:
         """A name this system lists but cannot open by it (on Windows: one ending in a dot,
         a device name, made by WSL or another system's sync): said, never read."""
-        why = windows_name_problem(name) if self.windows else None
+        why = path_style.windows_name_problem(name) if self.windows else None
         if why is not None:
             self.report(rel, f"{what} name {why}; not indexed (rename it)")
         return why is not None
