@@ -55,7 +55,8 @@ def source_lines(source: Any) -> Content:
         where += safe(f"  ignore: {', '.join(source.ignore)}", "dim")
     lines = [head, where]
     shown = source.not_indexed[:NOT_INDEXED_SHOWN]
-    lines += [safe(f"  not indexed: {shown_path(n.rel)}: {one_line(n.why)}", "$text-warning") for n in shown]
+    lines += [safe(f"  not indexed: {shown_path(n.rel)}: {one_line(n.why)}", "$text-warning")
+              for n in shown]
     if len(source.not_indexed) > len(shown):
         lines.append(Content.styled(f"  not indexed: {len(source.not_indexed) - len(shown):,} "
                                     "more (memlens source list)", "$text-warning"))
