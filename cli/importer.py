@@ -45,6 +45,8 @@ def cmd_import(args) -> int:
     if args.kind not in IMPORTERS:
         raise UsageError(f"unknown kind {one_line(args.kind)!r}: use one of "
                          f"{', '.join(sorted(IMPORTERS))}")
+    if not args.path.strip():  # Path("") is the current folder: never imported by accident
+        raise UsageError("the path to import is empty: name the export's file or folder")
     if not Path(args.path).expanduser().exists():
         raise UsageError(f"{one_line(args.path)}: no such file or folder")
     date_order = args.date_order.strip().lower() if args.date_order is not None else None

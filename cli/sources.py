@@ -94,7 +94,7 @@ def _source_summary(config, name: str) -> str:
 
 
 def cmd_source(args) -> int:
-    from engine.display import json_dumps, one_line, plural, type_label
+    from engine.display import json_dumps, one_line, plural, shown_path, type_label
     from engine.index import add_source, default_name, remove_source
     from engine.library import Library
 
@@ -112,7 +112,7 @@ def cmd_source(args) -> int:
                              "ignore": list(source.ignore)}}
     if args.action == "add":
         what = (f"{type_label(source.source_type)} files of {one_line(str(source.path))} "
-                f"(files known as {source.prefix}...)")
+                f"(files known as {shown_path(source.prefix)}...)")
         if args.name is None and source.name != (base := default_name(source.path, set())):
             what += f"; a source named {base} exists, --name chooses another name"
         def done() -> str:

@@ -29,6 +29,7 @@ _REFUSED_CHAR = re.compile(f"[{_WINDOWS_REFUSES}]")
 # what a name memlens writes never holds: that, and DEL (a control character everywhere)
 UNSAFE_RUN = re.compile(f"[{_WINDOWS_REFUSES}\x7f]+")
 # names Windows keeps for devices, with any extension ("con.txt" too)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 DEVICE_NAMES = frozenset({"CON", "PRN", "AUX", "NUL",
                           *(f"{d}{i}" for d in ("COM", "LPT") for i in "123456789¹²³")})
 
@@ -55,7 +56,11 @@ def slashed(path: str, *, on_windows: bool | None = None) -> str:
 
 
 def windows_name_problem(name: str) -> str | None:
-    """Why Windows cannot hold the file or folder name ``name``; None when it can."""
+    """Why Windows cannot hold the file or folder name ``name``; None when it can. A name that
+    is not valid UTF-8 (its bad bytes arrive as lone surrogates) is refused too: memlens
+    indexes no such name on any system."""
+    if _SURROGATE.search(name):
+        return "is not valid UTF-8"
     bad = sorted(set(_REFUSED_CHAR.findall(name)))
     if bad:
         shown_chars = " ".join(c if c.isprintable() else f"\\x{ord(c):02x}"
@@ -69,11 +74,22 @@ def windows_name_problem(name: str) -> str | None:
 
 
 def portable_name(name: str, fallback: str = "untitled") -> str:
-    """``name`` changed only as far as every system can hold it: each run of characters
-    Windows refuses becomes '-', a trailing dot or space goes, a device name gets a '-'
-    after it ("con.txt" -> "con-.txt")."""
-    s = UNSAFE_RUN.sub("-", name).rstrip(". ")
+    """``name`` changed only as far as every system can hold it: bytes that are not UTF-8
+    read as Windows-1252 (what such names mostly are: "caf\\xe9" -> "café"), each run of
+    characters Windows refuses becomes '-', a trailing dot or space goes, a device name gets
+    a '-' after it ("con.txt" -> "con-.txt")."""
+    s = UNSAFE_RUN.sub("-", readable_name(name)).rstrip(". ")
     head, dot, tail = s.partition(".")
     if head.strip().upper() in DEVICE_NAMES:
         s = f"{head}-{dot}{tail}"
     return s or fallback
+
+
+def readable_name(name: str) -> str:
+    """A name read from the disk with its bytes that are not UTF-8 as lone surrogates
+    (surrogateescape): each such byte read as Windows-1252, any other lone surrogate '-'."""
+    if not _SURROGATE.search(name):
+        return name
+    byte = re.sub("[\udc80-\udcff]",
+                  lambda m: bytes([ord(m[0]) - 0xDC00]).decode("cp1252", "replace"), name)
+    return _SURROGATE.sub("-", byte).replace("\ufffd", "-")

@@ -91,7 +91,7 @@ def test_people_read_paths_the_windows_way_there_and_programs_keep_slashes(
     assert text.rel == "notes/work/plan.md" and "harbor bridge" in text.text
 
 
-def test_a_name_with_a_backslash_is_indexed_and_read_by_its_name_off_windows(tmp_path):
+def test_a_name_with_a_backslash_is_indexed_and_read_by_its_name_off_windows(tmp_path, capsys):
     root = tmp_path / "root"
     (root / "notes").mkdir(parents=True)
     (root / "notes/back\\slash.md").write_text("# Odd\n\nA name with a backslash in it.\n")
@@ -102,6 +102,10 @@ def test_a_name_with_a_backslash_is_indexed_and_read_by_its_name_off_windows(tmp
         "notes/back\\slash.md"]
     searcher.close()
     assert "backslash" in Library(config).read_file("notes/back\\slash.md").text
+    for folder in ("notes/back\\slash.md", "back\\slash.md", "back\\slash"):
+        code, out, err = run_cli(capsys, "search", "--root", str(root), "--folder", folder,
+                                 "backslash")
+        assert code == 0 and "notes/back\\slash.md" in out, (folder, out, err)
 
 
 WINDOWS_REFUSES = ["notes/CON.md", "notes/10:30 standup.md", "notes/What?.md",
@@ -118,6 +122,7 @@ def test_on_windows_a_name_it_cannot_open_is_said_and_skipped(tmp_path, monkeypa
     config = load_config(root)
     assert sorted(f.rel for f in discover_files(config)) == sorted(
         [*WINDOWS_REFUSES, "notes/fine.md"])
+    assert reindex(config=config).files == 5  # elsewhere: ordinary names
     monkeypatch.setenv(path_style.ENV, "windows")
     problems: list = []
     assert [f.rel for f in discover_files(config, problems)] == ["notes/fine.md"]
@@ -130,9 +135,19 @@ def test_on_windows_a_name_it_cannot_open_is_said_and_skipped(tmp_path, monkeypa
                           "indexed (rename it)",
         "notes/Daily.": "folder name ends in a dot, which Windows drops; not indexed "
                         "(rename it)"}
-    stats = reindex(config=config)
-    assert stats.errors == [] and stats.files == 1
+    stats = reindex(config=config)  # what cannot be read here is not served from before
+    assert stats.errors == [] and stats.deleted_chunks > 0
     assert {w.source_file for w in stats.warnings} >= set(said)
+    library = Library(config)
+    assert library.overview().chunks == library.statistics().chunks > 0
+    assert library.pending().vanished == [] and library.pending().to_index == []
+    searcher = Searcher(config)
+    assert {r.source_file for r in searcher.search("meeting notes", limit=20).results} == {
+        "notes/fine.md"}
+    searcher.close()
+    monkeypatch.setenv(path_style.ENV, "posix")  # back: every file again, once
+    assert reindex(config=config).files == 4
+    assert Library(config).pending().vanished == []
 
 
 def test_the_watcher_knows_a_change_windows_writes_with_backslashes(tmp_path, monkeypatch):
@@ -173,8 +188,8 @@ def test_an_imported_note_gets_a_name_every_system_holds_and_keeps_its_own_as_ti
     notes = "\n".join(report.notes)
     assert ("Vault/10:30 standup.md: saved as '10-30 standup.md': the name holds :, which "
             "Windows does not allow in a name") in notes
-    assert "saved as 'ideas 2.md': another note has that name where case is not told apart" \
-        in notes
+    assert ("saved as 'ideas 2.md': a note whose name differs only in letter case is there "
+            "(Windows and macOS do not tell them apart)") in notes
     standup = (root / "notes/Vault/10-30 standup.md").read_text()
     assert standup.startswith('---\ntitle: "10:30 standup"\n---\n')
     assert (root / "notes/Vault/CON-.md").read_text().startswith('---\ntitle: "CON"\ntags: [x]')
@@ -189,3 +204,60 @@ def test_an_imported_note_gets_a_name_every_system_holds_and_keeps_its_own_as_ti
     hit = searcher.search("standup harbor").results[0]
     searcher.close()
     assert hit.source_file == "notes/Vault/10-30 standup.md" and "10:30 standup" in hit.content
+
+
+def test_a_note_reimported_after_its_case_twin_left_the_vault_keeps_its_file(tmp_path):
+    vault = tmp_path / "Vault"
+    vault.mkdir()
+    (vault / "Note.md").write_text("First falcon.\n")
+    (vault / "note.md").write_text("Second falcon.\n")
+    root = tmp_path / "root"
+    assert sorted(run_import("obsidian", vault, root).files_written) == [
+        "notes/Vault/Note.md", "notes/Vault/note 2.md"]
+    (vault / "Note.md").unlink()
+    (vault / "note.md").write_text("Second falcon, changed.\n")
+    again = run_import("obsidian", vault, root)
+    assert again.files_written == ["notes/Vault/note 2.md"]
+    held = sorted(p.name for p in (root / "notes/Vault").iterdir())
+    assert held == ["Note.md", "note 2.md"]  # the vault's deletions are not mirrored
+    assert "changed" in (root / "notes/Vault/note 2.md").read_text()
+
+
+def test_upper_case_extensions_broken_frontmatter_and_names_that_are_not_utf8(tmp_path):
+    vault = tmp_path / "Vault"
+    (vault / "dir\udcff").mkdir(parents=True)  # bytes b"dir\xff"
+    (vault / "Plain.MD").write_text("Upper-case extension.\n")
+    (vault / "B|roken.md").write_text("---\ntags: [unclosed\n---\nBody text.\n")
+    (vault / "caf\udce9 latin1.md").write_text("A capybara note.\n")
+    (vault / "dir\udcff" / "in.md").write_text("Inside.\n")
+    root = tmp_path / "root"
+    report = run_import("obsidian", vault, root)
+    assert sorted(report.files_written) == [
+        "notes/Vault/B-roken.md", "notes/Vault/Plain.MD", "notes/Vault/café latin1.md",
+        "notes/Vault/dirÿ/in.md"]
+    notes = "\n".join(report.notes)
+    assert "Plain.MD" not in notes
+    assert "saved as 'café latin1.md': the name is not valid UTF-8" in notes
+    broken = (root / "notes/Vault/B-roken.md").read_text()
+    assert broken == "---\ntags: [unclosed\n---\nBody text.\n"  # copied as is, said so
+    assert any("broken YAML frontmatter" in m for _, _, m in report.problems)
+    config = load_config(root)
+    assert [w.source_file for w in reindex(config=config).warnings] == [
+        "notes/Vault/B-roken.md"]  # its broken frontmatter, as the import said
+    searcher = Searcher(config)
+    assert [r.source_file for r in searcher.search("capybara").results] == [
+        "notes/Vault/café latin1.md"]
+    searcher.close()
+
+
+def test_what_import_and_watch_say_reads_the_windows_way_there(tmp_path, monkeypatch):
+    from engine.index.watch_events import Changed, Problem
+
+    monkeypatch.setenv(path_style.ENV, "windows")
+    src = vault_zip(tmp_path / "vault.zip", {"Daily/2026-03-14.md": "A day.\n"})
+    summary = run_import("obsidian", src, tmp_path / "root").summary()
+    assert "wrote notes\\Vault\\Daily\\2026-03-14.md" in summary
+    assert Changed(("@src/sub/", "@src/sub/x.md")).line() == (
+        "changed 1 file and 1 folder: @src\\sub\\, @src\\sub\\x.md")
+    assert Problem("warning", "@src/CON.md", "why").line() == "warning: @src\\CON.md: why"
+

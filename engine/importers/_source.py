@@ -59,6 +59,9 @@ class SourceTree:
         elif allow_file:
             self.mode = "file"
             self.names = [self.path.name]
+        elif self.path.suffix.lower() == ".zip":
+            raise ImportFailed(f"{self.path}: not a zip archive (damaged, or another kind of "
+                               "file with a .zip name); expected a folder or a .zip export")
         else:
             raise ImportFailed(f"{self.path}: expected a folder or a .zip export")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
 from pathlib import Path
@@ -24,6 +25,22 @@ def atomic_write(path: Path, data: bytes) -> None:
             pass
         raise
     _fsync_dir(path.parent)
+    _drop_stale_temps(path)
+
+
+STALE_TEMP_S = 60  # a temp file this much older than the write it was for: its writer died
+
+
+def _drop_stale_temps(path: Path) -> None:
+    """Temp files an earlier write of ``path`` left when it was killed (a write that is still
+    going has a temp file about as new as ``path``, so it is left alone)."""
+    try:
+        written = path.stat().st_mtime
+        for temp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+            if temp.stat().st_mtime < written - STALE_TEMP_S:
+                temp.unlink()
+    except OSError:
+        pass  # tidying only: the write itself is done
 
 
 def append_bytes(path: Path, data: bytes) -> None:

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from datetime import date
 
 import yaml
 
 from engine.extractors.splitting import code_lines
-from engine.path_style import portable_name, windows_name_problem
+from engine.path_style import portable_name, readable_name, windows_name_problem
 
 from ._util import ImportFailed, decode_text, looks_binary, month_number, parse_json, slugify
 from .base import Importer
@@ -170,7 +171,9 @@ class ObsidianImporter(Importer):
             raise ImportFailed(f"{ctx.source}: no Markdown notes found (is this an Obsidian "
                                "vault?)")
         base = f"notes/{slugify(vault, fallback='vault')}"
-        taken: set[str] = set()
+        folder = ctx.root / base
+        places = NotePlaces(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                            if p.is_file()) if folder.is_dir() else NotePlaces()
         for i, (name, rel) in enumerate(notes):
             ctx.progress(i, len(notes))
             label = tree.label(name)
@@ -186,11 +189,11 @@ class ObsidianImporter(Importer):
             folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
             stem = rel.rsplit("/", 1)[-1][:-3]
             is_daily = not daily_folder or folder == daily_folder
-            saved, why = portable_rel(rel, taken)
+            saved, why = places.place(rel)
             if why:
                 ctx.note(f"{label}: saved as {saved!r}: {why}")
             out = self._convert(ctx, text, label, stem, daily_formats if is_daily else [],
-                                title=stem if why else None)
+                                title=readable_name(stem) if why else None)
             ctx.text_document(f"{base}/{saved}", out)
         ctx.progress(len(notes), len(notes))
 
@@ -244,27 +247,44 @@ class ObsidianImporter(Importer):
                     front = f"---\ndate: {day}\n---\n"
                 else:
                     front = front.replace("---\n", f"---\ndate: {day}\n", 1)
-        if title and (not isinstance(data, dict) or "title" not in data):
+        if title and (fm is None or isinstance(data, dict) and "title" not in data):
             line = f"title: {json.dumps(title, ensure_ascii=False)}\n"  # JSON is YAML
             front = front.replace("---\n", f"---\n{line}", 1) if front else f"---\n{line}---\n"
         return front + new_body
 
 
-def portable_rel(rel: str, taken: set[str]) -> tuple[str, str | None]:
-    """(``rel`` with each name one every system can hold, why it changed or None). Two
-    notes never land on one file, even where case is not told apart (Windows, macOS): a
-    later one gets " 2", " 3"... ``taken`` collects what was given (case-folded)."""
-    names = rel.split("/")
-    said = [f"the name {why}" for why in map(windows_name_problem, names) if why]
-    saved = "/".join(portable_name(n) for n in names)
-    stem, ext = (saved[:-3], ".md") if saved.lower().endswith(".md") else (saved, "")
-    n = 1
-    while (candidate := f"{stem}{f' {n}' if n > 1 else ''}{ext}").casefold() in taken:
-        n += 1
-    taken.add(candidate.casefold())
-    if candidate != saved:
-        said.append("another note has that name where case is not told apart")
-    return candidate, "; ".join(said) or None
+class NotePlaces:
+    """Where each note of one import is saved: under a name every system holds, and never
+    beside a note whose name differs only in letter case (Windows and macOS do not tell
+    them apart), whether this import writes it or an earlier one did (``present``: the files
+    under the vault's folder now). A note whose file is there already keeps it."""
+
+    CASE_CLASH = ("a note whose name differs only in letter case is there (Windows and macOS "
+                  "do not tell them apart)")
+
+    def __init__(self, present: Iterable[str] = ()):
+        self.present = set(present)
+        self._present_folded = {p.casefold() for p in self.present}
+        self._taken: set[str] = set()
+
+    def place(self, rel: str) -> tuple[str, str | None]:
+        """(where the note ``rel`` of the vault is saved, why that differs, or None)."""
+        names = rel.split("/")
+        said = [f"the name {why}" for why in map(windows_name_problem, names) if why]
+        saved = "/".join(portable_name(n) for n in names)
+        stem, ext = (saved[:-3], saved[-3:]) if saved.lower().endswith(".md") else (saved, "")
+        n = 1
+        while not self._free(candidate := f"{stem}{f' {n}' if n > 1 else ''}{ext}"):
+            n += 1
+        self._taken.add(candidate.casefold())
+        if candidate != saved:
+            said.append(self.CASE_CLASH)
+        return candidate, "; ".join(said) or None
+
+    def _free(self, candidate: str) -> bool:
+        folded = candidate.casefold()
+        return folded not in self._taken and (
+            folded not in self._present_folded or candidate in self.present)
 
 
 def _split(text: str) -> tuple[str, str, str | None]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.display import plural
+from engine.display import plural, shown_path
 
 
 @dataclass
@@ -53,9 +53,9 @@ class ImportReport:
             lines.append("skipped: " + ", ".join(f"{n:,} {why if n != 1 else _one(why)}"
                                                  for why, n in sorted(self.records_skipped.items())))
         if self.dry_run:
-            lines += [f"  would write {path} (+{n})" for path, n in self.dry_run_plan]
+            lines += [f"  would write {shown_path(path)} (+{n})" for path, n in self.dry_run_plan]
         else:
-            lines += [f"  wrote {path}" for path in self.files_written]
+            lines += [f"  wrote {shown_path(path)}" for path in self.files_written]
         lines += [f"  person: {p}" for p in self.people_added]
         lines += [f"  note: {n}" for n in self.notes]
         for file, line, message in self.problems:

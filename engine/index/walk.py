@@ -45,7 +45,7 @@ class WalkProblem:
     path: str  # root-relative, as display_path() gives it
     message: str
     unlisted: bool = False  # a folder whose listing failed: what was indexed under it stays
-    refused: bool = False  # a file that may not be read: what was indexed from it goes
+    refused: bool = False  # may not be read: what was indexed from it (or under it) goes
     absent: bool = False  # a source folder that is not there now (unmounted): a warning
 
 
@@ -234,10 +234,11 @@ class Walker:
 
     def _refused_name(self, rel: str, name: str, what: str) -> bool:
         """A name this system lists but cannot open by it (on Windows: one ending in a dot,
-        a device name, made by WSL or another system's sync): said, never read."""
+        a device name, made by WSL or another system's sync): said, never read, and what
+        was indexed from it (or under it) goes, as it cannot be read here."""
         why = path_style.windows_name_problem(name) if self.windows else None
         if why is not None:
-            self.report(rel, f"{what} name {why}; not indexed (rename it)")
+            self.report(rel, f"{what} name {why}; not indexed (rename it)", refused=True)
         return why is not None
 
     def _points_to_dir(self, rel: str) -> bool:
@@ -321,10 +322,11 @@ def classify_missing(root: Path, routes: Iterable[tuple[str, str]], db_path: Pat
     """Indexed files the walk did not find: (those to remove, those kept with a reason).
 
     Removed: a file that is gone (ENOENT), that no route claims any more, that the walk
-    refused to read (a hard link, see engine/index/protected.py), or whose path now leads through a
-    link (out of the root, to a protected file, or to an alias). Kept: a file
-    under a folder that could not be listed, one that cannot be stat'ed, and one that is now a
-    FIFO, socket or folder (a walk error never deletes anything). A source's paths (``prefix``,
+    refused to read (a hard link, see engine/index/protected.py; a name this system cannot
+    open, or one under such a folder), or whose path now leads through a link (out of the
+    root, to a protected file, or to an alias). Kept: a file under a folder that could not be
+    listed, one that cannot be stat'ed, and one that is now a FIFO, socket or folder (a walk
+    error never deletes anything). A source's paths (``prefix``,
     ``skip``, ``protected`` as for :class:`Walker`) are looked up inside its folder ``root``;
     one its ignore rules skip now is removed.
     """
@@ -333,12 +335,14 @@ def classify_missing(root: Path, routes: Iterable[tuple[str, str]], db_path: Pat
     protected = protected or Protected(root, db_path)
     unlisted = tuple(p.path for p in problems if p.unlisted)
     said = {p.path for p in problems}
-    refused = {p.path for p in problems if p.refused}
+    refused = tuple(p.path for p in problems if p.refused)
     remove: list[str] = []
     kept: list[WalkProblem] = []
     for rel in sorted(rels):
         inner = rel[len(prefix):]
-        if rel in refused:  # e.g. now a hard link to a secret: its chunks must not be served
+        if any(rel == r or rel.startswith(r + "/") for r in refused):
+            # e.g. now a hard link to a secret, or a name this system cannot open (a folder's
+            # too): its chunks must not be served
             remove.append(rel)
             continue
         path = root / inner

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.display import one_line, plural
+from engine.display import one_line, plural, shown_path
 from engine.index.run_report import IndexStats
 
 
@@ -32,7 +32,7 @@ class Changed:
     paths: tuple[str, ...]  # routed paths relative to the root, sorted; a folder ends in "/"
 
     def line(self) -> str:
-        names = ", ".join(one_line(p) for p in self.paths[:3])
+        names = ", ".join(shown_path(p) for p in self.paths[:3])
         more = f" (+{len(self.paths) - 3} more)" if len(self.paths) > 3 else ""
         folders = sum(p.endswith("/") for p in self.paths)
         counts = [plural(n, word) for n, word in ((len(self.paths) - folders, "file"),
@@ -108,7 +108,7 @@ class Problem:
     message: str
 
     def line(self) -> str:
-        where = f"{one_line(self.path)}: " if self.path else ""
+        where = f"{shown_path(self.path)}: " if self.path else ""
         return f"{self.level}: {where}{one_line(self.message)}"
 
 

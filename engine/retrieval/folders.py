@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from engine import path_style
 from engine.display import close_matches, did_you_mean, json_dumps
 from engine.retrieval.filters import SearchError
 
@@ -51,7 +52,7 @@ def folder_prefix(conn: Any, typed: Any, sources: Iterable[Any] = ()) -> str | N
     whole = as_written(conn, typed)
     if whole is not None:
         return whole
-    text = typed.strip().replace("\\", "/")
+    text = path_style.slashed(typed.strip())  # '\\' separates names on Windows only
     while text.startswith("./"):
         text = text[2:]
     if not text:

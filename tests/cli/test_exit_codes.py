@@ -120,6 +120,7 @@ ROWS = [
     row("import", "vtt", "{vtt}", "--dry-run", code=0, said="would import 1 record"),
     row("import", "nosuchkind", "{folder}", code=2, said="unknown kind 'nosuchkind'"),
     row("import", "slack", "{missing}", code=2, said="missing: no such file or folder"),
+    row("import", "obsidian", " ", code=2, said="the path to import is empty"),
     row("import", "slack", "{folder}", "--tz", "Mars/Base", code=2,
         said="--tz: unknown time zone 'Mars/Base'"),
     row("import", "whatsapp", "{folder}", "--date-order", "ymd", code=2,

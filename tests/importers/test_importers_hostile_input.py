@@ -333,3 +333,27 @@ def test_a_failed_append_leaves_the_log_as_it_was(tmp_path, monkeypatch):
     monkeypatch.undo()
     assert imp("slack", slack_export(tmp_path / "new"), root).files_written
     assert log.read_bytes().startswith(before) and log.read_bytes().endswith(b"\n")
+
+
+def test_a_file_named_zip_that_is_not_one_is_said_so(tmp_path):
+    fake = tmp_path / "vault.zip"
+    fake.write_text("just text")
+    with pytest.raises(ImportFailed, match="vault.zip: not a zip archive"):
+        imp("obsidian", fake, tmp_path / "root")
+
+
+def test_a_temp_file_a_killed_import_left_goes_with_the_next_write(tmp_path):
+    target = tmp_path / "notes" / "a.md"
+    target.parent.mkdir()
+    stale = target.parent / ".a.md.x1y2z3.tmp"
+    stale.write_bytes(b"half")
+    os.utime(stale, (1_000_000, 1_000_000))
+    fresh = target.parent / ".a.md.q9w8e7.tmp"  # another write still going
+    fresh.write_bytes(b"half")
+    other = target.parent / ".b.md.x1y2z3.tmp"
+    other.write_bytes(b"half")
+    os.utime(other, (1_000_000, 1_000_000))
+    importer_atomic.atomic_write(target, b"whole")
+    assert target.read_bytes() == b"whole"
+    assert sorted(p.name for p in target.parent.iterdir()) == [
+        ".a.md.q9w8e7.tmp", ".b.md.x1y2z3.tmp", "a.md"]
