@@ -47,8 +47,10 @@ def editor_argv(path: Path, line: int | None, editor: str | None = None,
     argv = shlex.split(editor, posix=not windows)
     if windows:  # non-POSIX splitting keeps the quotes around a path with spaces
         argv = [a[1:-1] if len(a) > 1 and a[0] == a[-1] == '"' else a for a in argv]
+    if windows:  # "code" is code.cmd: Windows starts it only by its full name (PATHEXT)
+        argv[0] = shutil.which(argv[0]) or argv[0]
     name = PureWindowsPath(argv[0]).name if windows else Path(argv[0]).name
-    if windows and name.lower().endswith(".exe"):
+    if windows and name.lower().endswith((".exe", ".cmd", ".bat")):
         name = name[:-4]
     if line and name.lower() in LINE_EDITORS:
         argv.append(f"+{line}")

@@ -235,7 +235,9 @@ async def test_vacuum_from_the_stats_screen_asks_first(writable_root):
                        in "\n".join(t for t, _, _ in app.notes), what="the maintenance")
 
 
-def test_the_editor_command_is_read_the_way_its_platform_writes_it(tmp_path):
+def test_the_editor_command_is_read_the_way_its_platform_writes_it(tmp_path, monkeypatch):
+    import shutil
+
     from tui.editor import editor_argv
 
     note = tmp_path / "a note.md"
@@ -246,3 +248,9 @@ def test_the_editor_command_is_read_the_way_its_platform_writes_it(tmp_path):
         r"C:\Program Files\Vim\vim91\vim.exe", "-p", "+7", str(note)]
     assert editor_argv(note, 7, r"C:\Windows\notepad.exe", windows=True) == [
         r"C:\Windows\notepad.exe", str(note)]
+    # %EDITOR%=code --wait: VS Code's launcher is code.cmd, started by its full name there
+    found = {"code": r"C:\Users\ana\AppData\Local\Programs\VS Code\bin\code.CMD",
+             "vim": r"C:\Program Files\Vim\vim91\vim.EXE"}
+    monkeypatch.setattr(shutil, "which", found.get)
+    assert editor_argv(note, 7, "code --wait", windows=True) == [found["code"], "--wait", str(note)]
+    assert editor_argv(note, 7, "vim", windows=True) == [found["vim"], "+7", str(note)]
