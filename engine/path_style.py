@@ -9,8 +9,9 @@ and macOS a backslash is a character a file name may hold, so it is taken as wri
 
 **Names.** Windows cannot hold a name with ``< > : " | ? *`` or a control character, one ending
 in a dot or a space, or a device name (``CON``, ``NUL``, ``COM1``... with any extension);
-:func:`windows_name_problem` says which, :func:`portable_name` makes one every system holds
-(what importers write). See docs/platforms.md.
+:func:`windows_name_problem` says which (and refuses a name that is not UTF-8, which memlens
+indexes nowhere), :func:`portable_name` makes one every system holds (what importers write).
+See docs/platforms.md.
 
 Which system this is comes from ``os.name``, or ``MEMLENS_PATH_STYLE`` (``windows`` or
 ``posix``) for a whole process tree, as the tests use it to run the Windows way here.
@@ -28,8 +29,9 @@ _WINDOWS_REFUSES = r'\\/:*?"<>|\x00-\x1f'
 _REFUSED_CHAR = re.compile(f"[{_WINDOWS_REFUSES}]")
 # what a name memlens writes never holds: that, and DEL (a control character everywhere)
 UNSAFE_RUN = re.compile(f"[{_WINDOWS_REFUSES}\x7f]+")
-# names Windows keeps for devices, with any extension ("con.txt" too)
+# a byte of a name that is not UTF-8, as Python reads it from the disk (surrogateescape)
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# names Windows keeps for devices, with any extension ("con.txt" too)
 DEVICE_NAMES = frozenset({"CON", "PRN", "AUX", "NUL",
                           *(f"{d}{i}" for d in ("COM", "LPT") for i in "123456789¹²³")})
 
