@@ -62,8 +62,9 @@ NOT_INDEXED_SHOWN = 50  # a source's files not indexed, each listed with why
 
 
 def not_indexed_lines(state) -> list[str]:
-    """``not indexed: @vault/bin.md: <why>`` for each of a source's files not indexed (the
-    first NOT_INDEXED_SHOWN, then how many more)."""
+    """``not indexed: @vault/bin.md: <why>`` for each of a source's files not indexed, then
+    ``not read: …`` for each name its walk left out (the first NOT_INDEXED_SHOWN of each,
+    then how many more)."""
     from engine.display import one_line, shown_path
 
     lines = [f"not indexed: {shown_path(n.rel)}: {one_line(n.why)}"
@@ -71,6 +72,11 @@ def not_indexed_lines(state) -> list[str]:
     more = len(state.not_indexed) - NOT_INDEXED_SHOWN
     if more > 0:
         lines.append(f"not indexed: {more:,} more (memlens source list --json)")
+    lines += [f"not read: {shown_path(n.rel)}: {one_line(n.why)}"
+              for n in state.not_read[:NOT_INDEXED_SHOWN]]
+    if len(state.not_read) > NOT_INDEXED_SHOWN:
+        lines.append(f"not read: {len(state.not_read) - NOT_INDEXED_SHOWN:,} more "
+                     "(memlens source list --json)")
     return lines
 
 

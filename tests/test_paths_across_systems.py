@@ -233,10 +233,11 @@ def test_upper_case_extensions_broken_frontmatter_and_names_that_are_not_utf8(tm
     root = tmp_path / "root"
     report = run_import("obsidian", vault, root)
     assert sorted(report.files_written) == [
-        "notes/Vault/B-roken.md", "notes/Vault/Plain.MD", "notes/Vault/café latin1.md",
+        "notes/Vault/B-roken.md", "notes/Vault/Plain.md", "notes/Vault/café latin1.md",
         "notes/Vault/dirÿ/in.md"]
     notes = "\n".join(report.notes)
-    assert "Plain.MD" not in notes
+    assert "Plain.MD: saved as 'Plain.md': notes are saved ending in .md, which the routes " \
+        "index" in notes  # else imported and never indexed
     assert "saved as 'café latin1.md': the name is not valid UTF-8" in notes
     broken = (root / "notes/Vault/B-roken.md").read_text()
     assert broken == "---\ntags: [unclosed\n---\nBody text.\n"  # copied as is, said so
@@ -261,3 +262,48 @@ def test_what_import_and_watch_say_reads_the_windows_way_there(tmp_path, monkeyp
         "changed 1 file and 1 folder: @src\\sub\\, @src\\sub\\x.md")
     assert Problem("warning", "@src/CON.md", "why").line() == "warning: @src\\CON.md: why"
 
+
+
+def test_the_source_list_says_which_names_windows_left_out(tmp_path, capsys, monkeypatch):
+    root = tmp_path / "root"
+    root.mkdir()
+    folder = tmp_path / "Vault"
+    (folder / "Daily.").mkdir(parents=True)
+    for rel in ("ok.md", "CON.md", "Daily./monday.md"):
+        (folder / rel).write_text("# x\n\nmeeting notes\n")
+    monkeypatch.setenv(path_style.ENV, "windows")
+    code, out, err = run_cli(capsys, "source", "add", str(folder), "--type", "note",
+                             "--root", str(root))
+    assert code == 0, err
+    code, out, _ = run_cli(capsys, "source", "list", "--root", str(root))
+    assert "1 file; 2 names not read" in out
+    assert ("not read: @Vault\\CON.md: file name is CON, a device name on Windows; not indexed "
+            "(rename it)") in out
+    assert "not read: @Vault\\Daily.: folder name ends in a dot" in out
+    code, out, _ = run_cli(capsys, "source", "list", "--root", str(root), "--json")
+    [state] = json.loads(out)
+    assert state["files"] == state["indexed"] == 1
+    assert [n["source_file"] for n in state["not_read"]] == ["@Vault/CON.md", "@Vault/Daily."]
+
+
+def test_no_two_folders_or_notes_differ_only_in_case_and_a_taken_name_is_said_so(tmp_path):
+    src = vault_zip(tmp_path / "vault.zip", {
+        "Sub/s.md": "Upper folder.\n", "sub/s.md": "Lower folder.\n", "sub/t.md": "Other.\n",
+        "CON.md": "Device.\n", "CON-.md": "Already that name.\n", "x:.md": "Colon.\n",
+        "x-.md": "Dash.\n"})
+    root = tmp_path / "root"
+    report = run_import("obsidian", src, root)
+    assert sorted(report.files_written) == sorted(
+        f"notes/Vault/{n}" for n in ("Sub/s.md", "Sub/s 2.md", "Sub/t.md", "CON-.md",
+                                     "CON- 2.md", "x-.md", "x- 2.md"))
+    notes = "\n".join(report.notes)
+    assert ("Vault/sub/s.md: saved as 'Sub/s 2.md': its folder is there already, spelled "
+            "'Sub' (letter case aside); another note of the vault is saved under that name"
+            ) in notes
+    assert ("saved as 'CON- 2.md': the name is CON, a device name on Windows; another note "
+            "of the vault is saved under that name") in notes
+    assert "letter case is there" not in notes
+    again = run_import("obsidian", src, root)  # the same places again, nothing new
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md")) == sorted(
+        report.files_written)
+    assert again.records_imported == 0

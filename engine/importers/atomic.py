@@ -11,7 +11,7 @@ from pathlib import Path
 def atomic_write(path: Path, data: bytes) -> None:
     """Write via a temp file in the same folder + fsync + os.replace (never half-written)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(path), suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -29,6 +29,11 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 STALE_TEMP_S = 60  # a temp file this much older than the write it was for: its writer died
+TEMP_NAME_CHARS = 100  # of the file's name in its temp file's: a name of 255 bytes stays legal
+
+
+def _temp_prefix(path: Path) -> str:
+    return f".{path.name[:TEMP_NAME_CHARS]}."
 
 
 def _drop_stale_temps(path: Path) -> None:
@@ -36,7 +41,7 @@ def _drop_stale_temps(path: Path) -> None:
     going has a temp file about as new as ``path``, so it is left alone)."""
     try:
         written = path.stat().st_mtime
-        for temp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        for temp in path.parent.glob(f"{glob.escape(_temp_prefix(path))}*.tmp"):
             if temp.stat().st_mtime < written - STALE_TEMP_S:
                 temp.unlink()
     except OSError:

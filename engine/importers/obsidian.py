@@ -254,37 +254,64 @@ class ObsidianImporter(Importer):
 
 
 class NotePlaces:
-    """Where each note of one import is saved: under a name every system holds, and never
-    beside a note whose name differs only in letter case (Windows and macOS do not tell
-    them apart), whether this import writes it or an earlier one did (``present``: the files
-    under the vault's folder now). A note whose file is there already keeps it."""
+    """Where each note of one import is saved: under a name every system holds, ending in
+    ``.md`` (what the routes index), and never beside a name that differs only in letter case
+    (Windows and macOS do not tell them apart), a folder's or a note's, whether this import
+    writes it or an earlier one did (``present``: the files under the vault's folder now). A
+    note whose file is there already keeps it."""
 
+    TAKEN = "another note of the vault is saved under that name"
     CASE_CLASH = ("a note whose name differs only in letter case is there (Windows and macOS "
                   "do not tell them apart)")
+    FOLDER_CASE = "its folder is there already, spelled {!r} (letter case aside)"
+    EXTENSION = "notes are saved ending in .md, which the routes index"
 
     def __init__(self, present: Iterable[str] = ()):
         self.present = set(present)
         self._present_folded = {p.casefold() for p in self.present}
-        self._taken: set[str] = set()
+        self._taken: dict[str, str] = {}  # case-folded -> as saved by this import
+        self._folders: dict[str, str] = {}  # a folder, case-folded -> as the root spells it
+        for rel in sorted(self.present):
+            self._folder("/".join(rel.split("/")[:-1]))
 
     def place(self, rel: str) -> tuple[str, str | None]:
         """(where the note ``rel`` of the vault is saved, why that differs, or None)."""
         names = rel.split("/")
         said = [f"the name {why}" for why in map(windows_name_problem, names) if why]
-        saved = "/".join(portable_name(n) for n in names)
-        stem, ext = (saved[:-3], saved[-3:]) if saved.lower().endswith(".md") else (saved, "")
+        wanted = "/".join(portable_name(n) for n in names[:-1])
+        folder = self._folder(wanted)
+        if folder != wanted:
+            said.append(self.FOLDER_CASE.format(folder))
+        stem = portable_name(names[-1])
+        if stem.lower().endswith(".md"):
+            if not stem.endswith(".md"):
+                said.append(self.EXTENSION)
+            stem = stem[:-3]
         n = 1
-        while not self._free(candidate := f"{stem}{f' {n}' if n > 1 else ''}{ext}"):
+        while (why := self._clash(candidate := "/".join(
+                filter(None, (folder, f"{stem}{f' {n}' if n > 1 else ''}.md"))))) is not None:
+            if n == 1:
+                said.append(why)
             n += 1
-        self._taken.add(candidate.casefold())
-        if candidate != saved:
-            said.append(self.CASE_CLASH)
+        self._taken[candidate.casefold()] = candidate
         return candidate, "; ".join(said) or None
 
-    def _free(self, candidate: str) -> bool:
+    def _folder(self, folder: str) -> str:
+        """``folder`` as the root spells it already (its first spelling, letter case aside)."""
+        spelled = ""
+        for name in folder.split("/") if folder else ():
+            path = f"{spelled}/{name}" if spelled else name
+            spelled = self._folders.setdefault(path.casefold(), path)
+        return spelled
+
+    def _clash(self, candidate: str) -> str | None:
+        """Why ``candidate`` is not free, or None."""
         folded = candidate.casefold()
-        return folded not in self._taken and (
-            folded not in self._present_folded or candidate in self.present)
+        if folded in self._taken:
+            return self.TAKEN if self._taken[folded] == candidate else self.CASE_CLASH
+        if folded in self._present_folded and candidate not in self.present:
+            return self.CASE_CLASH
+        return None
 
 
 def _split(text: str) -> tuple[str, str, str | None]:

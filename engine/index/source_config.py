@@ -34,6 +34,7 @@ from engine.index.sources import (
     ignore_pattern,
 )
 from engine.index.walk import display_path
+from engine.index.warnings_seen import known_warnings
 from engine.storage import file_lock
 
 EDIT_WAIT_S = 10.0  # how long an edit waits for another one to finish
@@ -82,6 +83,9 @@ class SourceState:
     why: str = ""  # why its folder is not read now (engine/index/sources.py), else ""
     # its files the index holds no chunk of (empty, binary, not indexed yet...), each with why
     not_indexed: tuple[NotIndexed, ...] = ()
+    # what the last reindex's walk of it left out, each with why: a name this system cannot
+    # open, a link leading out, a FIFO... (not among ``files``)
+    not_read: tuple[NotIndexed, ...] = ()
 
     @property
     def indexed(self) -> int:
@@ -95,16 +99,19 @@ class SourceState:
 
     @property
     def counts(self) -> str:
-        """``7 files, 2 not indexed``; ``1 file`` when every one is indexed."""
+        """``7 files, 2 not indexed``; ``1 file`` when every one is indexed; ``; 3 names not
+        read`` after, when its walk left some out."""
         text = plural(self.files, "file")
-        return f"{text}, {len(self.not_indexed):,} not indexed" if self.not_indexed else text
+        text = f"{text}, {len(self.not_indexed):,} not indexed" if self.not_indexed else text
+        return f"{text}; {plural(len(self.not_read), 'name')} not read" if self.not_read else text
 
     def to_dict(self) -> dict:
         return {"name": self.name, "source_type": self.source_type, "path": self.path,
                 "present": self.present, "files": self.files, "indexed": self.indexed,
                 "chunks": self.chunks, "ignore": list(self.ignore), "why": self.why,
                 "not_indexed": [{"source_file": n.rel, "why": n.why}
-                                for n in self.not_indexed]}
+                                for n in self.not_indexed],
+                "not_read": [{"source_file": n.rel, "why": n.why} for n in self.not_read]}
 
 
 def demo_root_takes_no_source() -> SourceRefused:
@@ -260,9 +267,13 @@ def source_states(config: Config, conn=None, files=None) -> list[SourceState]:
             if f.rel.startswith(PREFIX):
                 walked.setdefault(f.rel[1:].partition("/")[0], []).append(f)
     states = []
+    said = (known_warnings(conn) or []) if conn is not None else []
     for s in config.sources:
         folder = source_folder(config, s)
         chunks, records = _held(conn, s.prefix)
+        not_read = tuple(NotIndexed(w["source_file"], w["message"]) for w in said
+                         if w["source_file"].startswith(s.prefix) and not w.get("read")
+                         and w["source_file"] != s.prefix)
         if folder.real is None:  # not read now: its indexed files are kept, counted as such
             now, missing = [rel for rel, n in chunks.items() if n], ()
         else:
@@ -273,7 +284,7 @@ def source_states(config: Config, conn=None, files=None) -> list[SourceState]:
                                                     records.get(f.rel))) is not None)
         states.append(SourceState(s.name, s.source_type, str(s.path), folder.real is not None,
                                   len(now), sum(chunks.values()), ignore=s.ignore,
-                                  why=folder.why, not_indexed=missing))
+                                  why=folder.why, not_indexed=missing, not_read=not_read))
     return states
 
 

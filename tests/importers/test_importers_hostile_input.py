@@ -357,3 +357,10 @@ def test_a_temp_file_a_killed_import_left_goes_with_the_next_write(tmp_path):
     assert target.read_bytes() == b"whole"
     assert sorted(p.name for p in target.parent.iterdir()) == [
         ".a.md.q9w8e7.tmp", ".b.md.x1y2z3.tmp", "a.md"]
+
+
+def test_a_note_with_the_longest_name_linux_allows_is_written(tmp_path):
+    name = "Ł" * 125 + ".md"  # 253 bytes: legal; a temp name built on all of it would not be
+    target = tmp_path / "notes" / name
+    importer_atomic.atomic_write(target, b"whole")
+    assert target.read_bytes() == b"whole" and len(list(target.parent.iterdir())) == 1

@@ -60,6 +60,11 @@ def source_lines(source: Any) -> Content:
     if len(source.not_indexed) > len(shown):
         lines.append(Content.styled(f"  not indexed: {len(source.not_indexed) - len(shown):,} "
                                     "more (memlens source list)", "$text-warning"))
+    lines += [safe(f"  not read: {shown_path(n.rel)}: {one_line(n.why)}", "$text-warning")
+              for n in source.not_read[:NOT_INDEXED_SHOWN]]
+    if len(source.not_read) > NOT_INDEXED_SHOWN:
+        lines.append(Content.styled(f"  not read: {len(source.not_read) - NOT_INDEXED_SHOWN:,} "
+                                    "more (memlens source list)", "$text-warning"))
     return Content("\n").join(lines)
 
 
