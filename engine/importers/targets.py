@@ -81,6 +81,7 @@ def apply_targets(targets: dict[str, Target], root: Path, report: ImportReport,
     for rel in sorted(targets):
         target = targets[rel]
         path = root / rel
+        counted = report.records_imported
         try:
             if isinstance(target, MessageLog | RecordLog):
                 written = _apply_log(report, rel, path, target, dry_run, planned.get(rel))
@@ -89,6 +90,7 @@ def apply_targets(targets: dict[str, Target], root: Path, report: ImportReport,
             else:
                 written = _apply_text(report, rel, path, target, dry_run)
         except OSError as exc:
+            report.records_imported = counted  # not imported: its file could not be written
             report.problems.append((rel, None, f"cannot write: {exc}"))
             continue
         if written:

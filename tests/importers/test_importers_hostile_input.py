@@ -329,6 +329,7 @@ def test_a_failed_append_leaves_the_log_as_it_was(tmp_path, monkeypatch):
     report = imp("slack", slack_export(tmp_path / "new"), root)
     assert ("data/slack/general.jsonl", None,
             "cannot write: [Errno 28] No space left on device") in report.problems
+    assert report.records_imported == 0 and report.files_written == []  # none counted
     assert log.read_bytes() == before
     monkeypatch.undo()
     assert imp("slack", slack_export(tmp_path / "new"), root).files_written
