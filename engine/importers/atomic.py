@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import glob
 import os
 import tempfile
 from pathlib import Path
@@ -36,16 +35,31 @@ def _temp_prefix(path: Path) -> str:
     return f".{path.name[:TEMP_NAME_CHARS]}."
 
 
+# a folder -> the temp files it held when this process first wrote into it: a killed write's
+# (one listing a folder, not one a write: an import writes thousands of files into one)
+_LEFT_BEHIND: dict[Path, set[str]] = {}
+
+
 def _drop_stale_temps(path: Path) -> None:
     """Temp files an earlier write of ``path`` left when it was killed (a write that is still
     going has a temp file about as new as ``path``, so it is left alone)."""
-    try:
-        written = path.stat().st_mtime
-        for temp in path.parent.glob(f"{glob.escape(_temp_prefix(path))}*.tmp"):
-            if temp.stat().st_mtime < written - STALE_TEMP_S:
-                temp.unlink()
-    except OSError:
-        pass  # tidying only: the write itself is done
+    folder = path.parent
+    if folder not in _LEFT_BEHIND:
+        try:
+            with os.scandir(folder) as entries:
+                _LEFT_BEHIND[folder] = {e.name for e in entries
+                                        if e.name.startswith(".") and e.name.endswith(".tmp")}
+        except OSError:
+            _LEFT_BEHIND[folder] = set()
+    left = _LEFT_BEHIND[folder]
+    prefix = _temp_prefix(path)
+    for name in [n for n in left if n.startswith(prefix)]:
+        left.discard(name)
+        try:
+            if (folder / name).stat().st_mtime < path.stat().st_mtime - STALE_TEMP_S:
+                (folder / name).unlink()
+        except OSError:
+            pass  # tidying only: the write itself is done
 
 
 def append_bytes(path: Path, data: bytes) -> None:
