@@ -18,7 +18,8 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-HEADERS = ["engine/csrc/sqlite3.h", "engine/csrc/sqlite3ext.h"]  # SQLite 3.50's, public domain
+HEADERS = ["engine/csrc/sqlite3.h", "engine/csrc/sqlite3ext.h",  # SQLite 3.50's, public domain
+           "engine/csrc/fts5_postings.h"]
 INSTEAD = {  # what serves when a part is not built
     "engine.vectors._kernels": "the numpy passes serve",
     "engine.retrieval._passages": "the Python scans serve",
@@ -63,7 +64,8 @@ setup(cmdclass={"build_ext": OptionalParts}, ext_modules=[
     Extension("engine.retrieval._passages", ["engine/csrc/passages.c"], optional=True,
               # no fused multiply-add: the floats must equal Python's, operation for operation
               extra_compile_args=["-O2", "-std=c11", "-ffp-contract=off"]),
-    Extension("engine.storage._memlensrank", ["engine/csrc/memlensrank.c"], depends=HEADERS,
+    Extension("engine.storage._memlensrank",
+              ["engine/csrc/memlensrank.c", "engine/csrc/fts5_postings.c"], depends=HEADERS,
               include_dirs=["engine/csrc"], optional=True,
               extra_compile_args=["-O2", "-std=c11"]),
 ])

@@ -164,6 +164,7 @@ def main() -> None:
     searcher = Searcher(load_config(args.root))
     conn = searcher.connection()
     queries = natural_queries(conn, args.queries)
+    searcher.warm_up()  # as the app and the MCP server do at start (the rows' lengths)
     searcher.search("warm up", limit=10)
     chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     print(json.dumps({"machine": machine(), "chunks": chunks, "queries": len(queries)}))

@@ -8,9 +8,15 @@ chunks when the words are common. The top of a BM25 ranking is decided by the ra
    engine/retrieval/stemmer.py with the same tokenizer), so classifying a 60-word query costs
    one lookup, not one COUNT per word; a phrase is counted with a MATCH that stops at
    ``common_df`` rows.
-2. When every posting list together fits ``POSTINGS_BUDGET``, or no unit is common: one plain
+2. Without filters, when the posting lists together fit ``WALK_POSTINGS``: one call of
+   ``memlens_topk`` (engine/csrc/memlensrank.c) reads each unit's postings, a word's straight
+   from FTS5's leaf pages (engine/csrc/fts5_postings.c), and merges them with MaxScore
+   pruning ("walk"): exactly the plain OR query's rows and scores, 4 ms at 500k where FTS5's
+   ORDER BY rank takes 100-200 ms. The plans below serve filtered queries, longer ones, and
+   installs without the compiled extension.
+3. When every posting list together fits ``POSTINGS_BUDGET``, or no unit is common: one plain
    OR query. Exact, and on any root up to ~60k chunks this is always the plan.
-3. Some common units C and rare units R: the chunks holding a rare unit are found with
+4. Some common units C and rare units R: the chunks holding a rare unit are found with
    ``(R) AND (C)`` (scored by FTS5's own bm25 over every unit, so equal to the plain OR
    query's) and ``R`` alone (exact for the chunks that hold no common unit), both driven by
    R's short lists. A chunk holding only common units can score at most
@@ -19,11 +25,11 @@ chunks when the words are common. The top of a BM25 ranking is decided by the ra
    common-only chunks are scored too, over the least frequent common units whose posting
    lists fit the budget ("maxscore+common": approximate, the most frequent words, which weigh
    least in bm25, are pruned).
-4. Only common units: chunks matching ALL of them first (``AND``); if they fill the depth,
+5. Only common units: chunks matching ALL of them first (``AND``); if they fill the depth,
    that is the answer ("and-first": approximate, a chunk holding some but not all of several
    very common words can rank below the AND matches), else an OR over the budget-pruned
    common units ("and-first+or").
-5. Any of those statements that would match more chunks than the budget scores only the
+6. Any of those statements that would match more chunks than the budget scores only the
    budget's worth of the most recently indexed of them (``KeywordPlan.newest``): at millions
    of chunks a word held by a fifth of them costs ~0.5-3 µs a row to score. Every score is
    still FTS5's bm25, with the counts passed in (engine/storage/rank_extension.py).
@@ -34,6 +40,7 @@ SciFact nDCG@10 with these plans is reported next to the plain OR query in docs/
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass, field
 
 from engine.retrieval.fts_query import ParsedQuery, quote
@@ -61,6 +68,16 @@ SELECT_UNFILTERED = (
 # {rank}: bm25(chunks_fts), or memlens_bm25 given the exact counts the plan already holds, which
 # skips FTS5's walk of every phrase's posting list per statement (engine/storage/rank_extension.py).
 # {newest}: "" or a rowid floor, when the statement would score more than the budget (below).
+# memlens_topk merges the units' postings and keeps the best rows (memlensrank.c); the
+# chunks of its answer are then read by rowid, in its order.
+TOPK = ("SELECT memlens_topk(chunks_fts, 'chunks_fts', ?, {values}) FROM chunks_fts "
+        "WHERE chunks_fts MATCH ? LIMIT 1")
+BY_ROWID = (
+    "WITH t(rowid, score) AS (VALUES {values}) "
+    "SELECT c.rowid, c.id, c.content, c.source_file, c.source_type, c.content_date, "
+    "c.first_date, c.metadata, c.embedding_truncated, t.score "
+    "FROM t JOIN chunks c ON c.rowid = t.rowid ORDER BY t.score DESC, c.rowid")
+WALK_POSTINGS = 400_000  # postings one memlens_topk call reads (~8 ms at 500k); past it, the plans
 NEWEST_FLOOR = ("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? "
                 "ORDER BY rowid DESC LIMIT 1 OFFSET ?")
 
@@ -70,7 +87,8 @@ class KeywordPlan:
     units: list[str]  # quoted FTS5 strings
     common: list[str]
     rare: list[str]
-    path: str = "or"  # "or" | "maxscore" | "maxscore+common" | "and-first" | "and-first+or"
+    # "walk" | "or" | "maxscore" | "maxscore+common" | "and-first" | "and-first+or"
+    path: str = "or"
     df: dict[str, int] = field(default_factory=dict)  # exact counts of common units, as known
     budget: int = POSTINGS_BUDGET  # postings the slow paths may score
     term_df: dict[str, int] = field(default_factory=dict)  # single query word -> exact df
@@ -80,6 +98,7 @@ class KeywordPlan:
     # (a sum over phrases) weighs it the same, at the cost of reading its postings n times
     weight: dict[str, int] = field(default_factory=dict)
     weighted: bool = False  # memlens_bm25 takes the weights (engine/storage/rank_extension.py)
+    counts: dict[str, int] = field(default_factory=dict)  # unit -> df, a phrase's capped
 
     def said(self, units: list[str]) -> list[str]:
         """The phrases of a MATCH over ``units``: each once when the rank function weighs
@@ -170,7 +189,7 @@ def plan(conn: Connection, parsed: ParsedQuery, common_df: int,
     return KeywordPlan(units, common, rare, df={u: exact[u] for u in common if u in exact},
                        budget=budget, term_df=by_term,
                        weight={quote(t): n for t, n in parsed.counts.items()},
-                       weighted=getattr(conn, "rank_extension", False))
+                       weighted=getattr(conn, "rank_extension", False), counts=counts)
 
 
 def _exact_df(conn: Connection, p: KeywordPlan, n_rows: int) -> dict[str, int]:
@@ -238,6 +257,29 @@ def _ranked(conn: Connection, p: KeywordPlan, units: list[str], match: str, wher
                                             newest=newest), params).fetchall()
 
 
+def _walked(conn: Connection, p: KeywordPlan, depth: int, walk: int) -> list | None:
+    """The exact top ``depth`` of the OR of every unit, from one memlens_topk call, when its
+    posting lists together fit ``walk`` postings; None when they do not or the extension
+    cannot answer (a rowid past its range, an index it cannot read): the plans serve then."""
+    df = _exact_df(conn, p, fts_row_count(conn)) if p.common else {}
+    if sum(df[u] if u in df else p.counts[u] for u in p.units) > walk:
+        return None
+    words = {u: u[1:-1].replace('""', '"') for u in p.units}
+    tokens = stem(list(words.values()))  # a unit of one token is read from the index's pages
+    values = [*p.dfs(p.units), *p.weights(p.units), *(tokens.get(words[u]) for u in p.units)]
+    found = conn.execute(TOPK.format(values=", ".join("?" * len(values))),
+                         [depth, *values, _any(p, p.units)]).fetchone()
+    if found is None:
+        return []  # nothing matches
+    if found[0] is None:
+        return None
+    hits = list(struct.iter_unpack("=qd", found[0]))
+    if not hits:
+        return []
+    return conn.execute(BY_ROWID.format(values=", ".join(["(?, ?)"] * len(hits))),
+                        [v for hit in hits for v in hit]).fetchall()
+
+
 def _merge(depth: int, *lists: list) -> list:
     """The best ``depth`` rows of several lists; a row in more than one takes the last's."""
     rows = {r["rowid"]: r for rows in lists for r in rows}
@@ -245,12 +287,17 @@ def _merge(depth: int, *lists: list) -> list:
 
 
 def keyword_search(conn: Connection, parsed: ParsedQuery, depth: int, where: str, args: list,
-                   common_df: int, budget: int = POSTINGS_BUDGET
-                   ) -> tuple[list, KeywordPlan | None]:
+                   common_df: int, budget: int = POSTINGS_BUDGET,
+                   walk: int = WALK_POSTINGS) -> tuple[list, KeywordPlan | None]:
     """Top ``depth`` rows by bm25 over the OR of the query units, with filters in ``where``."""
     p = plan(conn, parsed, common_df, budget)
     if p is None:
         return [], None
+    if p.weighted and where == "1=1" and not args:
+        walked = _walked(conn, p, depth, walk)
+        if walked is not None:
+            p.path = "walk"
+            return walked, p
     if not p.common:
         return _run(conn, p, p.units, _any(p, p.units), where, args, depth), p
     n_rows = fts_row_count(conn)

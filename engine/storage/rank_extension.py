@@ -3,7 +3,9 @@
 FTS5's ``bm25()`` walks every phrase's whole posting list once per statement to count it (the
 idf), ~19 ms for one common word at 2M chunks; the keyword arm knows those counts exactly from
 the index's term list and passes them (engine/csrc/memlensrank.c, a SQLite loadable extension
-built by setup.py). Scores equal ``bm25()``'s. Where the extension was not built (no C
+built by setup.py). Scores equal ``bm25()``'s. ``memlens_topk`` answers a whole OR query's best
+rows by those scores in one call, reading the words' postings from FTS5's pages
+(engine/retrieval/keyword_arm.py, "walk"). Where the extension was not built (no C
 compiler) or does not load, :func:`rank_sql` answers ``bm25()`` and nothing else changes;
 ``MEMLENS_RANK_EXTENSION=0`` turns it off (a benchmark's A/B).
 """
