@@ -28,12 +28,12 @@
  */
 #include "fts5_postings.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 SQLITE_EXTENSION_INIT3
 
 #define MAX_SEGMENTS 2000             /* FTS5_MAX_SEGMENT */
-#define MAX_ROWID (1LL << 25)         /* the seen-marks array's bound, as the lengths' */
 #define SEGMENT_ROWID(segid, page) (((sqlite3_int64)(segid) << 37) + (sqlite3_int64)(page))
 
 typedef struct { int segid, first, last; } Segment;
@@ -270,7 +270,7 @@ static int gather(Fts5Postings *r, const Segment *s, const unsigned char *key, i
 
 /* Whether the row was met earlier in this walk (a newer segment spoke for it); marks it */
 static int met(Fts5Postings *r, sqlite3_int64 rowid, int *rc) {
-    if (rowid < 0 || rowid >= MAX_ROWID) {
+    if (rowid < 0 || rowid >= FTS5_POSTINGS_MAX_ROWID) {
         *rc = SQLITE_RANGE;
         return 1;
     }
@@ -288,11 +288,18 @@ static int met(Fts5Postings *r, sqlite3_int64 rowid, int *rc) {
     return 0;
 }
 
-/* Each entry of reader->doclist: fn(rowid, tf) unless deleted or met before */
-static int decode(Fts5Postings *r, int check_seen, PostingFn fn, void *user) {
+/* Append each entry of reader->doclist to ``out`` unless deleted or met before */
+static int decode(Fts5Postings *r, int check_seen, Fts5PostingArray *out) {
     const unsigned char *p = r->doclist;
     sqlite3_int64 n = r->doclist_size, at = 0, rowid = 0;
     int next_absolute = 0, rc = SQLITE_OK;
+    /* an entry takes 2 bytes at least (a rowid and a size): room for every one */
+    sqlite3_int64 cap = out->cap;
+    if (grow((void **)&out->at, &cap, out->n + n / 2 + 2, sizeof(Fts5Posting)) != SQLITE_OK)
+        return SQLITE_NOMEM;
+    out->cap = (int)cap;
+    Fts5Posting *dst = out->at + out->n;
+    unsigned int max_tf = out->max_tf;
     while (at < n) {
         sqlite3_uint64 v, size;
         int absolute = at == 0;
@@ -306,7 +313,7 @@ static int decode(Fts5Postings *r, int check_seen, PostingFn fn, void *user) {
         at += get_varint(p + at, &size);
         sqlite3_int64 end = at + (sqlite3_int64)(size >> 1);
         if (end > n) return SQLITE_CORRUPT;
-        int tf = 0;
+        unsigned int tf = 0;
         while (at < end) { /* count the positions: varints, less each column's 0x01 + number */
             unsigned char c = p[at++];
             if (c == 0x01) { /* a column starts: skip its number */
@@ -317,16 +324,27 @@ static int decode(Fts5Postings *r, int check_seen, PostingFn fn, void *user) {
             while (c & 0x80) c = p[at++];
         }
         if (at != end) return SQLITE_CORRUPT;
+        if (rowid < 0 || rowid >= FTS5_POSTINGS_MAX_ROWID) return SQLITE_RANGE;
         if (check_seen && met(r, rowid, &rc)) {
             if (rc != SQLITE_OK) return rc;
             continue;
         }
-        if (tf > 0 && (rc = fn(user, rowid, tf)) != SQLITE_OK) return rc;
+        if (tf == 0) continue; /* deleted here */
+        if (tf > 0xffff) tf = 0xffff;
+        *dst++ = (Fts5Posting){(unsigned int)rowid, tf};
+        if (tf > max_tf) max_tf = tf;
     }
+    out->n = (int)(dst - out->at);
+    out->max_tf = max_tf;
     return next_absolute == r->n_absolute ? SQLITE_OK : SQLITE_CORRUPT;
 }
 
-int fts5_postings_walk(Fts5Postings *r, const char *term, int n, PostingFn fn, void *user) {
+static int by_rowid(const void *a, const void *b) {
+    unsigned int x = ((const Fts5Posting *)a)->rowid, y = ((const Fts5Posting *)b)->rowid;
+    return x < y ? -1 : x > y;
+}
+
+int fts5_postings_read(Fts5Postings *r, const char *term, int n, Fts5PostingArray *out) {
     int rc = SQLITE_OK;
     if (!r->segments && (rc = read_structure(r)) != SQLITE_OK) return rc;
     if (n < 0 || n + 1 > 1024) return SQLITE_CORRUPT; /* FTS5 keeps longer tokens; we do not */
@@ -337,10 +355,15 @@ int fts5_postings_walk(Fts5Postings *r, const char *term, int n, PostingFn fn, v
         if (r->seen) memset(r->seen, 0, sizeof(unsigned int) * (size_t)r->seen_cap);
         r->walk = 1;
     }
+    int first = out->n, read = 0;
     for (int i = 0; rc == SQLITE_OK && i < r->n_segments; i++) {
         rc = gather(r, &r->segments[i], key, n + 1);
-        if (rc == SQLITE_OK && r->doclist_size)
-            rc = decode(r, r->n_segments > 1, fn, user);
+        if (rc == SQLITE_OK && r->doclist_size) {
+            rc = decode(r, r->n_segments > 1, out);
+            read++;
+        }
     }
+    if (rc == SQLITE_OK && read > 1) /* each segment's rows came in order, not all together */
+        qsort(out->at + first, (size_t)(out->n - first), sizeof(Fts5Posting), by_rowid);
     return rc;
 }

@@ -4,9 +4,20 @@
 
 #include "sqlite3ext.h"
 
-/* Called once per row holding the term: its rowid and how often the term occurs in it (in
- * every column). Returns SQLITE_OK to go on, anything else to stop the walk with that code. */
-typedef int (*PostingFn)(void *user, sqlite3_int64 rowid, int tf);
+/* A row holding a term: its rowid and how often the term occurs in it (in every column) */
+typedef struct {
+    unsigned int rowid;
+    unsigned int tf;
+} Fts5Posting;
+
+/* A growable array of postings (sqlite3_malloc'ed; the caller frees ``at``) */
+typedef struct {
+    Fts5Posting *at;
+    int n, cap;
+    unsigned int max_tf; /* the largest tf appended */
+} Fts5PostingArray;
+
+#define FTS5_POSTINGS_MAX_ROWID (1LL << 25) /* rowids past it are not read (SQLITE_RANGE) */
 
 typedef struct Fts5Postings Fts5Postings;
 
@@ -15,9 +26,10 @@ typedef struct Fts5Postings Fts5Postings;
 Fts5Postings *fts5_postings_open(sqlite3 *db, const char *table);
 void fts5_postings_close(Fts5Postings *reader);
 
-/* Every row holding ``term`` (the token as the tokenizer writes it, UTF-8, n bytes), each once,
- * as the newest segment holding it says (a row deleted there is skipped). SQLITE_CORRUPT when
- * the index is not as this reader knows FTS5's format (the caller ranks another way). */
-int fts5_postings_walk(Fts5Postings *reader, const char *term, int n, PostingFn fn, void *user);
+/* Append every row holding ``term`` (the token as the tokenizer writes it, UTF-8, n bytes) to
+ * ``out`` in rowid order, each once, as the newest segment holding it says (a row deleted there
+ * is left out). SQLITE_CORRUPT when the index is not as this reader knows FTS5's format, and
+ * SQLITE_RANGE for a rowid past FTS5_POSTINGS_MAX_ROWID (the caller ranks another way). */
+int fts5_postings_read(Fts5Postings *reader, const char *term, int n, Fts5PostingArray *out);
 
 #endif

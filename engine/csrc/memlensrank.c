@@ -310,18 +310,11 @@ static void memlens_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
 #define SLACK (1 + 1e-9) /* a bound is a sum in another order than the score's */
 
 typedef struct {
-    unsigned int rowid;
-    unsigned int tf;
-    unsigned int len; /* the row's length as xQueryPhrase read it; UINT_MAX: from Lengths */
-} Posting;
-
-typedef struct {
-    Posting *at;
-    int n, cap, pos;
-    int sorted;        /* rowids came in ascending order (one segment, or xQueryPhrase) */
-    unsigned int max_tf;
-    double idf;        /* idf times the phrase's weight */
-    double bound;      /* the most this phrase adds to any row's score */
+    Fts5PostingArray postings; /* in rowid order, then one past the last at rowid UINT_MAX */
+    unsigned int *lens;        /* each posting's row length, when xQueryPhrase read them */
+    int pos;                   /* the merge's place in ``postings`` */
+    double idf;                /* idf times the phrase's weight */
+    double bound;              /* the most this phrase adds to any row's score */
     double bound_at[BOUND_TF + 1]; /* the most it adds to a row holding it tf times (<= 8) */
 } PostingList;
 
@@ -335,43 +328,33 @@ typedef struct {
     double share[SHARE_TF * SHARE_LEN]; /* bm25's tf part by [tf - 1][length]; 0: not yet */
 } Scorer;
 
-static int push_posting(PostingList *list, sqlite3_int64 rowid, int tf, unsigned int len) {
-    if (rowid < 0 || rowid >= LENGTHS_MAX_ROWID) return SQLITE_RANGE;
-    if (list->n == list->cap) {
-        int cap = list->cap ? list->cap * 2 : 1024;
-        Posting *grown = sqlite3_realloc64(list->at, sizeof(Posting) * (sqlite3_uint64)cap);
-        if (!grown) return SQLITE_NOMEM;
-        list->at = grown;
-        list->cap = cap;
-    }
-    if (list->n && list->at[list->n - 1].rowid >= (unsigned int)rowid) list->sorted = 0;
-    unsigned int count = tf > 0xffff ? 0xffff : (unsigned int)tf;
-    list->at[list->n++] = (Posting){(unsigned int)rowid, count, len};
-    if (count > list->max_tf) list->max_tf = count;
-    return SQLITE_OK;
-}
-
-/* fts5_postings_walk's callback */
-static int take_posting(void *user, sqlite3_int64 rowid, int tf) {
-    return push_posting(user, rowid, tf, UINT_MAX);
-}
-
 /* xQueryPhrase's callback: one row holding the phrase, its length read now */
 static int take_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *user) {
     Scorer *scorer = user;
+    PostingList *list = scorer->list;
+    Fts5PostingArray *out = &list->postings;
     Fts5PhraseIter iter;
     int col = 0, off = 0, hits = 0, n_tok = 0;
+    sqlite3_int64 rowid = api->xRowid(fts);
+    if (rowid < 0 || rowid >= FTS5_POSTINGS_MAX_ROWID) return SQLITE_RANGE;
     int rc = api->xPhraseFirst(fts, 0, &iter, &col, &off);
     for (; rc == SQLITE_OK && col >= 0; api->xPhraseNext(fts, &iter, &col, &off)) hits++;
     if (rc == SQLITE_OK) rc = row_length(api, fts, scorer->lengths, &n_tok);
-    if (rc == SQLITE_OK)
-        rc = push_posting(scorer->list, api->xRowid(fts), hits, (unsigned int)n_tok);
-    return rc;
-}
-
-static int by_rowid(const void *a, const void *b) {
-    unsigned int x = ((const Posting *)a)->rowid, y = ((const Posting *)b)->rowid;
-    return x < y ? -1 : x > y;
+    if (rc != SQLITE_OK) return rc;
+    if (out->n == out->cap) {
+        int cap = out->cap ? out->cap * 2 : 1024;
+        Fts5Posting *at = sqlite3_realloc64(out->at, sizeof(Fts5Posting) * (sqlite3_uint64)cap);
+        if (at) out->at = at;
+        unsigned int *lens = sqlite3_realloc64(list->lens, sizeof(unsigned int) * (sqlite3_uint64)cap);
+        if (lens) list->lens = lens;
+        if (!at || !lens) return SQLITE_NOMEM;
+        out->cap = cap;
+    }
+    unsigned int tf = hits > 0xffff ? 0xffff : (unsigned int)hits;
+    list->lens[out->n] = (unsigned int)n_tok;
+    out->at[out->n++] = (Fts5Posting){(unsigned int)rowid, tf};
+    if (tf > out->max_tf) out->max_tf = tf;
+    return SQLITE_OK;
 }
 
 /* A row's length: kept from an earlier read, else from %_docsize (and kept, on a read-only
@@ -440,16 +423,17 @@ static int by_rank(const void *a, const void *b) {
 
 /* The first posting of ``list`` at or past ``rowid``, from its position on (galloping) */
 static int seek_posting(PostingList *list, unsigned int rowid) {
-    int lo = list->pos, step = 1, hi;
-    if (lo >= list->n || list->at[lo].rowid >= rowid) return lo;
-    while (lo + step < list->n && list->at[lo + step].rowid < rowid) {
+    const Fts5Posting *at = list->postings.at;
+    int n = list->postings.n, lo = list->pos, step = 1, hi;
+    if (lo >= n || at[lo].rowid >= rowid) return lo;
+    while (lo + step < n && at[lo + step].rowid < rowid) {
         lo += step;
         step *= 2;
     }
-    hi = lo + step < list->n ? lo + step : list->n; /* at[lo] < rowid <= at[hi] (or end) */
+    hi = lo + step < n ? lo + step : n; /* at[lo] < rowid <= at[hi] (or the end) */
     while (hi - lo > 1) {
         int mid = lo + (hi - lo) / 2;
-        if (list->at[mid].rowid < rowid) lo = mid;
+        if (at[mid].rowid < rowid) lo = mid;
         else hi = mid;
     }
     return list->pos = hi;
@@ -478,7 +462,7 @@ static int best_rows(Scorer *scorer, PostingList *lists, int n_list, int k, Hit 
         /* the next row of any essential list */
         unsigned int row = UINT_MAX; /* each list ends with a posting at UINT_MAX */
         for (int j = essential; j < n_list; j++) {
-            unsigned int at = lists[order[j]].at[lists[order[j]].pos].rowid;
+            unsigned int at = lists[order[j]].postings.at[lists[order[j]].pos].rowid;
             if (at < row) row = at;
         }
         if (row == UINT_MAX) break;
@@ -486,12 +470,12 @@ static int best_rows(Scorer *scorer, PostingList *lists, int n_list, int k, Hit 
         unsigned int len = UINT_MAX;
         for (int j = essential; j < n_list; j++) {
             PostingList *l = &lists[order[j]];
-            Posting *p = &l->at[l->pos];
+            const Fts5Posting *p = &l->postings.at[l->pos];
             present_tf[order[j]] = 0;
             if (p->rowid == row) {
+                if (l->lens) len = l->lens[l->pos];
                 l->pos++;
                 present_tf[order[j]] = p->tf;
-                if (p->len != UINT_MAX) len = p->len;
                 bound += p->tf <= BOUND_TF ? l->bound_at[p->tf] : l->bound;
             }
         }
@@ -500,11 +484,12 @@ static int best_rows(Scorer *scorer, PostingList *lists, int n_list, int k, Hit 
             for (int j = 0; j < essential; j++) {
                 PostingList *l = &lists[order[j]];
                 int at = seek_posting(l, row);
+                const Fts5Posting *p = &l->postings.at[at];
                 present_tf[order[j]] = 0;
-                if (at < l->n && l->at[at].rowid == row) {
-                    present_tf[order[j]] = l->at[at].tf;
-                    if (l->at[at].len != UINT_MAX) len = l->at[at].len;
-                    bound += l->at[at].tf <= BOUND_TF ? l->bound_at[l->at[at].tf] : l->bound;
+                if (at < l->postings.n && p->rowid == row) {
+                    present_tf[order[j]] = p->tf;
+                    if (l->lens) len = l->lens[at];
+                    bound += p->tf <= BOUND_TF ? l->bound_at[p->tf] : l->bound;
                 }
             }
             if (n == k && bound * SLACK < floor) continue;
@@ -574,27 +559,26 @@ static void memlens_topk(const Fts5ExtensionApi *api, Fts5Context *fts,
     sqlite3_value **terms = vals + 2 + 2 * n_phrase;
     for (int i = 0; rc == SQLITE_OK && i < n_phrase; i++) {
         PostingList *list = &lists[i];
-        list->sorted = 1;
+        Fts5PostingArray *postings = &list->postings;
         list->idf = data->idf[i];
         scorer->list = list;
         if (reader && sqlite3_value_type(terms[i]) == SQLITE_TEXT)
-            rc = fts5_postings_walk(reader, (const char *)sqlite3_value_text(terms[i]),
-                                    sqlite3_value_bytes(terms[i]), take_posting, list);
+            rc = fts5_postings_read(reader, (const char *)sqlite3_value_text(terms[i]),
+                                    sqlite3_value_bytes(terms[i]), postings);
         else
-            rc = api->xQueryPhrase(fts, i, scorer, take_row);
-        if (rc == SQLITE_OK && !list->sorted)
-            qsort(list->at, (size_t)list->n, sizeof(Posting), by_rowid);
-        unsigned int max_tf = list->max_tf;
-        if (rc == SQLITE_OK) /* a last posting past every row ends the list */
-            rc = push_posting(list, LENGTHS_MAX_ROWID - 1, 1, UINT_MAX);
-        if (rc == SQLITE_OK) {
-            list->at[--list->n].rowid = UINT_MAX;
-            list->max_tf = max_tf;
+            rc = api->xQueryPhrase(fts, i, scorer, take_row); /* in rowid order */
+        if (rc == SQLITE_OK && postings->n == postings->cap) { /* room for the end mark */
+            Fts5Posting *at = sqlite3_realloc64(postings->at, sizeof(Fts5Posting) *
+                                                (sqlite3_uint64)(postings->cap + 1));
+            if (at) postings->at = at, postings->cap++;
+            else rc = SQLITE_NOMEM;
         }
-        if (rc == SQLITE_OK && list->n) {
-            list->bound = list->idf * share_of(scorer, list->max_tf, scorer->min_len);
+        if (rc != SQLITE_OK) break;
+        postings->at[postings->n] = (Fts5Posting){UINT_MAX, 0}; /* past every row */
+        if (postings->n) {
+            list->bound = list->idf * share_of(scorer, postings->max_tf, scorer->min_len);
             for (unsigned int tf = 1; tf <= BOUND_TF; tf++)
-                list->bound_at[tf] = tf < list->max_tf
+                list->bound_at[tf] = tf < postings->max_tf
                     ? list->idf * share_of(scorer, tf, scorer->min_len) : list->bound;
         }
     }
@@ -619,7 +603,10 @@ static void memlens_topk(const Fts5ExtensionApi *api, Fts5Context *fts,
         sqlite3_result_error_code(ctx, rc);
     }
     sqlite3_free(heap);
-    for (int i = 0; lists && i < n_phrase; i++) sqlite3_free(lists[i].at);
+    for (int i = 0; lists && i < n_phrase; i++) {
+        sqlite3_free(lists[i].postings.at);
+        sqlite3_free(lists[i].lens);
+    }
     sqlite3_free(lists);
     if (scorer) sqlite3_finalize(scorer->docsize);
     sqlite3_free(scorer);

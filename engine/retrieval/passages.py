@@ -109,11 +109,20 @@ def message_words(content: str, starts: list[int], heads: list[str],
     return scanned or python_message_words(content, starts, heads, read)
 
 
-def _message_tfs(lengths: list[int], hits: list[tuple[int, str]],
-                 tokens: dict[str, tuple[str, ...]], weights: dict[str, float]
-                 ) -> list[tuple[dict[str, int], int]]:
+def message_tfs(lengths: list[int], hits: list[tuple[int, str]],
+                tokens: dict[str, tuple[str, ...]], weights: dict[str, float]
+                ) -> list[tuple[dict[str, int], int]]:
     """(query stem -> count, length) per message, from :func:`message_words`' answer and the
-    tokens of its words."""
+    tokens of its words (compiled when the install built it)."""
+    if COMPILED:
+        return _passages.message_tfs(lengths, hits, tokens, weights)
+    return python_message_tfs(lengths, hits, tokens, weights)
+
+
+def python_message_tfs(lengths: list[int], hits: list[tuple[int, str]],
+                       tokens: dict[str, tuple[str, ...]], weights: dict[str, float]
+                       ) -> list[tuple[dict[str, int], int]]:
+    """:func:`message_tfs` in Python."""
     out: list[tuple[dict[str, int], int]] = [({}, n) for n in lengths]
     for message, word in hits:
         for token in tokens[word]:  # "spot_pottery" is two tokens to FTS5
@@ -171,7 +180,7 @@ def passage_scores(weights: dict[str, float], ids: Sequence[str],
                                        None if cid in own else edges[cid])
     # one lookup for every window's words: a word not seen before costs the stemmer a write
     tokens = stemmer.tokens({w for _, hits in scans.values() for _, w in hits})
-    stats = {cid: _message_tfs(lengths, hits, tokens, weights)
+    stats = {cid: message_tfs(lengths, hits, tokens, weights)
              for cid, (lengths, hits) in scans.items()}
     lengths = [n for msgs in stats.values() for _, n in msgs]
     mean = PASSAGE * sum(lengths) / max(1, len(lengths))

@@ -320,15 +320,25 @@ def test_a_query_past_the_walk_or_out_of_its_range_is_planned(conn, tmp_path):
 
 
 def _churned_index(path):
-    """An index written in many transactions (many FTS5 segments, some merging), with rows
-    deleted and rewritten in each: the newest segment's entry for a row is the one that holds."""
+    """An index written in many transactions (many FTS5 segments, one merge half done), with
+    rows deleted and rewritten in each: the newest segment's entry for a row is the one that
+    holds."""
     rng = random.Random(8)
     weights = [1 / (i + 1) for i in range(len(WORDS))]
 
     def text(n):
         return " ".join(rng.choices(WORDS, weights, k=rng.randint(3, n)))
 
-    c = chunk_db(path, [(f"c{i}", "f.md", "note", text(60)) for i in range(2000)])
+    c = chunk_db(path, [])
+    with transaction(c):  # small leaves: doclists and position lists span many of them
+        c.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('pgsz', 120)")
+        c.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('automerge', 4)")
+    with transaction(c):
+        c.executemany(
+            "INSERT INTO chunks(id, source_file, source_type, content, indexed_at, "
+            "content_hash, content_date) VALUES (?, 'f.md', 'note', ?, '', '', '2026-01-01')",
+            [(f"c{i}", text(60) + " w5" * (i % 40)) for i in range(2000)])
+        mirror_new_rows(c, 0)
     for batch in range(30):
         with transaction(c):
             last = c.execute("SELECT max(rowid) FROM chunks").fetchone()[0]
@@ -344,6 +354,8 @@ def _churned_index(path):
                                 (rng.randint(0, 20),)).fetchall()
             c.executemany("UPDATE chunks SET content = ? WHERE rowid = ?",
                           [(text(30), r[0]) for r in changed])
+    with transaction(c):  # a merge left half done: its input segments lose their first leaves
+        c.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('merge', -3)")
     segments = c.execute("SELECT count(*) FROM chunks_fts_idx GROUP BY segid").fetchall()
     c.close()
     return len(segments)

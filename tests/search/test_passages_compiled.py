@@ -14,6 +14,7 @@ from engine.demo import generate_demo_root
 from engine.indexer import reindex
 from engine.retrieval import passages
 from engine.retrieval.stemmer import stem
+from engine.retrieval.stemmer import tokens as tokens_of
 from engine.storage.db import connect
 from tests.conftest import CountingEmbedder
 
@@ -66,6 +67,33 @@ def test_every_demo_chunk_scans_the_same(demo_contents):
             found = both(content, heads, read)
         chat += found is not None
     assert chat > 200  # the demo's chat windows were among them
+
+
+def test_message_counts_equal_pythons(demo_chunks):
+    # per message, how often each query stem occurs: the same dicts, keys in the same order
+    rng = random.Random(12)
+    windows = [c for i, c in demo_chunks.items() if passages.neighbour_ids(i)
+               and passages.python_message_starts(c)]
+    vocabulary = sorted({w for c in windows[:200] for w in WORD.findall(c.lower())})
+    compared = 0
+    for content in rng.sample(windows, 150):
+        words = rng.sample(vocabulary, 3) + WORD.findall(content.lower())[:3]
+        stems = stem(words)
+        weights = {s: 1.0 for s in stems.values()}
+        starts = passages.python_message_starts(content)
+        lengths, hits = passages.python_message_words(content, starts,
+                                                      passages.word_heads(weights), None)
+        tokens = tokens_of({w for _, w in hits})
+        got = passages._passages.message_tfs(lengths, hits, tokens, weights)
+        want = passages.python_message_tfs(lengths, hits, tokens, weights)
+        assert got == want
+        assert [list(d) for d, _ in got] == [list(d) for d, _ in want]
+        compared += sum(bool(d) for d, _ in want)
+    assert compared > 100
+    with pytest.raises(KeyError):
+        passages._passages.message_tfs([3], [(0, "missing")], {}, {})
+    with pytest.raises(IndexError):
+        passages._passages.message_tfs([3], [(4, "a")], {"a": ("a",)}, {"a": 1.0})
 
 
 def test_best_passages_equal_pythons_to_the_last_bit(demo_chunks, monkeypatch):
