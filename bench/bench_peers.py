@@ -3,9 +3,11 @@
     pip install -e '.[bench]'   # tantivy, faiss-cpu, matplotlib: benchmark-only
     python bench/bench_peers.py --root <100k root> [--queries 100]
 
-Keyword: memlens's keyword arm, a plain FTS5 bm25 OR query of the same words (the exact
-reference), and tantivy (BM25, English stemmer) over the same chunk texts, top 50 each;
-latency and the share of the plain OR query's top 50 (and top 10) each one returns.
+Keyword: memlens's bm25 top 50 (the keyword arm's retrieval, what tantivy is asked for), the
+keyword arm as served (chat windows re-ranked by passage evidence and related words), a plain
+FTS5 bm25 OR query of the same words (the exact reference), and tantivy (BM25, English
+stemmer) over the same chunk texts, top 50 each; latency and the share of the plain OR
+query's top 50 (and top 10) each one returns.
 Vector: memlens's vector arm (the sidecar when present), exact numpy float32, FAISS exact
 (IndexFlatIP) and FAISS HNSW (M=32, efSearch 64 and 256), on the same vectors and queries,
 top 50; latency and recall@50 against exact float32. Every library is pinned to one thread,
@@ -27,6 +29,7 @@ from common import machine, percentiles
 
 from engine.config import load_config
 from engine.retrieval.fts_query import build_match, parse_query
+from engine.retrieval.keyword_arm import keyword_search
 from engine.searcher import Filters, Searcher
 
 
@@ -74,12 +77,18 @@ def keyword_section(searcher: Searcher, queries: list[str], tmp: Path) -> dict:
             "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? "
             "ORDER BY bm25(chunks_fts) LIMIT 50", (build_match(p, "or"),))]
 
-    def arm(p):
+    def bm25_top50(p):  # the arm's retrieval alone: what tantivy is asked for
+        rows, _ = keyword_search(conn, p, 50, "1=1", [], searcher.config.keyword_common_df)
+        return [r["rowid"] for r in rows]
+
+    def arm(p):  # as served: chat windows re-ranked by passage evidence and related words
         return [c.rowid for c in searcher.keyword_arm(p, 50, Filters())]
 
     truth, plain_ms = timed(plain_or, parsed)
+    ranked, ranked_ms = timed(bm25_top50, parsed)
     ours, ours_ms = timed(arm, parsed)
     out = {"plain_fts5_or": {"ms": plain_ms},
+           "memlens_bm25_top50": {"ms": ranked_ms, **agreement(ranked, truth)},
            "memlens_keyword_arm": {"ms": ours_ms, **agreement(ours, truth)}}
     t = time.perf_counter()
     index = tantivy_index(conn, tmp)
@@ -95,6 +104,7 @@ def keyword_section(searcher: Searcher, queries: list[str], tmp: Path) -> dict:
     out["tantivy"] = {"ms": tantivy_ms, "build_s": round(build_s, 1),
                       **agreement(theirs, truth)}
     out["ratio_p50_memlens_over_tantivy"] = round(ours_ms["p50"] / tantivy_ms["p50"], 2)
+    out["ratio_p50_memlens_bm25_over_tantivy"] = round(ranked_ms["p50"] / tantivy_ms["p50"], 2)
     out["ratio_p50_memlens_over_plain_or"] = round(ours_ms["p50"] / plain_ms["p50"], 2)
     return out
 

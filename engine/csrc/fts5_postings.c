@@ -300,30 +300,41 @@ static int decode(Fts5Postings *r, int check_seen, Fts5PostingArray *out) {
     out->cap = (int)cap;
     Fts5Posting *dst = out->at + out->n;
     unsigned int max_tf = out->max_tf;
+    /* the entries between two leaves' first rowids: the first of each run is absolute */
+    sqlite3_int64 run_end = r->n_absolute ? r->absolute[0] : n;
     while (at < n) {
         sqlite3_uint64 v, size;
         int absolute = at == 0;
-        if (next_absolute < r->n_absolute && r->absolute[next_absolute] <= at) {
-            if (r->absolute[next_absolute] < at) return SQLITE_CORRUPT; /* out of step */
+        if (at == run_end) {
             absolute = 1;
             next_absolute++;
+            run_end = next_absolute < r->n_absolute ? r->absolute[next_absolute] : n;
         }
         at += get_varint(p + at, &v);
         rowid = absolute ? (sqlite3_int64)v : rowid + (sqlite3_int64)v;
         at += get_varint(p + at, &size);
         sqlite3_int64 end = at + (sqlite3_int64)(size >> 1);
         if (end > n) return SQLITE_CORRUPT;
-        unsigned int tf = 0;
-        while (at < end) { /* count the positions: varints, less each column's 0x01 + number */
-            unsigned char c = p[at++];
-            if (c == 0x01) { /* a column starts: skip its number */
-                while (p[at++] & 0x80) {}
-                continue;
+        unsigned int tf;
+        if (end - at == 1) { /* one position of one byte: most postings */
+            tf = 1;
+            at = end;
+        } else if (end - at == 2 && p[at] != 0x01) { /* two positions, or one of two bytes */
+            tf = p[at] & 0x80 ? 1 : 2;
+            at = end;
+        } else {
+            tf = 0;
+            while (at < end) { /* count the positions: varints, less each column's 0x01 + number */
+                unsigned char c = p[at++];
+                if (c == 0x01) { /* a column starts: skip its number */
+                    while (p[at++] & 0x80) {}
+                    continue;
+                }
+                tf++;
+                while (c & 0x80) c = p[at++];
             }
-            tf++;
-            while (c & 0x80) c = p[at++];
         }
-        if (at != end) return SQLITE_CORRUPT;
+        if (at != end || at > run_end) return SQLITE_CORRUPT; /* out of step with the leaves */
         if (rowid < 0 || rowid >= FTS5_POSTINGS_MAX_ROWID) return SQLITE_RANGE;
         if (check_seen && met(r, rowid, &rc)) {
             if (rc != SQLITE_OK) return rc;
