@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from engine.retrieval import stemmer
 from engine.retrieval.keyword_arm import BM25_K1, idf, term_dfs
-from engine.retrieval.passages import BM25_B, word_heads, word_hits
+from engine.retrieval.passages import BM25_B, word_heads, words_starting
 from engine.storage.db import Connection, averages, varints
 
 
@@ -40,7 +40,7 @@ def word_bm25(conn: Connection, words: list[str],
     if not stems or not rows:
         return {}
     heads = word_heads(stems.values())
-    hits = {rid: [w for text in texts for _, w in word_hits(text, heads)]
+    hits = {rid: [w for text in texts for w in words_starting(text, heads)]
             for rid, texts in rows.items()}
     tokens = stemmer.tokens({w for words in hits.values() for w in words})  # one lookup
     counts: dict[int, dict[str, int]] = {}  # rowid -> stem -> count

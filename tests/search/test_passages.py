@@ -71,10 +71,10 @@ def test_message_layout_and_window_ids():
     text = "[2026-11-01 09:00] Ana: one\nline two\n[2026-11-01 09:01] Ben: three"
     assert message_starts(text) == [0, text.index("[2026-11-01 09:01]")]
     assert message_starts("# a note\n[2026-11-01 09:00] Ana: x") == []
-    assert neighbour_ids("data/slack/general.jsonl#w0") == ["data/slack/general.jsonl#w1"]
-    assert neighbour_ids("data/slack/general.jsonl#w5") == ["data/slack/general.jsonl#w4",
-                                                            "data/slack/general.jsonl#w6"]
-    assert neighbour_ids("notes/a.md") == []
+    assert neighbour_ids("data/slack/general.jsonl#w0") == ("data/slack/general.jsonl#w1",)
+    assert neighbour_ids("data/slack/general.jsonl#w5") == ("data/slack/general.jsonl#w4",
+                                                            "data/slack/general.jsonl#w6")
+    assert neighbour_ids("notes/a.md") == ()
 
 
 def _regex_hits(content, heads):

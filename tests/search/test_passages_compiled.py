@@ -69,6 +69,17 @@ def test_every_demo_chunk_scans_the_same(demo_contents):
     assert chat > 200  # the demo's chat windows were among them
 
 
+def test_words_of_a_whole_text_equal_the_python_scans(demo_contents):
+    # related words read every indexed column of a hit (content, path, type) this way
+    rng = random.Random(14)
+    vocabulary = sorted({w for c in demo_contents[:300] for w in WORD.findall(c.lower())})
+    for content in rng.sample(demo_contents, 300) + ["data/slack/ops-alerts.jsonl", "", "Ǆx"]:
+        heads = passages.word_heads(stem(rng.sample(vocabulary, 4)
+                                         + WORD.findall(content.lower())[:2]).values())
+        assert passages.words_starting(content, heads) == \
+            [w for _, w in passages.word_hits(content, heads)]
+
+
 def test_message_counts_equal_pythons(demo_chunks):
     # per message, how often each query stem occurs: the same dicts, keys in the same order
     rng = random.Random(12)
