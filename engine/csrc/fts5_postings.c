@@ -51,6 +51,10 @@ struct Fts5Postings {
     sqlite3_int64 doclist_size, doclist_cap;
     sqlite3_int64 *absolute;           /* offsets in ``doclist`` where a rowid is absolute */
     int n_absolute, absolute_cap;
+    unsigned char *term;               /* the leaf's term being read (its prefix shared) */
+    sqlite3_int64 term_cap;
+    unsigned char *key;                /* '0' and the term looked for */
+    sqlite3_int64 key_cap;
     unsigned int *seen;                /* by rowid: the walk that last met the row */
     sqlite3_int64 seen_cap;
     unsigned int walk;
@@ -170,6 +174,8 @@ void fts5_postings_close(Fts5Postings *r) {
     sqlite3_free(r->doclist);
     sqlite3_free(r->absolute);
     sqlite3_free(r->seen);
+    sqlite3_free(r->term);
+    sqlite3_free(r->key);
     sqlite3_free(r);
 }
 
@@ -212,7 +218,6 @@ static int gather(Fts5Postings *r, const Segment *s, const unsigned char *key, i
     int n = r->page_size, leaf = n >= 4 ? (p[2] << 8 | p[3]) : 0;
     if (leaf < 4 || leaf > n) return SQLITE_CORRUPT;
     /* the terms on the leaf, through its footer; the term kept in ``term`` */
-    unsigned char term[1024];
     int n_term = 0, footer = leaf, start = -1, end = leaf;
     sqlite3_uint64 offset = 0;
     for (int k = 0; footer < n; k++) {
@@ -227,12 +232,15 @@ static int gather(Fts5Postings *r, const Segment *s, const unsigned char *key, i
         int at = (int)offset;
         if (k > 0) at += get_varint(p + at, &keep);
         at += get_varint(p + at, &fresh);
-        if (keep > (sqlite3_uint64)n_term || keep + fresh > sizeof(term) || at + fresh > (sqlite3_uint64)leaf)
+        if (keep > (sqlite3_uint64)n_term || at + fresh > (sqlite3_uint64)leaf)
             return SQLITE_CORRUPT;
+        if (grow((void **)&r->term, &r->term_cap, (sqlite3_int64)(keep + fresh + 1), 1) != SQLITE_OK)
+            return SQLITE_NOMEM; /* a token may be long (a pasted base64 run): never skipped */
+        unsigned char *term = r->term;
         memcpy(term + keep, p + at, (size_t)fresh);
         n_term = (int)(keep + fresh);
         at += (int)fresh;
-        int cmp = memcmp(term, key, (size_t)(n_term < n_key ? n_term : n_key));
+        int cmp = memcmp(r->term, key, (size_t)(n_term < n_key ? n_term : n_key));
         if (cmp == 0) cmp = n_term - n_key;
         if (cmp > 0) return SQLITE_OK; /* past it: not in this segment */
         if (cmp == 0) start = at;
@@ -358,8 +366,10 @@ static int by_rowid(const void *a, const void *b) {
 int fts5_postings_read(Fts5Postings *r, const char *term, int n, Fts5PostingArray *out) {
     int rc = SQLITE_OK;
     if (!r->segments && (rc = read_structure(r)) != SQLITE_OK) return rc;
-    if (n < 0 || n + 1 > 1024) return SQLITE_CORRUPT; /* FTS5 keeps longer tokens; we do not */
-    unsigned char key[1024];
+    if (n < 0) return SQLITE_CORRUPT;
+    if (grow((void **)&r->key, &r->key_cap, (sqlite3_int64)n + 1, 1) != SQLITE_OK)
+        return SQLITE_NOMEM;
+    unsigned char *key = r->key;
     key[0] = '0'; /* the main index's prefix */
     memcpy(key + 1, term, (size_t)n);
     if (++r->walk == 0) { /* the marks wrapped: forget them all */

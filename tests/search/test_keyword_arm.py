@@ -401,3 +401,24 @@ def test_a_walk_inside_a_write_sees_what_the_write_added(tmp_path):
             assert got[0]["id"] == "new"
     finally:
         c.close()
+
+
+def test_a_long_token_on_the_page_leaves_the_walk_reading(tmp_path):
+    # pasted base64 makes tokens of thousands of bytes; the words after one on its page are
+    # still read from the pages (before, any term past 1,023 bytes sent them to the plans)
+    long_token = "a" + "QUJD" * 375  # 1,501 bytes: it and the short words share one leaf
+    c = chunk_db(tmp_path / "long.db", [
+        (f"c{i}", "f.md", "note", f"{long_token} aardvark{i % 3} apple w{i % 5}")
+        for i in range(60)])  # few rows: the words after it share its leaf
+    c.close()
+    reader = connect(tmp_path / "long.db", readonly=True)
+    try:
+        if not reader.rank_extension:
+            pytest.skip("memlens_topk needs engine.storage._memlensrank (built with a C compiler)")
+        parsed = parse_query("apple w0 w1 aardvark2")
+        got, plan = keyword_search(reader, parsed, 20, "1=1", [], common_df=50)
+        assert plan.path == "walk"
+        want = plain_or(reader, parsed, 20)
+        assert [round(r["score"], 9) for r in got] == [round(r["score"], 9) for r in want]
+    finally:
+        reader.close()
