@@ -14,7 +14,6 @@ from engine.demo import generate_demo_root
 from engine.indexer import reindex
 from engine.retrieval import passages
 from engine.retrieval.stemmer import stem
-from engine.retrieval.stemmer import tokens as tokens_of
 from engine.storage.db import connect
 from tests.conftest import CountingEmbedder
 
@@ -80,33 +79,6 @@ def test_words_of_a_whole_text_equal_the_python_scans(demo_contents):
             [w for _, w in passages.word_hits(content, heads)]
 
 
-def test_message_counts_equal_pythons(demo_chunks):
-    # per message, how often each query stem occurs: the same dicts, keys in the same order
-    rng = random.Random(12)
-    windows = [c for i, c in demo_chunks.items() if passages.neighbour_ids(i)
-               and passages.python_message_starts(c)]
-    vocabulary = sorted({w for c in windows[:200] for w in WORD.findall(c.lower())})
-    compared = 0
-    for content in rng.sample(windows, 150):
-        words = rng.sample(vocabulary, 3) + WORD.findall(content.lower())[:3]
-        stems = stem(words)
-        weights = {s: 1.0 for s in stems.values()}
-        starts = passages.python_message_starts(content)
-        lengths, hits = passages.python_message_words(content, starts,
-                                                      passages.word_heads(weights), None)
-        tokens = tokens_of({w for _, w in hits})
-        got = passages._passages.message_tfs(lengths, hits, tokens, weights)
-        want = passages.python_message_tfs(lengths, hits, tokens, weights)
-        assert got == want
-        assert [list(d) for d, _ in got] == [list(d) for d, _ in want]
-        compared += sum(bool(d) for d, _ in want)
-    assert compared > 100
-    with pytest.raises(KeyError):
-        passages._passages.message_tfs([3], [(0, "missing")], {}, {})
-    with pytest.raises(IndexError):
-        passages._passages.message_tfs([3], [(4, "a")], {"a": ("a",)}, {"a": 1.0})
-
-
 def test_best_passages_equal_pythons_to_the_last_bit(demo_chunks, monkeypatch):
     """Whole passage scoring, compiled and not, for queries of 1-6 words that the demo's chat
     windows hold, with real-looking idf weights: the same floats."""
@@ -143,13 +115,68 @@ def test_a_pasted_page_of_query_words_scores_the_same(demo_chunks, monkeypatch):
     assert sum(v > 0 for v in compiled.values()) > 30
 
 
-def test_best_passages_refuse_malformed_jobs():
+def test_the_compiled_stage_serves_the_demo_windows(demo_chunks, monkeypatch):
+    """The equality above is the compiled stage's, not its fallback's: the scan reads the
+    demo's windows, and a search-sized set of them is scored in its two calls."""
+    windows = [i for i, c in demo_chunks.items() if passages.neighbour_ids(i)
+               and passages.python_message_starts(c)][:50]
+    weights = {s: 2.0 for s in stem(WORD.findall(demo_chunks[windows[0]].lower())[3:6]).values()}
+    calls = []
+    real = passages._passages.scan_passages
+    monkeypatch.setattr(passages._passages, "scan_passages",
+                        lambda *a: calls.append(a) or real(*a), raising=True)
+    monkeypatch.setattr(passages, "COMPILED", True)
+    found = passages.passage_scores(weights, windows, demo_chunks)
+    assert len(calls) == 1 and set(found) == set(windows)
+    assert sum(v > 0 for v in found.values()) > 0
+    heads = tuple(passages.word_heads(weights))
+    scan, words = passages._passages.scan_windows([demo_chunks[i] for i in windows],
+                                                  [(-1, 0)] * len(windows), heads)
+    assert words and len(words) == len(set(words))  # each word once
+    assert all(w.startswith(heads) for w in words)
+
+
+def test_texts_whose_lower_case_grows_score_the_same(monkeypatch):
+    """A window whose lower case is longer (İ) sends the query to the Python path; other
+    non-ASCII windows are scanned compiled: the same scores either way."""
+    for grows in (False, True):
+        contents = {f"chat.jsonl#w{k}": text for k, text in enumerate(CORNERS)
+                    if grows or "İ" not in text}
+        ids = list(contents)
+        weights = {s: 1.5 for s in stem(["pottery", "ana", "ben", "digits", "café"]).values()}
+        monkeypatch.setattr(passages, "COMPILED", True)
+        compiled = passages.passage_scores(weights, ids, contents)
+        monkeypatch.setattr(passages, "COMPILED", False)
+        assert compiled == passages.passage_scores(weights, ids, contents)
+        assert sum(v > 0 for v in compiled.values()) >= 5
+
+
+def test_the_stage_refuses_malformed_arguments():
+    c = passages._passages
+    window = "[2024-05-01 10:30] Ana: pottery"
     with pytest.raises(ValueError):
-        passages._passages.best_passages([([({}, 3)], 0, 2)], {}, 1.0, 1.2, 0.75, 4)
+        c.scan_windows([window], [], ("potteri",))
     with pytest.raises(TypeError):
-        passages._passages.best_passages([([("a", 3)], 0, 1)], {}, 1.0, 1.2, 0.75, 4)
+        c.scan_windows([b"bytes"], [(-1, 0)], ("potteri",))
+    with pytest.raises(TypeError):
+        c.scan_windows([window], [(-1, 0)], ("potteri", 3))
+    scan, words = c.scan_windows([window, "not a chat window"], [(-1, 0), (-1, 0)], ("pott",))
+    assert words == ["pottery"]
+    tokens, weights = {"pottery": ("potteri",)}, {"potteri": 2.0}
+    assert c.scan_passages(scan, tokens, weights, [(-1, 0, 1), (0, 1, -1)], 1.2, 0.75, 4)[
+        1] is None  # not laid out as messages: no passage
+    with pytest.raises(IndexError):
+        c.scan_passages(scan, tokens, weights, [(-1, 2, -1)], 1.2, 0.75, 4)
+    with pytest.raises(IndexError):
+        c.scan_passages(scan, tokens, weights, [(-1, -1, 0)], 1.2, 0.75, 4)
     with pytest.raises(KeyError):
-        passages._passages.best_passages([([({"x": 1}, 3)], 0, 1)], {}, 1.0, 1.2, 0.75, 4)
+        c.scan_passages(scan, {}, weights, [(-1, 0, -1)], 1.2, 0.75, 4)
+    with pytest.raises(TypeError):
+        c.scan_passages(scan, tokens, {"potteri": "heavy"}, [(-1, 0, -1)], 1.2, 0.75, 4)
+    with pytest.raises(ValueError):
+        c.scan_passages(scan, tokens, weights, [(-1, 0, -1)], 1.2, 0.75, 0)
+    with pytest.raises(ValueError):
+        c.scan_passages(object(), tokens, weights, [(-1, 0, -1)], 1.2, 0.75, 4)
 
 
 CORNERS = [
@@ -168,7 +195,27 @@ CORNERS = [
     "[2024-05-01 10:30] Ana: emoji 🏺 pottery🏺pottery\n[2024-05-01 10:31] Ben: \u00a0pottery",
     "[2024-05-01 10:30] \n[2024-05-01 10:31] \n[2024-05-01 10:32] ",
     "[2024-05-01 10:30] Ana: short",
+    "[2024-05-01 10:30] Ana: 🏺 pott\u00e9ry potΣ ΣΑΣ'Α potteryΣ\n[2024-05-01 10:31] Ben: \u212ana "
+    "Pottery 🏺",
+    "[2024-05-01 10:30] Ana: 🏺 Pottery, POTTERY_x (ana)\n[2024-05-01 10:31] Ben: ben\u00b2 digits",
 ]
+
+
+def test_the_lower_case_facts_the_scan_relies_on():
+    """passages.c reads text that is not ASCII in place when lower-casing it maps one
+    character to one, only U+212A maps into ASCII, and no character changes whether it is a
+    word character: true of this Python's Unicode tables (a new version must be checked)."""
+    grows, into_ascii = [], []
+    for c in range(0x110000):
+        ch = chr(c)
+        low = ch.lower()
+        if len(low) != 1:
+            grows.append(c)
+            continue
+        if c >= 128 and ord(low) < 128:
+            into_ascii.append(c)
+        assert (ch.isalnum() or ch == "_") == (low.isalnum() or low == "_"), hex(c)
+    assert grows == [0x130] and into_ascii == [0x212A]
 
 
 @pytest.mark.parametrize("content", CORNERS)
