@@ -17,7 +17,7 @@
  *       word starting with a head, read in the first ``read_start`` and last ``read_end``
  *       messages (read_start < 0: all of them); None when lower-casing a span changes its
  *       length (the caller's regex path handles that text)
- *   scan_windows(contents, reads, heads) -> (scan, words) | None   (below)
+ *   scan_windows(contents, reads, heads, fallback) -> (scan, words)   (below)
  *   scan_passages(scan, tokens, weights, jobs, k1, b, passage) -> list[float | None]  (below)
  */
 #define PY_SSIZE_T_CLEAN
@@ -553,18 +553,73 @@ static int keep_word(void *into, Py_ssize_t msg, PyObject *word) {
     return 0;
 }
 
-/* scan_windows(contents, reads, heads) -> (scan, words) | None
+/* A window whose lower case changes length, read by ``fallback`` (passages.python_message_words:
+ * the regex word_hits uses for such text): its words kept as read_window would keep them. */
+static int read_by_fallback(PyObject *fallback, PyObject *content, const Py_ssize_t *starts,
+                            Py_ssize_t n_msgs, Py_ssize_t read_start, Py_ssize_t read_end,
+                            PyObject *heads, ScanSink *into) {
+    PyObject *starts_list = PyList_New(n_msgs), *got = NULL;
+    for (Py_ssize_t i = 0; starts_list != NULL && i < n_msgs; i++) {
+        PyObject *at = PyLong_FromSsize_t(starts[i]);
+        if (at == NULL)
+            Py_CLEAR(starts_list);
+        else
+            PyList_SET_ITEM(starts_list, i, at);
+    }
+    PyObject *read = read_start < 0 ? Py_NewRef(Py_None)
+                                    : Py_BuildValue("(nn)", read_start, read_end);
+    if (starts_list != NULL && read != NULL)
+        got = PyObject_CallFunctionObjArgs(fallback, content, starts_list, heads, read, NULL);
+    Py_XDECREF(starts_list);
+    Py_XDECREF(read);
+    if (got == NULL)
+        return -1;
+    PyObject *hits = PyTuple_Check(got) && PyTuple_GET_SIZE(got) == 2 ? PyTuple_GET_ITEM(got, 1)
+                                                                     : NULL;
+    int rc = hits != NULL && PyList_Check(hits) ? 0 : -1;
+    if (rc < 0)
+        PyErr_SetString(PyExc_TypeError, "scan_windows(): the fallback gives (lengths, hits)");
+    into->window->n_hits = 0; /* what the compiled scan kept before it gave up */
+    for (Py_ssize_t h = 0; rc == 0 && h < PyList_GET_SIZE(hits); h++) {
+        PyObject *hit = PyList_GET_ITEM(hits, h);
+        Py_ssize_t msg = -1;
+        PyObject *word = NULL;
+        if (PyTuple_Check(hit) && PyTuple_GET_SIZE(hit) == 2) {
+            msg = PyLong_AsSsize_t(PyTuple_GET_ITEM(hit, 0));
+            word = PyTuple_GET_ITEM(hit, 1);
+        }
+        Window *w = into->window;
+        if (msg < 0 || msg >= n_msgs || word == NULL || !PyUnicode_Check(word)
+            || (w->n_hits && msg < w->hit_msg[w->n_hits - 1])) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError,
+                                "scan_windows(): the fallback's hits are (message, word), rising");
+            rc = -1;
+        } else {
+            rc = keep_word(into, msg, Py_NewRef(word));
+        }
+    }
+    Py_DECREF(got);
+    return rc;
+}
+
+/* scan_windows(contents, reads, heads, fallback) -> (scan, words)
  *
  * Every window's messages, their lengths and the words starting with a head, as message_words
- * reads them with (read_start, read_end) = reads[i]; ``words``: the distinct words found (to
- * be tokenized by the caller), ``scan``: an opaque object for scan_passages. None when
- * lower-casing some window's text changes its length (the caller's Python path serves). */
+ * reads them with (read_start, read_end) = reads[i]; a window whose lower case changes length
+ * (Turkish İ) is read by ``fallback(content, starts, heads, read)``, the Python scan, alone.
+ * ``words``: the distinct words found (to be tokenized by the caller), ``scan``: an opaque
+ * object for scan_passages. */
 static PyObject *scan_windows(PyObject *self, PyObject *args) {
-    PyObject *contents, *reads, *heads;
+    PyObject *contents, *reads, *heads, *fallback;
     (void)self;
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyList_Type, &contents, &PyList_Type, &reads,
-                          &PyTuple_Type, &heads) || !heads_are_str(heads))
+    if (!PyArg_ParseTuple(args, "O!O!O!O", &PyList_Type, &contents, &PyList_Type, &reads,
+                          &PyTuple_Type, &heads, &fallback) || !heads_are_str(heads))
         return NULL;
+    if (!PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "scan_windows(): the fallback must be callable");
+        return NULL;
+    }
     Py_ssize_t n = PyList_GET_SIZE(contents);
     if (PyList_GET_SIZE(reads) != n) {
         PyErr_SetString(PyExc_ValueError, "scan_windows(): one read per content");
@@ -611,13 +666,12 @@ static PyObject *scan_windows(PyObject *self, PyObject *args) {
         ScanSink into = {scan, w};
         int rc = read_window(content, starts, n_msgs, read_start, read_end, heads, keep_word,
                              &into, &buffer, &cap);
+        if (rc == 0)
+            rc = read_by_fallback(fallback, content, starts, n_msgs, read_start, read_end, heads,
+                                  &into);
         PyMem_Free(starts);
         if (rc < 0)
             goto done;
-        if (rc == 0) {
-            result = Py_NewRef(Py_None);
-            goto done;
-        }
     }
     PyObject *capsule = PyCapsule_New(scan, SCAN_CAPSULE, scan_capsule_free);
     if (capsule == NULL)

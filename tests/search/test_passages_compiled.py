@@ -131,21 +131,29 @@ def test_the_compiled_stage_serves_the_demo_windows(demo_chunks, monkeypatch):
     assert sum(v > 0 for v in found.values()) > 0
     heads = tuple(passages.word_heads(weights))
     scan, words = passages._passages.scan_windows([demo_chunks[i] for i in windows],
-                                                  [(-1, 0)] * len(windows), heads)
+                                                  [(-1, 0)] * len(windows), heads,
+                                                  passages.python_message_words)
     assert words and len(words) == len(set(words))  # each word once
     assert all(w.startswith(heads) for w in words)
 
 
 def test_texts_whose_lower_case_grows_score_the_same(monkeypatch):
-    """A window whose lower case is longer (İ) sends the query to the Python path; other
-    non-ASCII windows are scanned compiled: the same scores either way."""
+    """A window whose lower case is longer (İ) is read by the Python scan alone; the other
+    windows, ASCII or not, compiled: the same scores as the Python path's, in the same two
+    calls."""
+    read_by_python = []
+    fallback = passages.python_message_words
+    monkeypatch.setattr(passages, "python_message_words",
+                        lambda *a: read_by_python.append(a[0]) or fallback(*a))
     for grows in (False, True):
         contents = {f"chat.jsonl#w{k}": text for k, text in enumerate(CORNERS)
                     if grows or "İ" not in text}
         ids = list(contents)
         weights = {s: 1.5 for s in stem(["pottery", "ana", "ben", "digits", "café"]).values()}
         monkeypatch.setattr(passages, "COMPILED", True)
+        read_by_python.clear()
         compiled = passages.passage_scores(weights, ids, contents)
+        assert read_by_python == ([CORNERS[7]] if grows else [])
         monkeypatch.setattr(passages, "COMPILED", False)
         assert compiled == passages.passage_scores(weights, ids, contents)
         assert sum(v > 0 for v in compiled.values()) >= 5
@@ -154,13 +162,22 @@ def test_texts_whose_lower_case_grows_score_the_same(monkeypatch):
 def test_the_stage_refuses_malformed_arguments():
     c = passages._passages
     window = "[2024-05-01 10:30] Ana: pottery"
+    read = passages.python_message_words
     with pytest.raises(ValueError):
-        c.scan_windows([window], [], ("potteri",))
+        c.scan_windows([window], [], ("pott",), read)
     with pytest.raises(TypeError):
-        c.scan_windows([b"bytes"], [(-1, 0)], ("potteri",))
+        c.scan_windows([b"bytes"], [(-1, 0)], ("pott",), read)
     with pytest.raises(TypeError):
-        c.scan_windows([window], [(-1, 0)], ("potteri", 3))
-    scan, words = c.scan_windows([window, "not a chat window"], [(-1, 0), (-1, 0)], ("pott",))
+        c.scan_windows([window], [(-1, 0)], ("pott", 3), read)
+    with pytest.raises(TypeError):
+        c.scan_windows([window], [(-1, 0)], ("pott",), None)
+    grows = "[2024-05-01 10:30] Ana: İstanbul pottery"
+    with pytest.raises(TypeError):  # the fallback answers something else
+        c.scan_windows([grows], [(-1, 0)], ("pott",), lambda *a: None)
+    with pytest.raises(ValueError):
+        c.scan_windows([grows], [(-1, 0)], ("pott",), lambda *a: ([3], [(5, "pottery")]))
+    scan, words = c.scan_windows([window, "not a chat window"], [(-1, 0), (-1, 0)], ("pott",),
+                                 read)
     assert words == ["pottery"]
     tokens, weights = {"pottery": ("potteri",)}, {"potteri": 2.0}
     assert c.scan_passages(scan, tokens, weights, [(-1, 0, 1), (0, 1, -1)], 1.2, 0.75, 4)[
