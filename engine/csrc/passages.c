@@ -114,23 +114,29 @@ static PyObject *message_starts(PyObject *self, PyObject *content) {
     return out;
 }
 
-/* Each message's length in words: its spaces + 1. */
+/* Each message's length in words: its spaces + 1 (one loop per character width). */
+#define COUNT_SPACES(T)                                                                        \
+    for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+        const T *s = data;                                                                     \
+        Py_ssize_t spaces = 0, end = i + 1 < n ? starts[i + 1] : len;                          \
+        for (Py_ssize_t at = starts[i]; at < end; at++)                                        \
+            spaces += s[at] == ' ';                                                            \
+        lengths[i] = spaces + 1;                                                               \
+    }
+
 static void message_lengths(PyObject *content, const Py_ssize_t *starts, Py_ssize_t n,
                             Py_ssize_t *lengths) {
-    int kind = PyUnicode_KIND(content);
     const void *data = PyUnicode_DATA(content);
     Py_ssize_t len = PyUnicode_GET_LENGTH(content);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t spaces = 0, end = i + 1 < n ? starts[i + 1] : len;
-        if (kind == PyUnicode_1BYTE_KIND) {
-            const Py_UCS1 *s = data;
-            for (Py_ssize_t at = starts[i]; at < end; at++)
-                spaces += s[at] == ' ';
-        } else {
-            for (Py_ssize_t at = starts[i]; at < end; at++)
-                spaces += PyUnicode_READ(kind, data, at) == ' ';
-        }
-        lengths[i] = spaces + 1;
+    switch (PyUnicode_KIND(content)) {
+    case PyUnicode_1BYTE_KIND:
+        COUNT_SPACES(Py_UCS1)
+        break;
+    case PyUnicode_2BYTE_KIND:
+        COUNT_SPACES(Py_UCS2)
+        break;
+    default:
+        COUNT_SPACES(Py_UCS4)
     }
 }
 
@@ -173,48 +179,8 @@ static int add_hit(Hit **hits, Py_ssize_t *n, Py_ssize_t *cap, Py_ssize_t at, Py
     return 0;
 }
 
-/* span_hits for ASCII text read lower-cased, byte by byte: most windows are ASCII, and the
- * generic loop's per-character kind dispatch was most of a scan's time. A head that is not
- * ASCII cannot occur in ASCII text. */
-static Py_ssize_t ascii_span_hits(const Py_UCS1 *s, Py_ssize_t a, Py_ssize_t b, PyObject *heads,
-                                  Hit **hits, Py_ssize_t *cap) {
-    Py_ssize_t n = 0, n_heads = PyTuple_GET_SIZE(heads);
-    unsigned char first[128] = {0}; /* a letter some head starts with */
-    for (Py_ssize_t h = 0; h < n_heads; h++) {
-        PyObject *head = PyTuple_GET_ITEM(heads, h);
-        if (PyUnicode_IS_ASCII(head) && PyUnicode_GET_LENGTH(head) > 0)
-            first[PyUnicode_1BYTE_DATA(head)[0]] = 1;
-    }
-    for (Py_ssize_t at = a; at < b; at++) {
-        if (at > a && is_word(s[at - 1]))
-            continue;
-        if (!first[ascii_lower(s[at])])
-            continue;
-        Py_ssize_t h = 0;
-        for (; h < n_heads; h++) {
-            PyObject *head = PyTuple_GET_ITEM(heads, h);
-            Py_ssize_t size = PyUnicode_GET_LENGTH(head), k = 0;
-            if (!PyUnicode_IS_ASCII(head) || size == 0 || size > b - at)
-                continue;
-            const Py_UCS1 *hd = PyUnicode_1BYTE_DATA(head);
-            while (k < size && ascii_lower(s[at + k]) == hd[k])
-                k++;
-            if (k == size)
-                break;
-        }
-        if (h == n_heads)
-            continue;
-        Py_ssize_t end = at;
-        while (end < b && is_word(s[end]))
-            end++;
-        if (add_hit(hits, &n, cap, at, end) < 0)
-            return -1;
-    }
-    return n;
-}
-
 /* Whether every head is ASCII (a query of English words): then text that is not ASCII can
- * still be scanned without a lower-cased copy (wide_span_hits). */
+ * still be scanned without a lower-cased copy (in_place_hits). */
 static int ascii_heads(PyObject *heads) {
     for (Py_ssize_t h = 0; h < PyTuple_GET_SIZE(heads); h++)
         if (!PyUnicode_IS_ASCII(PyTuple_GET_ITEM(heads, h)))
@@ -222,67 +188,85 @@ static int ascii_heads(PyObject *heads) {
     return 1;
 }
 
-/* Whether str.lower() maps text[a:b] one character to one, and only ASCII to ASCII: true but
- * for U+0130 (İ, lower-cased to two characters) and U+212A (the Kelvin sign, to "k"), which
- * tests/search/test_passages_compiled.py checks against this Python's Unicode tables. */
-static int plain_lower(PyObject *text, Py_ssize_t a, Py_ssize_t b) {
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    if (kind == PyUnicode_1BYTE_KIND)
-        return 1;
-    for (Py_ssize_t at = a; at < b; at++) {
-        Py_UCS4 ch = PyUnicode_READ(kind, data, at);
-        if (ch == 0x130 || ch == 0x212A)
-            return 0;
-    }
-    return 1;
-}
+static unsigned char word_ascii[128]; /* is_word for ASCII, as a table (filled at import) */
 
-/* ascii_span_hits for text that is not ASCII, with ASCII heads, where plain_lower holds: a
- * head can only start at an ASCII character, and lower-casing keeps every character a word
- * character or not, so the text is read in place. -2 when a found word holds a character
- * that is not ASCII (its lower case needs str.lower(): the caller's copy serves). */
-static Py_ssize_t wide_span_hits(PyObject *text, Py_ssize_t a, Py_ssize_t b, PyObject *heads,
-                                 Hit **hits, Py_ssize_t *cap) {
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = 0, n_heads = PyTuple_GET_SIZE(heads);
-    unsigned char first[128] = {0};
-    for (Py_ssize_t h = 0; h < n_heads; h++) {
-        PyObject *head = PyTuple_GET_ITEM(heads, h);
-        if (PyUnicode_GET_LENGTH(head) > 0)
-            first[PyUnicode_1BYTE_DATA(head)[0]] = 1;
+#define IS_WORD(ch) ((ch) < 128 ? word_ascii[(ch)] : Py_UNICODE_ISALNUM(ch))
+
+/* Whether str.lower() changes a character's length or maps it into ASCII: only U+0130 (İ, to
+ * two characters) and U+212A (the Kelvin sign, to "k"), as tests/search/
+ * test_passages_compiled.py checks against this Python's Unicode tables. */
+#define LOWER_SPECIAL(ch) ((ch) == 0x130 || (ch) == 0x212A)
+
+/* The words starting with a head in text[a:b] read in place, lower-cased as str.lower() would:
+ * a head (ASCII) can only start at an ASCII character, and lower-casing keeps every character
+ * a word character or not, unless LOWER_SPECIAL. Word by word: a word start is checked
+ * against the heads' first letters, the rest of the word skipped. Only the ASCII heads are
+ * looked for (ASCII text holds no other). -2 when the span holds a LOWER_SPECIAL character or
+ * a found word one that is not ASCII (its lower case needs str.lower(): the caller's copy
+ * serves). One function per character width: the loop reads the text without a switch. */
+#define IN_PLACE_HITS(NAME, T)                                                                 \
+    static Py_ssize_t NAME(const T *s, Py_ssize_t a, Py_ssize_t b, PyObject *heads,            \
+                           Hit **hits, Py_ssize_t *cap) {                                      \
+        Py_ssize_t n = 0, n_heads = PyTuple_GET_SIZE(heads);                                   \
+        unsigned char first[128] = {0};                                                        \
+        for (Py_ssize_t h = 0; h < n_heads; h++) {                                             \
+            PyObject *head = PyTuple_GET_ITEM(heads, h);                                       \
+            if (PyUnicode_IS_ASCII(head) && PyUnicode_GET_LENGTH(head) > 0)                    \
+                first[PyUnicode_1BYTE_DATA(head)[0]] = 1;                                      \
+        }                                                                                      \
+        for (Py_ssize_t at = a; at < b; at++) { /* at == a, or s[at - 1] is no word char */    \
+            Py_UCS4 ch = s[at];                                                                \
+            if (ch < 128 && first[ascii_lower((Py_UCS1)ch)]) {                                 \
+                Py_ssize_t h = 0;                                                              \
+                for (; h < n_heads; h++) {                                                     \
+                    PyObject *head = PyTuple_GET_ITEM(heads, h);                               \
+                    Py_ssize_t size = PyUnicode_GET_LENGTH(head), k = 0;                       \
+                    if (!PyUnicode_IS_ASCII(head) || size == 0 || size > b - at)               \
+                        continue;                                                              \
+                    const Py_UCS1 *hd = PyUnicode_1BYTE_DATA(head);                            \
+                    while (k < size && s[at + k] < 128                                         \
+                           && ascii_lower((Py_UCS1)s[at + k]) == hd[k])                        \
+                        k++;                                                                   \
+                    if (k == size)                                                             \
+                        break;                                                                 \
+                }                                                                              \
+                if (h < n_heads) {                                                             \
+                    Py_ssize_t end = at;                                                       \
+                    for (; end < b && IS_WORD(s[end]); end++)                                  \
+                        if (s[end] >= 128)                                                     \
+                            return -2;                                                         \
+                    if (add_hit(hits, &n, cap, at, end) < 0)                                   \
+                        return -1;                                                             \
+                }                                                                              \
+            }                                                                                  \
+            if (sizeof(T) > 1 && LOWER_SPECIAL(ch))                                            \
+                return -2;                                                                     \
+            if (IS_WORD(ch)) { /* past the word and the character after it */                  \
+                for (; at + 1 < b && IS_WORD(s[at + 1]); at++)                                 \
+                    if (sizeof(T) > 1 && LOWER_SPECIAL(s[at + 1]))                             \
+                        return -2;                                                             \
+                at++;                                                                          \
+                if (sizeof(T) > 1 && at < b && LOWER_SPECIAL(s[at]))                           \
+                    return -2;                                                                 \
+            }                                                                                  \
+        }                                                                                      \
+        return n;                                                                              \
     }
-    for (Py_ssize_t at = a; at < b; at++) {
-        Py_UCS4 ch = PyUnicode_READ(kind, data, at);
-        if (ch >= 128 || !first[ascii_lower((Py_UCS1)ch)]
-            || (at > a && is_word(PyUnicode_READ(kind, data, at - 1))))
-            continue;
-        Py_ssize_t h = 0;
-        for (; h < n_heads; h++) {
-            PyObject *head = PyTuple_GET_ITEM(heads, h);
-            Py_ssize_t size = PyUnicode_GET_LENGTH(head), k = 0;
-            if (size == 0 || size > b - at)
-                continue;
-            const Py_UCS1 *hd = PyUnicode_1BYTE_DATA(head);
-            for (; k < size; k++) {
-                Py_UCS4 c = PyUnicode_READ(kind, data, at + k);
-                if (c >= 128 || ascii_lower((Py_UCS1)c) != hd[k])
-                    break;
-            }
-            if (k == size)
-                break;
-        }
-        if (h == n_heads)
-            continue;
-        Py_ssize_t end = at;
-        for (Py_UCS4 c; end < b && is_word(c = PyUnicode_READ(kind, data, end)); end++)
-            if (c >= 128)
-                return -2;
-        if (add_hit(hits, &n, cap, at, end) < 0)
-            return -1;
+
+IN_PLACE_HITS(in_place_hits_1, Py_UCS1)
+IN_PLACE_HITS(in_place_hits_2, Py_UCS2)
+IN_PLACE_HITS(in_place_hits_4, Py_UCS4)
+
+static Py_ssize_t in_place_hits(PyObject *text, Py_ssize_t a, Py_ssize_t b, PyObject *heads,
+                                Hit **hits, Py_ssize_t *cap) {
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        return in_place_hits_1(PyUnicode_1BYTE_DATA(text), a, b, heads, hits, cap);
+    case PyUnicode_2BYTE_KIND:
+        return in_place_hits_2(PyUnicode_2BYTE_DATA(text), a, b, heads, hits, cap);
+    default:
+        return in_place_hits_4(PyUnicode_4BYTE_DATA(text), a, b, heads, hits, cap);
     }
-    return n;
 }
 
 /* The words starting with a head, in offset order: where word_hits (engine/retrieval/
@@ -338,10 +322,8 @@ static int read_span(PyObject *content, Py_ssize_t a, Py_ssize_t b, PyObject *he
      * does, and left to it when that changes the length */
     PyObject *text = content;
     Py_ssize_t from = a, n = -2;
-    if (PyUnicode_IS_ASCII(content))
-        n = ascii_span_hits(PyUnicode_1BYTE_DATA(content), a, b, heads, hits, cap);
-    else if (ascii_heads(heads) && plain_lower(content, a, b))
-        n = wide_span_hits(content, a, b, heads, hits, cap);
+    if (PyUnicode_IS_ASCII(content) || ascii_heads(heads))
+        n = in_place_hits(content, a, b, heads, hits, cap);
     if (n == -1)
         return -1;
     int copied = n == -2;
@@ -950,4 +932,9 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_passages", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__passages(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__passages(void) {
+    for (int ch = 0; ch < 128; ch++)
+        word_ascii[ch] = (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z')
+                         || (ch >= 'A' && ch <= 'Z') || ch == '_';
+    return PyModule_Create(&module);
+}

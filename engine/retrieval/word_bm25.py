@@ -40,8 +40,10 @@ def word_bm25(conn: Connection, words: list[str],
     if not stems or not rows:
         return {}
     heads = word_heads(stems.values())
-    hits = {rid: [w for text in texts for w in words_starting(text, heads)]
-            for rid, texts in rows.items()}
+    # each distinct text scanned once: a query's chat hits share their file and type
+    distinct = dict.fromkeys(text for columns in rows.values() for text in columns)
+    scanned = {text: words_starting(text, heads) for text in distinct}
+    hits = {rid: [w for text in texts for w in scanned[text]] for rid, texts in rows.items()}
     tokens = stemmer.tokens({w for words in hits.values() for w in words})  # one lookup
     counts: dict[int, dict[str, int]] = {}  # rowid -> stem -> count
     for rid, words in hits.items():
