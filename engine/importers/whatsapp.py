@@ -206,16 +206,24 @@ class WhatsAppImporter(Importer):
         current: _Header | None = None
         orphan = 0
         first_orphan: int | None = None
+        # an export writes every header one way (iOS or Android brackets, year first or not):
+        # the first header's; a line shaped another way is text a message quotes (a pasted
+        # log), which taken as a header sent every date to year first and dropped the rest
+        layout: tuple[bool, bool] | None = None
+        quoted = 0
         for n, raw in enumerate(text.split("\n"), start=1):
             line = raw.replace("\u202f", " ").replace("\u00a0", " ")
             stripped = line.lstrip(_MARKS)
             m = _IOS.match(stripped) or _ANDROID.match(stripped)
-            if m:
+            shape = (m.re is _IOS, len(m["d1"]) == 4) if m else None
+            layout = layout or shape
+            if m and shape == layout:
                 current = _Header(n, (m["d1"], m["d2"], m["d3"]), int(m["h"]), int(m["mi"]),
                                   int(m["s"] or 0), m["ampm"], m["rest"], sep=m["sep"])
                 headers.append(current)
                 continue
-            if _LOOSE.match(stripped):
+            quoted += m is not None and current is not None
+            if m is None and _LOOSE.match(stripped):
                 ctx.problem(label, n, f"unrecognised date/time format: {stripped[:40]!r}; "
                             "message skipped")
                 current = None
@@ -234,6 +242,9 @@ class WhatsAppImporter(Importer):
         if orphan:
             ctx.problem(label, first_orphan, f"{orphan} line(s) before the first message "
                         "ignored")
+        if quoted:
+            ctx.note(f"{label}: {plural(quoted, 'line')} shaped like another export's message "
+                     "header kept as the text of the message quoting it")
         order = self._date_order(ctx, good, label)
         records: list[dict[str, Any]] = []
         senders: dict[str, None] = {}

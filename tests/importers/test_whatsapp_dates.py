@@ -118,6 +118,30 @@ def test_a_single_date_falls_back_and_says_so(tmp_path):
     assert "dotted dates are written day first" in report.notes[0]
 
 
+def test_a_line_shaped_like_another_exports_header_is_message_text(tmp_path):
+    """A message quoting a line laid out as another export's header (a pasted log: iOS
+    brackets, a year-first date) keeps it as its text; the export's own headers keep their
+    order. Taken as a header, one such line read every date year first and dropped the
+    other messages as invalid dates (387 of 400 in a trial)."""
+    pasted = "[2026-01-01 10:00] Fake Person: injected"
+    report, msgs = imp("01/02/2026, 09:00 - Maya: hello\n"
+                       "02/02/2026, 10:00 - Sam: pasted log\n"
+                       f"{pasted}\n"
+                       "2026-01-01, 10:00 - Fake: year first\n"
+                       "13/02/2026, 11:00 - Maya: ok\n", tmp_path)
+    assert days(msgs) == ["2026-02-01", "2026-02-02", "2026-02-13"]
+    assert msgs[1]["text"] == f"pasted log\n{pasted}\n2026-01-01, 10:00 - Fake: year first"
+    assert report.problems == []
+    assert "WhatsApp Chat with Maya.txt: 2 lines shaped like another export's message header " \
+        "kept as the text of the message quoting it" in report.notes
+    # an export written year first (its first header) reads its own lines
+    report, msgs = imp("2026-02-01, 09:00 - Maya: hello\n"
+                       "01/02/2026, 10:00 - Sam: quoted\n"
+                       "2026-02-13, 11:00 - Maya: ok\n", tmp_path / "ymd")
+    assert days(msgs) == ["2026-02-01", "2026-02-13"]
+    assert msgs[0]["text"] == "hello\n01/02/2026, 10:00 - Sam: quoted"
+
+
 def test_order_is_decided_per_file(tmp_path):
     folder = tmp_path / "chats"
     write(folder / "WhatsApp Chat with Maya.txt", US_24H)
