@@ -61,7 +61,7 @@ def python_message_starts(content: str) -> list[int]:
 def _head(stem: str) -> str:
     keep = max(3, len(stem) - 2)
     if stem.endswith("i"):  # porter turns a final y into i: "day" -> "dai", "cried" -> "cri"
-        keep = min(keep, len(stem) - 1)
+        keep = max(1, min(keep, len(stem) - 1))  # never empty: "I" stems to "i"
     return stem[:keep]
 
 

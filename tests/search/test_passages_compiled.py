@@ -159,6 +159,21 @@ def test_texts_whose_lower_case_grows_score_the_same(monkeypatch):
         assert sum(v > 0 for v in compiled.values()) >= 5
 
 
+def test_a_query_stem_of_one_letter_scores_the_same(demo_chunks, monkeypatch):
+    """ "I" stems to "i": its head is "i" (an empty head matched every word in Python and
+    none compiled, so the two paths ranked "I" or "what am I" differently)."""
+    assert passages.word_heads(stem(["I", "day"]).values()) == ["da", "i"]
+    windows = [i for i, c in demo_chunks.items() if passages.neighbour_ids(i)
+               and passages.python_message_starts(c)][:60]
+    contents = {**demo_chunks, "chat.jsonl#w0": "[2026-01-01 10:00] Sam: I think I can"}
+    weights = {"i": 0.4, "dinner": 3.0}
+    monkeypatch.setattr(passages, "COMPILED", True)
+    compiled = passages.passage_scores(weights, [*windows, "chat.jsonl#w0"], contents)
+    monkeypatch.setattr(passages, "COMPILED", False)
+    assert compiled == passages.passage_scores(weights, [*windows, "chat.jsonl#w0"], contents)
+    assert compiled["chat.jsonl#w0"] > 0
+
+
 def test_the_stage_refuses_malformed_arguments():
     c = passages._passages
     window = "[2024-05-01 10:30] Ana: pottery"
