@@ -94,6 +94,19 @@ static Py_ssize_t find_starts(PyObject *content, Py_ssize_t **out) {
     return n;
 }
 
+/* A list of the ``n`` numbers, or NULL on error. */
+static PyObject *number_list(const Py_ssize_t *values, Py_ssize_t n) {
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        PyObject *value = PyLong_FromSsize_t(values[i]);
+        if (value == NULL)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, i, value);
+    }
+    return out;
+}
+
 static PyObject *message_starts(PyObject *self, PyObject *content) {
     (void)self;
     if (!PyUnicode_Check(content)) {
@@ -102,14 +115,7 @@ static PyObject *message_starts(PyObject *self, PyObject *content) {
     }
     Py_ssize_t *starts;
     Py_ssize_t n = find_starts(content, &starts);
-    PyObject *out = n < 0 ? NULL : PyList_New(n);
-    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
-        PyObject *at = PyLong_FromSsize_t(starts[i]);
-        if (at == NULL)
-            Py_CLEAR(out);
-        else
-            PyList_SET_ITEM(out, i, at);
-    }
+    PyObject *out = n < 0 ? NULL : number_list(starts, n);
     PyMem_Free(starts);
     return out;
 }
@@ -442,16 +448,9 @@ static PyObject *message_words(PyObject *self, PyObject *args) {
         }
     }
     message_lengths(content, starts, n, counts);
-    PyObject *lengths = PyList_New(n), *hits = PyList_New(0), *result = NULL;
+    PyObject *lengths = number_list(counts, n), *hits = PyList_New(0), *result = NULL;
     Hit *buffer = NULL;
     Py_ssize_t cap = 0;
-    for (Py_ssize_t i = 0; lengths != NULL && i < n; i++) {
-        PyObject *count = PyLong_FromSsize_t(counts[i]);
-        if (count == NULL)
-            Py_CLEAR(lengths);
-        else
-            PyList_SET_ITEM(lengths, i, count);
-    }
     if (lengths != NULL && hits != NULL) {
         int rc = read_window(content, starts, n, read_start, read_end, heads, append_pair, hits,
                              &buffer, &cap);
@@ -540,14 +539,7 @@ static int keep_word(void *into, Py_ssize_t msg, PyObject *word) {
 static int read_by_fallback(PyObject *fallback, PyObject *content, const Py_ssize_t *starts,
                             Py_ssize_t n_msgs, Py_ssize_t read_start, Py_ssize_t read_end,
                             PyObject *heads, ScanSink *into) {
-    PyObject *starts_list = PyList_New(n_msgs), *got = NULL;
-    for (Py_ssize_t i = 0; starts_list != NULL && i < n_msgs; i++) {
-        PyObject *at = PyLong_FromSsize_t(starts[i]);
-        if (at == NULL)
-            Py_CLEAR(starts_list);
-        else
-            PyList_SET_ITEM(starts_list, i, at);
-    }
+    PyObject *starts_list = number_list(starts, n_msgs), *got = NULL;
     PyObject *read = read_start < 0 ? Py_NewRef(Py_None)
                                     : Py_BuildValue("(nn)", read_start, read_end);
     if (starts_list != NULL && read != NULL)
