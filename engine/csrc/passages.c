@@ -194,10 +194,6 @@ static int ascii_heads(PyObject *heads) {
     return 1;
 }
 
-static unsigned char word_ascii[128]; /* is_word for ASCII, as a table (filled at import) */
-
-#define IS_WORD(ch) ((ch) < 128 ? word_ascii[(ch)] : Py_UNICODE_ISALNUM(ch))
-
 /* Whether str.lower() changes a character's length or maps it into ASCII: only U+0130 (İ, to
  * two characters) and U+212A (the Kelvin sign, to "k"), as tests/search/
  * test_passages_compiled.py checks against this Python's Unicode tables. */
@@ -238,7 +234,7 @@ static unsigned char word_ascii[128]; /* is_word for ASCII, as a table (filled a
                 }                                                                              \
                 if (h < n_heads) {                                                             \
                     Py_ssize_t end = at;                                                       \
-                    for (; end < b && IS_WORD(s[end]); end++)                                  \
+                    for (; end < b && is_word(s[end]); end++)                                  \
                         if (s[end] >= 128)                                                     \
                             return -2;                                                         \
                     if (add_hit(hits, &n, cap, at, end) < 0)                                   \
@@ -247,8 +243,8 @@ static unsigned char word_ascii[128]; /* is_word for ASCII, as a table (filled a
             }                                                                                  \
             if (sizeof(T) > 1 && LOWER_SPECIAL(ch))                                            \
                 return -2;                                                                     \
-            if (IS_WORD(ch)) { /* past the word and the character after it */                  \
-                for (; at + 1 < b && IS_WORD(s[at + 1]); at++)                                 \
+            if (is_word(ch)) { /* past the word and the character after it */                  \
+                for (; at + 1 < b && is_word(s[at + 1]); at++)                                 \
                     if (sizeof(T) > 1 && LOWER_SPECIAL(s[at + 1]))                             \
                         return -2;                                                             \
                 at++;                                                                          \
@@ -924,9 +920,4 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_passages", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__passages(void) {
-    for (int ch = 0; ch < 128; ch++)
-        word_ascii[ch] = (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z')
-                         || (ch >= 'A' && ch <= 'Z') || ch == '_';
-    return PyModule_Create(&module);
-}
+PyMODINIT_FUNC PyInit__passages(void) { return PyModule_Create(&module); }

@@ -109,21 +109,10 @@ def words_starting(text: str, heads: list[str]) -> list[str]:
     return [w for _, w in scanned[1]]
 
 
-def message_words(content: str, starts: list[int], heads: list[str],
-                  read: tuple[int, int] | None = None) -> tuple[list[int], list[tuple[int, str]]]:
-    """Each message's length in words (spaces + 1) and (message index, lower-cased word) for
-    the words that start with a head. ``read``: how many messages from its start and from its
-    end to look into for words (a neighbouring window lends a passage only its edge messages);
-    None reads them all. Lengths count every one."""
-    scanned = (_passages.message_words(content, starts, tuple(heads), *(read or (-1, 0)))
-               if COMPILED else None)  # None also for text whose lower case changes length
-    return scanned or python_message_words(content, starts, heads, read)
-
-
 def python_message_tfs(lengths: list[int], hits: list[tuple[int, str]],
                        tokens: dict[str, tuple[str, ...]], weights: dict[str, float]
                        ) -> list[tuple[dict[str, int], int]]:
-    """(query stem -> count, length) per message, from :func:`message_words`' answer and the
+    """(query stem -> count, length) per message, from :func:`python_message_words`' answer and the
     tokens of its words."""
     out: list[tuple[dict[str, int], int]] = [({}, n) for n in lengths]
     for message, word in hits:
@@ -138,7 +127,9 @@ def python_message_words(content: str, starts: list[int], heads: list[str],
                          read: tuple[int, int] | None = None
                          ) -> tuple[list[int], list[tuple[int, str]]]:
     """Each message's length in words (spaces + 1) and (message index, lower-cased word) for
-    the words that start with a head, in the messages ``read`` names (see message_words)."""
+    the words that start with a head. ``read``: how many messages from its start and from its
+    end to look into for words (a neighbouring window lends a passage only its edge messages);
+    None reads them all. Lengths count every one."""
     ends = [*starts[1:], len(content)]
     lengths = [content.count(" ", a, b) + 1 for a, b in zip(starts, ends, strict=True)]
     n = len(starts)
@@ -198,9 +189,9 @@ def python_passage_scores(weights: dict[str, float], ids: Sequence[str],
     half = PASSAGE // 2
     scans = {}
     for cid, read in reads.items():
-        starts = message_starts(contents.get(cid, ""))
+        starts = python_message_starts(contents.get(cid, ""))
         if starts:
-            scans[cid] = message_words(contents[cid], starts, heads, read)
+            scans[cid] = python_message_words(contents[cid], starts, heads, read)
     # one lookup for every window's words: a word not seen before costs the stemmer a write
     tokens = stemmer.tokens({w for _, hits in scans.values() for _, w in hits})
     stats = {cid: python_message_tfs(lengths, hits, tokens, weights)
